@@ -1,0 +1,113 @@
+"""The owner's workspace and Home: Organization, the Your-work lines (Change) and the Waiting-for-you cards."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Organization(models.Model):
+    """One owner's workspace. Every record in Roadstar belongs to exactly one, and every query is scoped by it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200)
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="organization")
+    owner_name = models.CharField(max_length=200, help_text="The owner's full name, as agents address them.")
+    owner_email = models.EmailField(blank=True)
+    time_zone = models.CharField(max_length=64, default="America/New_York")
+    about = models.TextField(blank=True, help_text="What every agent should know about the owner and the business.")
+    check_enabled = models.BooleanField(default=True, help_text="Off: every action runs without the owner's yes.")
+    domains = models.JSONField(default=list, blank=True, help_text="The business's own mail domains.")
+    payment_details = models.JSONField(
+        default=list, blank=True, help_text="The business's own payment details, which agents may send."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def owner_first_name(self) -> str:
+        return (self.owner_name.split() or ["the owner"])[0]
+
+
+class Change(models.Model):
+    """One change a tool made: a line on Home's Your work, or an entry behind the record's own log.
+
+    It keeps what Undo needs (`undo`: the tool's own data, such as the values before and after), so Undo can
+    restore exactly what was there, or answer `changed` when the thing moved on since.
+    """
+
+    class Listing(models.TextChoices):
+        HOME = "home", "listed on Home"
+        HOME_UNDO = "home_undo", "listed on Home, with Undo"
+        RECORD = "record", "shows on the record itself"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="changes")
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor_kind = models.CharField(max_length=10)
+    actor_id = models.CharField(max_length=64)
+    actor_name = models.CharField(max_length=200)
+    tool = models.CharField(max_length=80)
+    kind = models.CharField(max_length=10, help_text="What the action did: makes, changes, deletes or sends.")
+    sentence = models.CharField(max_length=500)
+    listing = models.CharField(max_length=10, choices=Listing.choices)
+    target_type = models.CharField(max_length=40, blank=True)
+    target_id = models.CharField(max_length=200, blank=True)
+    undo = models.JSONField(null=True, blank=True, help_text="What the tool's undo needs; null when it has none.")
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The Undo's own record."
+    )
+    undoes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="What this Undo undid."
+    )
+    conversation_id = models.CharField(max_length=64, blank=True, help_text="The chat or thread that made it.")
+
+    class Meta:
+        ordering = ["-at"]
+        indexes = [models.Index(fields=["organization", "listing", "-at"], name="change_home_idx")]
+
+    def __str__(self):
+        return self.sentence
+
+    @property
+    def can_undo(self) -> bool:
+        return self.undo is not None and self.undone_at is None and self.undoes_id is None
+
+
+class Card(models.Model):
+    """A card on Home's Waiting for you: something only the owner can do (connect an app, raise a budget, …)."""
+
+    class Kind(models.TextChoices):
+        CONNECT = "connect", "Connect an app"
+        RECONNECT = "reconnect", "Connect an app again"
+        BUDGET = "budget", "Raise a budget"
+        TRY_AGAIN = "try_again", "Work that couldn't finish"
+        ASK = "ask", "An agent asks"
+        TEMPLATE = "template", "A template proposed"
+        MODEL = "model", "Connect a model"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="cards")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    title = models.CharField(max_length=300)
+    body = models.TextField(blank=True)
+    action_label = models.CharField(max_length=80, blank=True)
+    action_url = models.CharField(max_length=500, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    # One open card per subject (an app, an agent's budget …): asking twice must not stack cards.
+    subject = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["organization", "resolved_at"], name="card_open_idx")]
+
+    def __str__(self):
+        return self.title

@@ -1,0 +1,70 @@
+"""Writes for the workspace and Home: Undo of a change, and the cards that wait for the owner."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from roadstar.actors import Actor
+from roadstar.models import Card, Change, Organization
+from tools import registry
+from tools.errors import ToolError
+
+
+def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
+    """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too."""
+    registry.load_all()
+    with transaction.atomic():
+        change = Change.objects.select_for_update().filter(organization=org, id=change_id).first()
+        if change is None:
+            raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
+        if change.undoes_id is not None:
+            raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
+        if change.undone_at is not None:
+            raise ToolError("changed", "That change was undone already.")
+        tool = registry.get_tool(change.tool)
+        if change.undo is None or tool is None or tool.undo is None:
+            raise ToolError("unsupported", f"{change.tool} has no Undo.")
+        tool.undo(org=org, actor=actor, change=change)
+        undo_record = Change.objects.create(
+            organization=org,
+            actor_kind=actor.kind,
+            actor_id=actor.id,
+            actor_name=actor.name,
+            tool=change.tool,
+            kind=change.kind,
+            sentence=f"undid: {change.sentence}"[:500],
+            listing=change.listing,
+            target_type=change.target_type,
+            target_id=change.target_id,
+            undoes=change,
+        )
+        change.undone_at = timezone.now()
+        change.undone_by = undo_record
+        change.save(update_fields=["undone_at", "undone_by"])
+    return undo_record
+
+
+def card_open(
+    *, org: Organization, kind: str, subject: str, title: str, body: str = "", action_label: str = "",
+    action_url: str = "", data: dict | None = None,
+) -> Card:
+    """Put a card on Waiting for you, or return the one already open for the same subject."""
+    with transaction.atomic():
+        existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
+        if existing is not None:
+            return existing
+        return Card.objects.create(
+            organization=org, kind=kind, subject=subject, title=title, body=body, action_label=action_label,
+            action_url=action_url, data=data or {},
+        )
+
+
+def card_resolve(*, org: Organization, card_id) -> Card:
+    card = Card.objects.filter(organization=org, id=card_id).first()
+    if card is None:
+        raise ToolError("not_found", f"No card with id {card_id} in this workspace.")
+    if card.resolved_at is None:
+        card.resolved_at = timezone.now()
+        card.save(update_fields=["resolved_at"])
+    return card

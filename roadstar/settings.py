@@ -1,0 +1,168 @@
+"""Roadstar's settings. Everything that differs between machines comes from the environment.
+
+The embedded default (no environment at all) is SQLite in WAL mode, the django-q2 ORM broker, the in-memory
+channel layer and the local providers: the one-command start and the tests. `DATABASE_URL` moves the data to
+PostgreSQL and `REDIS_URL` the channel layer to Redis.
+"""
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEVELOPMENT_SECRET_KEY = "roadstar-development-key-not-for-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)
+DEBUG = os.environ.get("DEBUG", "1" if SECRET_KEY == DEVELOPMENT_SECRET_KEY else "0") == "1"
+if SECRET_KEY == DEVELOPMENT_SECRET_KEY and "pytest" not in sys.modules:
+    warnings.warn(
+        "SECRET_KEY is not set: Roadstar is using its development key. Anyone who knows it can forge "
+        "sessions and read stored tokens. Set SECRET_KEY before you put Roadstar on a network.",
+        stacklevel=1,
+    )
+
+ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_q",
+    "channels",
+    "roadstar",
+    "agents",
+    "contacts",
+    "companies",
+    "docs",
+    "routines",
+    "tools",
+    "checks",
+    "integrations",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "roadstar.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "roadstar.wsgi.application"
+ASGI_APPLICATION = "roadstar.asgi.application"
+
+# SQLite under several processes (web and worker) needs WAL, a busy timeout and IMMEDIATE transactions, or
+# writers fail with "database is locked" instead of waiting their turn.
+SQLITE_PATH = Path(os.environ.get("SQLITE_PATH", BASE_DIR / "var" / "roadstar.sqlite3"))
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+else:
+    SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": SQLITE_PATH,
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=5000;",
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "static"
+
+# Channels: Redis across processes when REDIS_URL is set, else the in-memory layer of one process.
+if os.environ.get("REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# django-q2 with the ORM broker: it hands out again a task that was never acknowledged, so a worker that dies
+# mid-task loses nothing (tasks are written to be idempotent). retry must exceed timeout or tasks run twice.
+Q_CLUSTER = {
+    "name": "roadstar",
+    "orm": "default",
+    "workers": int(os.environ.get("Q_WORKERS", "1" if not os.environ.get("DATABASE_URL") else "4")),
+    "timeout": 600,
+    "retry": 660,
+    "max_attempts": 5,
+    "ack_failures": True,
+    "catch_up": False,
+    "sync": os.environ.get("Q_SYNC") == "1",
+    "label": "Tasks",
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+# The model layer. Roadstar's four model ids map to real model names on any OpenAI-compatible endpoint.
+# With no OPENAI_API_KEY and no OPENAI_BASE_URL, no model is configured and the product says so on Home.
+OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL") or None
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY") or None
+MODEL_CONFIGURED = bool(OPENAI_API_KEY or OPENAI_BASE_URL)
+# The judge of the owner's yes is the cheapest model; None means no judge (the check asks where rules can't decide).
+CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or (
+    os.environ.get("MODEL_GPT_6_LUNA", "gpt-4.1-mini") if MODEL_CONFIGURED else None
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,61 @@
+"""Fixtures that build on each other: org -> agent -> ctx, and the same for a second, unrelated workspace."""
+
+import pytest
+
+from roadstar.actors import Actor
+from tests.factories import AgentFactory, OrganizationFactory
+from tools.context import ToolContext
+from tools.pipeline import use_tool
+
+
+@pytest.fixture
+def org(db):
+    organization = OrganizationFactory(name="Fernhill Studio", owner_name="Sam Rivera", owner_email="sam@fernhill.test")
+    AgentFactory(organization=organization, name="Roadstar", is_roadstar=True, job="Chief of staff")
+    return organization
+
+
+@pytest.fixture
+def agent(org):
+    return AgentFactory(organization=org, name="Client desk")
+
+
+@pytest.fixture
+def ctx(org, agent):
+    """A thread of Client desk's, in a workspace whose owner turned the check off: tools run as asked."""
+    org.check_enabled = False
+    org.save(update_fields=["check_enabled"])
+    return ToolContext(org=org, actor=Actor.for_agent(agent), conversation_id="thread-1")
+
+
+@pytest.fixture
+def owner_says(org, agent):
+    """A checked context: the check reads the owner's words given here. `owner_says("Set Dana's …")`."""
+
+    def make(*words: str) -> ToolContext:
+        turns = [{"role": "owner", "text": w} for w in words]
+        return ToolContext(
+            org=org, actor=Actor.for_agent(agent), conversation_id="thread-2", conversation=lambda: turns
+        )
+
+    return make
+
+
+@pytest.fixture
+def other_org(db):
+    organization = OrganizationFactory(name="Other Studio", owner_name="Alex Stone")
+    AgentFactory(organization=organization, name="Roadstar", is_roadstar=True)
+    return organization
+
+
+@pytest.fixture
+def use(ctx):
+    """`use("contacts.create", name="Dana")`: run a tool through use_tool in ctx, as a thread would.
+
+    Pass `_ctx=` to run it in another context (another workspace, a checked conversation).
+    """
+
+    def run(_tool, _ctx=None, **inp):
+        return use_tool(_ctx or ctx, _tool, inp)
+
+    return run

@@ -1,0 +1,85 @@
+"""factory_boy factories that build on each other: user -> workspace -> agent -> contact -> company."""
+
+import factory
+from django.contrib.auth import get_user_model
+
+from agents.models import Agent
+from companies.models import Company
+from contacts.models import Contact, ContactEmail
+from docs.models import Doc, DocVersion, Project
+from roadstar.models import Organization
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+
+    username = factory.Sequence(lambda n: f"owner{n}")
+    first_name = "Sam"
+    last_name = "Rivera"
+
+
+class OrganizationFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Organization
+
+    name = factory.Sequence(lambda n: f"Studio {n}")
+    owner = factory.SubFactory(UserFactory)
+    owner_name = "Sam Rivera"
+    owner_email = factory.Sequence(lambda n: f"sam{n}@fernhill.test")
+    domains = ["fernhill.test"]
+
+
+class AgentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Agent
+
+    organization = factory.SubFactory(OrganizationFactory)
+    name = factory.Sequence(lambda n: f"Agent {n}")
+    job = "Answers new and current clients"
+
+
+class ContactFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Contact
+
+    organization = factory.SubFactory(OrganizationFactory)
+    name = factory.Sequence(lambda n: f"Person {n}")
+
+    @factory.post_generation
+    def emails(self, create, extracted, **kwargs):
+        for i, email in enumerate(extracted or []):
+            ContactEmail.objects.create(organization=self.organization, contact=self, email=email, position=i)
+
+
+class CompanyFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Company
+
+    organization = factory.SubFactory(OrganizationFactory)
+    name = factory.Sequence(lambda n: f"Company {n}")
+
+
+class ProjectFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Project
+
+    organization = factory.SubFactory(OrganizationFactory)
+    name = factory.Sequence(lambda n: f"Project {n}")
+
+
+class DocFactory(factory.django.DjangoModelFactory):
+    """A doc with its first version, as docs.write leaves one."""
+
+    class Meta:
+        model = Doc
+
+    organization = factory.SubFactory(OrganizationFactory)
+    project = factory.LazyAttribute(lambda o: ProjectFactory(organization=o.organization))
+    title = factory.Sequence(lambda n: f"Doc {n}")
+    text = "# A doc\n\nIts text."
+    version = 1
+
+    @factory.post_generation
+    def first_version(self, create, extracted, **kwargs):
+        DocVersion.objects.create(doc=self, number=1, title=self.title, text=self.text or "")

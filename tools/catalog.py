@@ -1,0 +1,136 @@
+"""browse_tools, find_tools and use_tool: the three agent tools through which a thread reaches every group."""
+
+from __future__ import annotations
+
+from tools import registry
+from tools.context import ToolContext
+from tools.pipeline import use_tool
+
+MAX_BROWSE_GROUPS = 3
+MAX_FIND_TOOLS = 8
+
+BROWSE_INTRO = (
+    "Every tool you have is in one of these groups. Browse up to 3 to see their tools, then load the ones you "
+    "need with find_tools."
+)
+FIND_DESCRIPTION = (
+    'Load tools by name, as browse_tools lists them, such as "mail.send": each with its input and how to use '
+    "its group well. Up to 8 at once."
+)
+USE_DESCRIPTION = (
+    "Run one tool by its name, with its input. One that sends outside the business, deletes, or changes what's "
+    "there is checked first."
+)
+
+# The order browse_tools lists the groups in, as the spec's page does; a group not listed here goes last.
+GROUP_ORDER = (
+    "contacts", "companies", "web", "pages", "comments", "projects", "tables", "filings", "newsfeed", "docs",
+    "files", "mail", "calendar", "books", "workspace", "templates", "help", "search", "integrations",
+)
+
+
+def ordered_groups() -> list[registry.Group]:
+    registry.load_all()
+    rank = {name: i for i, name in enumerate(GROUP_ORDER)}
+    return sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
+
+
+def browse_description() -> str:
+    """browse_tools' own description: the groups, one line each, so a thread always sees them."""
+    lines = [BROWSE_INTRO]
+    for group in ordered_groups():
+        lines.append(f"- {group.name}: {group.summary} ({len(registry.tools_of(group.name))})")
+    return "\n".join(lines)
+
+
+def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
+    registry.load_all()
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        return {"error": "bad_input", "message": "groups: must be a list of group names"}
+    result: dict = {}
+    unknown = [g for g in groups if g not in registry.GROUPS]
+    known = [g for g in dict.fromkeys(groups) if g in registry.GROUPS]
+    for name in known[:MAX_BROWSE_GROUPS]:
+        result[name] = {t.name: t.description for t in registry.tools_of(name)}
+    if len(known) > MAX_BROWSE_GROUPS:
+        result["not_shown"] = known[MAX_BROWSE_GROUPS:]
+    if unknown:
+        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups()]}
+    return result
+
+
+def find_tools(ctx: ToolContext, names: list[str]) -> dict:
+    registry.load_all()
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return {"error": "bad_input", "message": "names: must be a list of tool names"}
+    found, how_to, no_such_tool = [], {}, {}
+    wanted = list(dict.fromkeys(names))
+    for name in wanted[:MAX_FIND_TOOLS]:
+        tool = registry.get_tool(name)
+        if tool is None:
+            group = name.partition(".")[0]
+            no_such_tool[name] = (
+                [t.name for t in registry.tools_of(group)]
+                if group in registry.GROUPS
+                else [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
+            )
+            continue
+        found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})
+        how_to.setdefault(tool.group, registry.GROUPS[tool.group].how_to)
+        ctx.loaded.add(tool.name)
+    result: dict = {"found": found, "howTo": how_to}
+    if no_such_tool:
+        result["no_such_tool"] = no_such_tool
+    if len(wanted) > MAX_FIND_TOOLS:
+        result["not_loaded"] = wanted[MAX_FIND_TOOLS:]
+    return result
+
+
+def agent_tool_specs() -> list[dict]:
+    """The three catalog tools as a model sees them (name, description, JSON Schema of the input)."""
+    return [
+        {
+            "name": "browse_tools",
+            "description": browse_description(),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "groups": {"type": "array", "items": {"type": "string"}, "description": "Group names from the list"}
+                },
+                "required": ["groups"],
+                "additionalProperties": False,
+            },
+        },
+        {
+            "name": "find_tools",
+            "description": FIND_DESCRIPTION,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "names": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": 'Tool names, such as "contacts.update"',
+                    }
+                },
+                "required": ["names"],
+                "additionalProperties": False,
+            },
+        },
+        {
+            "name": "use_tool",
+            "description": USE_DESCRIPTION,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": 'The tool\'s name, such as "mail.send"'},
+                    "input": {"type": "object"},
+                },
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+        },
+    ]
+
+
+__all__ = ["browse_tools", "find_tools", "use_tool", "agent_tool_specs", "browse_description"]

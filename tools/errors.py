@@ -1,0 +1,45 @@
+"""The error envelope every tool failure comes back in: `{error, message, card?}`, never an exception."""
+
+from __future__ import annotations
+
+# The 12 kinds of spec/reference/errors.md, and nothing else.
+ERROR_KINDS = (
+    "not_connected",
+    "reauth",
+    "forbidden",
+    "not_found",
+    "rate_limited",
+    "unavailable",
+    "too_large",
+    "unsupported",
+    "bad_input",
+    "vendor",
+    "changed",
+    "unknown_outcome",
+)
+
+
+class ToolError(Exception):
+    """Raised by services and tools for a failure the agent should read; `use_tool` returns it as JSON."""
+
+    def __init__(self, kind: str, message: str, *, card: str | None = None):
+        if kind not in ERROR_KINDS:
+            raise ValueError(f"{kind!r} is not one of the spec's error kinds")
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.card = card
+
+    def as_result(self) -> dict:
+        result = {"error": self.kind, "message": self.message}
+        if self.card is not None:
+            result["card"] = self.card
+        return result
+
+
+def not_found(what: str, value) -> ToolError:
+    return ToolError("not_found", f"No {what} with id {value} in this workspace.")
+
+
+def bad_input(field: str, problem: str) -> ToolError:
+    return ToolError("bad_input", f"{field}: {problem}")

@@ -1,0 +1,175 @@
+"""The tool registry: one declaration per tool, checked when it is registered.
+
+How to add a tool: in the group's module under `tools/groups/`, declare its input model (a `ToolInput`
+carrying the spec's limits), write a `run(ctx, inp)` that calls one service, and `register(Tool(...))` with the
+spec's one-line description word for word, its owner's-yes kind and its Home listing. How to add a group:
+`register_group(Group(...))` with the line `browse_tools` shows and the group's how-to word for word, then
+import its module in `tools/groups/__init__.py`. The registry refuses a duplicate name, a tool of an unknown
+group, and a declaration whose parts disagree (an Undo without a Home listing that offers it, …).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    from roadstar.models import Change
+    from tools.context import ToolContext
+
+# What a tool does to the owner's things, as the spec's "Owner's yes" says.
+Kind = Literal["reads", "makes", "changes", "deletes", "sends"]
+CHECKED_KINDS = frozenset({"changes", "deletes", "sends"})
+
+# How a tool's change shows to the owner: on Home's Your work, with Undo or not, or on the record's own log.
+Listing = Literal["home", "home_undo", "record"]
+LISTING_WORDS = {
+    "home": "listed on Home",
+    "home_undo": "listed on Home, with Undo",
+    "record": "not listed on Home; the change shows on the record itself",
+}
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input: the spec's camelCase names, and nothing the tool doesn't take."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_alias=True,
+        validate_by_name=False,
+        serialize_by_alias=True,
+        str_strip_whitespace=False,
+    )
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    summary: str  # the line browse_tools shows, such as "the people the business deals with"
+    how_to: str  # what find_tools sends with the group's tools, word for word
+
+
+@dataclass
+class Done:
+    """What a tool that changed something returns: its result, and the change to record."""
+
+    result: Any
+    sentence: str  # for Home, without the actor: "added Dana Whitfield to Contacts"
+    target_type: str = ""
+    target_id: str = ""
+    undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
+    log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input: type[ToolInput]
+    run: Callable[[ToolContext, Any], Any]
+    # A kind, or for the spec's "Depends" tools a function of the context and input that gives one.
+    kind: Kind | Callable[[ToolContext, Any], Kind]
+    your_work: Listing | None = None
+    undo: Callable[..., Any] | None = None
+    # What the action would overwrite or remove, for the check: `{"name": "Ortiz Bakery", "context": "…"}`.
+    replaces: Callable[[ToolContext, Any], dict | None] | None = None
+    # A note the check weighs whatever the kind (a cost): makes the tool checked always.
+    check_note: Callable[[ToolContext, Any], str] | None = None
+    group: str = field(init=False)
+
+    def __post_init__(self):
+        group, _, action = self.name.partition(".")
+        if not group or not action:
+            raise ValueError(f"tool name {self.name!r} must be group.action")
+        object.__setattr__(self, "group", group)
+
+    @property
+    def owners_yes(self) -> str:
+        """The spec's label: No, Checked or Depends."""
+        if callable(self.kind):
+            return "Depends"
+        if self.kind in CHECKED_KINDS or self.check_note is not None:
+            return "Checked"
+        return "No"
+
+    def kind_for(self, ctx: ToolContext, inp) -> Kind:
+        return self.kind(ctx, inp) if callable(self.kind) else self.kind
+
+    def is_checked(self, ctx: ToolContext, inp) -> bool:
+        return self.kind_for(ctx, inp) in CHECKED_KINDS or self.check_note is not None
+
+    def input_schema(self) -> dict:
+        return _schema_for(self.input)
+
+    def describe(self) -> dict:
+        """One entry of `manage.py tools --json`."""
+        return {
+            "name": self.name,
+            "group": self.group,
+            "description": self.description,
+            "owners_yes": self.owners_yes,
+            "your_work": LISTING_WORDS.get(self.your_work) if self.your_work else None,
+            "input_schema": self.input_schema(),
+        }
+
+
+_schemas: dict[type, dict] = {}
+
+
+def _schema_for(model: type[BaseModel]) -> dict:
+    # Schemas are built once: find_tools and every model call send them, and building one is not cheap.
+    if model not in _schemas:
+        _schemas[model] = model.model_json_schema(by_alias=True)
+    return _schemas[model]
+
+
+class RegistryError(Exception):
+    pass
+
+
+GROUPS: dict[str, Group] = {}
+TOOLS: dict[str, Tool] = {}
+
+
+def register_group(group: Group) -> Group:
+    if group.name in GROUPS:
+        raise RegistryError(f"group {group.name!r} is registered twice")
+    GROUPS[group.name] = group
+    return group
+
+
+def register(tool: Tool) -> Tool:
+    if tool.name in TOOLS:
+        raise RegistryError(f"tool {tool.name!r} is registered twice")
+    if tool.group not in GROUPS:
+        raise RegistryError(f"tool {tool.name!r} is in group {tool.group!r}, which is not registered")
+    if not tool.description:
+        raise RegistryError(f"tool {tool.name!r} has no description")
+    if not (isinstance(tool.input, type) and issubclass(tool.input, ToolInput)):
+        raise RegistryError(f"tool {tool.name!r}: its input must be a ToolInput")
+    if tool.kind == "reads" and tool.your_work is not None:
+        raise RegistryError(f"tool {tool.name!r} only reads, so it has nothing to list on Home")
+    if tool.kind != "reads" and tool.your_work is None:
+        raise RegistryError(f"tool {tool.name!r} changes things, so it must say how its change shows")
+    if tool.your_work == "home_undo" and tool.undo is None:
+        raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
+    TOOLS[tool.name] = tool
+    return tool
+
+
+def tools_of(group: str) -> list[Tool]:
+    return [t for t in TOOLS.values() if t.group == group]
+
+
+def get_tool(name: str) -> Tool | None:
+    return TOOLS.get(name)
+
+
+def load_all():
+    """Import every group module, which registers its tools. Safe to call again."""
+    import tools.groups  # noqa: F401
