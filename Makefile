@@ -1,0 +1,39 @@
+# The README's two commands: `make run` starts Roadstar on the example workspace, `make test` runs the suite.
+# Both set everything up on a fresh machine: a .venv with Python 3.12, the pinned requirements, the database.
+
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+
+.PHONY: run test test-postgres bench migrate seed clean
+
+$(VENV)/.python:
+	@python=$$(scripts/find-python) && "$$python" -m venv $(VENV) && echo "$$python" > $@
+
+$(VENV)/.installed: $(VENV)/.python requirements.txt
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+migrate: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput
+
+seed: migrate
+	$(PY) manage.py seed_demo
+
+run: seed
+	@echo "Starting Roadstar at http://127.0.0.1:$(PORT) (web and worker; Ctrl-C stops both)"
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed-dev
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) var

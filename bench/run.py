@@ -1,0 +1,148 @@
+"""Benchmarks, as ratios against a baseline measured in the same run. `make bench` runs them.
+
+1. use_tool's overhead (validation, check, Change record) for contacts.create and contacts.find, against the
+   same service and result shape called directly. Target: under 2x.
+2. Home's server time and query count with 10,000 Your-work lines and 5,000 contacts, against the same page
+   with 10 lines and 5 contacts. Target: under 100 ms, and a query count that does not grow with the data.
+
+It runs on a fresh SQLite database in a temporary folder (or DATABASE_URL's, if set: then it must be empty).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TMP = tempfile.mkdtemp(prefix="roadstar-bench-")
+os.environ.setdefault("SQLITE_PATH", str(Path(TMP) / "bench.sqlite3"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-key")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+
+def timed(fn, repeat: int) -> list[float]:
+    samples = []
+    for i in range(repeat):
+        start = time.perf_counter()
+        fn(i)
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def make_workspace(name: str):
+    from django.contrib.auth import get_user_model
+
+    from agents.models import Agent
+    from roadstar.models import Organization
+
+    user = get_user_model().objects.create_user(username=name, password="bench-pass")
+    org = Organization.objects.create(name=name, owner=user, owner_name="Sam Rivera", check_enabled=True)
+    agent = Agent.objects.create(organization=org, name="Client desk")
+    return user, org, agent
+
+
+def bench_use_tool(repeat: int = 300) -> list[tuple[str, float, float]]:
+    from contacts import selectors, services
+    from contacts.shapes import contact_record
+    from roadstar.actors import Actor
+    from tools.context import ToolContext
+    from tools.pipeline import use_tool
+
+    _, org, agent = make_workspace("tool-bench")
+    actor = Actor.for_agent(agent)
+    ctx = ToolContext(org=org, actor=actor, conversation_id="bench")
+
+    def bare_create(i):
+        with transaction.atomic():
+            contact = services.contact_create(org=org, actor=actor, name=f"Bare {i}", emails=[f"bare{i}@x.test"])
+            contact_record(selectors.contact_get(org=org, contact_id=contact.id))
+
+    def tool_create(i):
+        use_tool(ctx, "contacts.create", {"name": f"Tool {i}", "emails": [f"tool{i}@x.test"]})
+
+    def bare_find(i):
+        contact_record(selectors.contact_by_email(org=org, email=f"bare{i}@x.test"))
+
+    def tool_find(i):
+        use_tool(ctx, "contacts.find", {"email": f"bare{i}@x.test"})
+
+    rows = []
+    for label, bare, tool in (("contacts.create", bare_create, tool_create), ("contacts.find", bare_find, tool_find)):
+        # Interleave the two so drift of the machine (caches, other load) falls on both alike.
+        bare_samples, tool_samples = [], []
+        for i in range(repeat):
+            bare_samples += timed(lambda _: bare(i), 1)
+            tool_samples += timed(lambda _: tool(i), 1)
+        b, t = statistics.median(bare_samples), statistics.median(tool_samples)
+        rows.append((label, b, t))
+    return rows
+
+
+def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
+    from contacts.models import Contact
+    from roadstar.models import Change
+
+    user, org, agent = make_workspace(label)
+    Contact.objects.bulk_create(
+        [Contact(organization=org, name=f"Person {i}") for i in range(contacts)], batch_size=1000
+    )
+    Change.objects.bulk_create(
+        [
+            Change(
+                organization=org, actor_kind="agent", actor_id=str(agent.id), actor_name=agent.name,
+                tool="contacts.create", kind="makes", sentence=f"added Person {i} to Contacts", listing="home",
+                target_type="contact", target_id=str(i),
+            )
+            for i in range(lines)
+        ],
+        batch_size=1000,
+    )
+    client = Client()
+    client.force_login(user)
+    client.get("/")  # warm: templates compiled, connection open
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/")
+    assert response.status_code == 200, response.status_code
+    samples = timed(lambda _: client.get("/"), repeat)
+    return statistics.median(samples), len(queries)
+
+
+def main():
+    call_command("migrate", verbosity=0)
+    print("# Roadstar benchmarks\n")
+    print("## use_tool overhead (median of interleaved runs)\n")
+    print("| tool | service called directly | through use_tool | ratio (target < 2x) |")
+    print("| --- | ---: | ---: | ---: |")
+    for label, bare, tool in bench_use_tool():
+        print(f"| {label} | {ms(bare)} | {ms(tool)} | {tool / bare:.2f}x |")
+    print("\n## Home\n")
+    small_time, small_queries = bench_home(10, 5, "home-small")
+    big_time, big_queries = bench_home(10_000, 5_000, "home-big")
+    print("| workspace | server time (median) | queries |")
+    print("| --- | ---: | ---: |")
+    print(f"| 10 lines, 5 contacts (baseline) | {ms(small_time)} | {small_queries} |")
+    print(f"| 10,000 lines, 5,000 contacts | {ms(big_time)} | {big_queries} |")
+    print(f"\nTime ratio big/baseline: {big_time / small_time:.2f}x (target: big under 100 ms; queries equal)")
+    print(f"\nDatabase: {connection.vendor}; Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()
