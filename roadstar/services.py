@@ -7,13 +7,33 @@ from django.utils import timezone
 
 from roadstar.actors import Actor
 from roadstar.models import Card, Change, Organization
-from tools import registry
+from roadstar.undo import UNDO_HANDLERS
 from tools.errors import ToolError
+
+
+def change_record(
+    *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
+    target_id: str = "", undo: dict | None = None, conversation_id: str | None = None,
+) -> Change:
+    """Record a change an agent made: a line on Home's Your work, or behind the record's own log."""
+    return Change.objects.create(
+        organization=org, actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind,
+        sentence=sentence[:500], listing=listing, target_type=target_type, target_id=target_id, undo=undo,
+        conversation_id=conversation_id or "",
+    )
+
+
+def _load_undo_handlers():
+    # Tool groups and agent tools register their undo handlers when imported.
+    import agents.runtime.agent_tools  # noqa: F401
+    from tools import registry
+
+    registry.load_all()
 
 
 def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
     """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too."""
-    registry.load_all()
+    _load_undo_handlers()
     with transaction.atomic():
         change = Change.objects.select_for_update().filter(organization=org, id=change_id).first()
         if change is None:
@@ -22,10 +42,10 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
             raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
         if change.undone_at is not None:
             raise ToolError("changed", "That change was undone already.")
-        tool = registry.get_tool(change.tool)
-        if change.undo is None or tool is None or tool.undo is None:
+        handler = UNDO_HANDLERS.get(change.tool)
+        if change.undo is None or handler is None:
             raise ToolError("unsupported", f"{change.tool} has no Undo.")
-        tool.undo(org=org, actor=actor, change=change)
+        handler(org=org, actor=actor, change=change)
         undo_record = Change.objects.create(
             organization=org,
             actor_kind=actor.kind,

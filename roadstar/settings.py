@@ -155,9 +155,28 @@ REST_FRAMEWORK = {
 OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL") or None
 OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY") or None
 MODEL_CONFIGURED = bool(OPENAI_API_KEY or OPENAI_BASE_URL)
+# Each Roadstar model id: the real model name it maps to (MODEL_<ID> in the environment) and its prices in
+# dollars per million tokens (spec/reference/models.md). `reasoning`: whether to send a thinking level.
+def _model(model_id: str, input_price: float, cached: float, output: float) -> dict:
+    env = "MODEL_" + model_id.upper().replace("-", "_").replace(".", "_")
+    return {
+        "name": os.environ.get(env, model_id),
+        "prices": {"input": input_price, "cached_input": cached, "output": output},
+        "reasoning": os.environ.get("MODEL_REASONING_EFFORT", "0") == "1",
+    }
+
+
+ROADSTAR_MODELS = {
+    "gpt-6-luna": _model("gpt-6-luna", 0.1, 0.01, 0.5),
+    "gpt-6.1-terra": _model("gpt-6.1-terra", 1, 0.05, 5),
+    "gpt-6.1-sol": _model("gpt-6.1-sol", 2, 0.1, 10),
+    "gpt-6-astra": _model("gpt-6-astra", 10, 1, 50),
+}
+CHEAPEST_MODEL = "gpt-6-luna"
+
 # The judge of the owner's yes is the cheapest model; None means no judge (the check asks where rules can't decide).
 CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or (
-    os.environ.get("MODEL_GPT_6_LUNA", "gpt-4.1-mini") if MODEL_CONFIGURED else None
+    ROADSTAR_MODELS[CHEAPEST_MODEL]["name"] if MODEL_CONFIGURED else None
 )
 
 LOGGING = {

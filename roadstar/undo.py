@@ -10,6 +10,15 @@ from django.db import models
 
 from tools.errors import ToolError
 
+# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`.
+UNDO_HANDLERS: dict = {}
+
+
+def register_undo(tool_name: str, handler) -> None:
+    if tool_name in UNDO_HANDLERS:
+        raise ValueError(f"an undo for {tool_name!r} is registered twice")
+    UNDO_HANDLERS[tool_name] = handler
+
 
 def _jsonable(value):
     if isinstance(value, (datetime.datetime, datetime.date)):

@@ -14,6 +14,7 @@ from django.db import transaction
 from pydantic import ValidationError
 
 from roadstar.models import Change
+from roadstar.services import change_record
 from tools import registry
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -22,7 +23,7 @@ from tools.inputs import describe_validation_error
 logger = logging.getLogger(__name__)
 
 
-def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict:
+def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None:
     registry.load_all()
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None:
@@ -46,7 +47,7 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict:
     except ToolError as error:
         return error.as_result()
     if result is None:
-        return {"done": True}
+        return None if tool.nullable else {"done": True}
     return result
 
 
@@ -64,9 +65,6 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
     """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
     if not tool.is_checked(ctx, inp):
         return None
-    from checks.selectors import request_for_workspace
-    from checks.services import check_tool_call
-
     action = {"tool": tool.name, "input": raw_input}
     if tool.replaces is not None:
         replaced = tool.replaces(ctx, inp)
@@ -74,6 +72,17 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
             action["replaces"] = replaced
     if tool.check_note is not None:
         action["note"] = tool.check_note(ctx, inp)
+    return check_action(ctx, action)
+
+
+def check_action(ctx: ToolContext, action: dict) -> dict | None:
+    """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
+
+    The same check serves tools run through use_tool and the agent tools that are checked (change_agent).
+    """
+    from checks.selectors import request_for_workspace
+    from checks.services import check_tool_call
+
     request = request_for_workspace(
         org=ctx.org, conversation=ctx.conversation(), action=action, made_here=made_here(ctx)
     )
@@ -102,19 +111,17 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
     # its result bare; one that changed something returns Done with the change to record.
     if not isinstance(outcome, registry.Done):
         return _jsonable(outcome)
-    change = Change.objects.create(
-        organization=ctx.org,
-        actor_kind=ctx.actor.kind,
-        actor_id=ctx.actor.id,
-        actor_name=ctx.actor.name,
+    change = change_record(
+        org=ctx.org,
+        actor=ctx.actor,
         tool=tool.name,
         kind=tool.kind_for(ctx, inp),
-        sentence=outcome.sentence[:500],
+        sentence=outcome.sentence,
         listing=tool.your_work,
         target_type=outcome.target_type,
         target_id=outcome.target_id,
         undo=outcome.undo if tool.undo is not None else None,
-        conversation_id=ctx.conversation_id or "",
+        conversation_id=ctx.conversation_id,
     )
     if outcome.log_entry is not None:
         outcome.log_entry.change = change

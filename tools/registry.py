@@ -80,6 +80,8 @@ class Tool:
     replaces: Callable[[ToolContext, Any], dict | None] | None = None
     # A note the check weighs whatever the kind (a cost): makes the tool checked always.
     check_note: Callable[[ToolContext, Any], str] | None = None
+    # The result may be null (contacts.find when no one has the address); else a None result is `{"done": true}`.
+    nullable: bool = False
     group: str = field(init=False)
 
     def __post_init__(self):
@@ -159,6 +161,10 @@ def register(tool: Tool) -> Tool:
     if tool.your_work == "home_undo" and tool.undo is None:
         raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
     TOOLS[tool.name] = tool
+    if tool.undo is not None:
+        from roadstar.undo import register_undo
+
+        register_undo(tool.name, tool.undo)
     return tool
 
 

@@ -1,0 +1,487 @@
+"""The agent tools: held directly (without find_tools) in the places spec/tools.md marks.
+
+How to add one: declare its input as a ToolInput, write a handler `(turn, inp) -> dict`, and `agent_tool(...)`
+it with its description word for word and the places that hold it. Duplicates are refused at import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from django.db import transaction
+from pydantic import Field, ValidationError
+
+from agents import services
+from agents.models import Agent, Conversation, Message, Work
+from agents.runtime import memory
+from roadstar.models import Change
+from roadstar.undo import register_undo
+from tools.errors import ToolError
+from tools.inputs import describe_validation_error
+from tools.registry import ToolInput
+
+ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outside"
+
+TASK_LIMIT = 600
+NOTES_LIMIT = 2_000
+LINKS_LIMIT = 20
+LINK_PREFIXES = ("mail:", "file:", "contact:", "doc:", "web:")
+MAX_DEPTH = 3
+READ_THREAD_BYTES = 32_000
+
+
+@dataclass(frozen=True)
+class AgentTool:
+    name: str
+    description: str
+    input: type[ToolInput]
+    handler: Callable
+    places: frozenset[str]
+
+    def spec(self) -> dict:
+        from tools.registry import _schema_for
+
+        return {"name": self.name, "description": self.description, "parameters": _schema_for(self.input)}
+
+
+AGENT_TOOLS: dict[str, AgentTool] = {}
+
+
+def agent_tool(name: str, description: str, input: type[ToolInput], places: set[str]):
+    def register(handler):
+        if name in AGENT_TOOLS:
+            raise ValueError(f"agent tool {name!r} is declared twice")
+        AGENT_TOOLS[name] = AgentTool(name, description, input, handler, frozenset(places))
+        return handler
+
+    return register
+
+
+def place_of(conversation: Conversation) -> str:
+    if conversation.kind == Conversation.Kind.THREAD:
+        return THREAD
+    return ROADSTAR_CHAT if conversation.agent.is_roadstar else CHAT
+
+
+def tools_for_place(place: str) -> list[AgentTool]:
+    return [tool for tool in AGENT_TOOLS.values() if place in tool.places]
+
+
+def run_agent_tool(turn, name: str, arguments: dict) -> dict:
+    """Run one agent tool the model called; every failure comes back in-band, never as an exception."""
+    tool = AGENT_TOOLS.get(name)
+    if tool is None or turn.place not in tool.places:
+        held = ", ".join(t.name for t in tools_for_place(turn.place))
+        return {"error": "bad_input", "message": f"You don't hold a tool {name!r} here. You hold: {held}."}
+    try:
+        inp = tool.input.model_validate(arguments if isinstance(arguments, dict) else {})
+    except ValidationError as error:
+        return {"error": "bad_input", "message": describe_validation_error(error, tool)}
+    try:
+        result = tool.handler(turn, inp)
+    except ToolError as error:
+        return error.as_result()
+    return {"done": True} if result is None else result
+
+
+# --- packets --------------------------------------------------------------------------------------------------
+
+
+def check_packet(*, task: str, notes: str | None, links: list[str] | None) -> None:
+    """Past a limit the sender is asked to shorten; nothing is cut and nothing is sent."""
+    problems = []
+    if len(task) > TASK_LIMIT:
+        problems.append(f"task: {len(task)} characters; a packet's task is at most {TASK_LIMIT}")
+    if notes and len(notes) > NOTES_LIMIT:
+        problems.append(f"notes: {len(notes)} characters; a packet's notes are at most {NOTES_LIMIT}")
+    links = links or []
+    if len(links) > LINKS_LIMIT:
+        problems.append(f"links: {len(links)} links; a packet holds at most {LINKS_LIMIT}")
+    for i, link in enumerate(links):
+        if not link.startswith(LINK_PREFIXES):
+            problems.append(f"links[{i}]: {link!r} must start with one of {', '.join(LINK_PREFIXES)}")
+    if problems:
+        raise ToolError("bad_input", "; ".join(problems) + ". Shorten it and send it again; nothing was sent.")
+
+
+def packet_text(*, sender: str, task: str, notes: str | None, links: list[str] | None, owner_words: list) -> str:
+    text = f"[From {sender}] {task}"
+    if notes:
+        text += f" Notes: {notes}"
+    if links:
+        text += " Links: " + " ".join(links)
+    for words in owner_words:
+        text += f'\n{words.get("who", "The owner")} said, in {words["where"]} at {words["at"]}: "{words["text"]}"'
+    return text
+
+
+# --- hand_off -------------------------------------------------------------------------------------------------
+
+
+class HandOffInput(ToolInput):
+    agent: str
+    task: str
+    notes: str | None = None
+    links: list[str] = []
+    answer: Literal["me", "whoever asked me"] = "me"
+
+
+@agent_tool(
+    "hand_off",
+    "Give work to another of the owner's agents, by name: the task, notes and links to what it needs. It hasn't "
+    "seen your chat. Its answer comes back to you; don't wait for it.",
+    HandOffInput,
+    {ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE},
+)
+def hand_off(turn, inp: HandOffInput):
+    from agents.runtime.scheduler import wake
+
+    check_packet(task=inp.task, notes=inp.notes, links=inp.links)
+    target = services.agent_by_name(org=turn.org, name=inp.agent)
+    current = turn.current_work()
+    depth = (current.depth if current else 0) + 1
+    chain = [*(current.chain if current else []), str(turn.agent.id)]
+    if target.id == turn.agent.id:
+        raise ToolError("bad_input", "agent: that's you. Do the work here, or hand it to another agent.")
+    if depth > MAX_DEPTH:
+        raise ToolError(
+            "bad_input",
+            f"This work has been handed on {MAX_DEPTH} deep already: do it yourself, or answer with what you have.",
+        )
+    if str(target.id) in chain:
+        raise ToolError(
+            "bad_input", f"{target.name} is already working on this further up: answer with what you have."
+        )
+    owner_words = current.owner_words if current else []
+    passing_on = inp.answer == "whoever asked me"
+    requester = (current.requester if current else None) if passing_on else turn.conversation
+    with transaction.atomic():
+        chat = services.chat_for(agent=target)
+        services.message_append(
+            conversation=chat, role=Message.Role.HANDOFF,
+            text=packet_text(sender=turn.agent.name, task=inp.task, notes=inp.notes, links=inp.links,
+                             owner_words=owner_words),
+            data={"from": turn.agent.name, "task": inp.task, "notes": inp.notes or "", "links": inp.links,
+                  "owner_words": owner_words},
+        )
+        services.work_open(
+            org=turn.org, agent=target, conversation=chat, task=inp.task, requester=requester,
+            requested_by=turn.agent, chain=chain, depth=depth, owner_words=owner_words,
+        )
+        if passing_on and current is not None:
+            turn.pass_on(current)
+        turn.routed = True
+        wake(conversation=chat)
+    if passing_on:
+        return {"handed": target.name, "answer": "goes straight to whoever asked you"}
+    return {"handed": target.name, "answer": "comes back to you"}
+
+
+# --- remember -------------------------------------------------------------------------------------------------
+
+
+class RememberInput(ToolInput):
+    note: str | None = None
+    forget: str | None = None
+    about: str | None = None
+
+
+@agent_tool(
+    "remember",
+    "Keep a short note on how the owner likes your work done, when they say remember or agree to one. Your "
+    "threads read it too.",
+    RememberInput,
+    {ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE},
+)
+def remember(turn, inp: RememberInput):
+    return services.agent_remember(agent=turn.agent, note=inp.note, forget=inp.forget, about=inp.about)
+
+
+# --- make_agent, change_agent ---------------------------------------------------------------------------------
+
+ModelId = Literal["gpt-6-luna", "gpt-6.1-terra", "gpt-6.1-sol", "gpt-6-astra"]
+
+
+class MakeAgentInput(ToolInput):
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    job: Annotated[str, Field(min_length=1, max_length=300)]
+    owns: str
+    good: str
+    works: str
+    asks_first: str
+    model: ModelId | None = None
+    reports_to: str | None = None
+    department: str | None = None
+
+
+@agent_tool(
+    "make_agent",
+    "Make one agent for a lasting job, from a short job description. Then hand it the work that led to it with "
+    "hand_off.",
+    MakeAgentInput,
+    {ROADSTAR_CHAT},
+)
+def make_agent(turn, inp: MakeAgentInput):
+    with transaction.atomic():
+        agent = services.agent_make(
+            org=turn.org, actor=turn.actor, name=inp.name, job=inp.job, owns=inp.owns, good=inp.good,
+            works=inp.works, asks_first=inp.asks_first, model=inp.model, reports_to=inp.reports_to,
+            department=inp.department,
+        )
+        turn.record_change(
+            tool="make_agent", kind="makes", sentence=f"made {agent.name}: {agent.job}", listing="home_undo",
+            target_type="agent", target_id=str(agent.id), undo={"agent_id": str(agent.id)},
+        )
+    return {"made": agent.name, "next": "Hand it the work with hand_off."}
+
+
+class ChangeAgentInput(ToolInput):
+    agent: str
+    name: Annotated[str, Field(min_length=1, max_length=80)] | None = None
+    job: Annotated[str, Field(min_length=1, max_length=300)] | None = None
+    owns: str | None = None
+    good: str | None = None
+    works: str | None = None
+    asks_first: str | None = None
+    model: ModelId | None = None
+    reports_to: str | None = None
+    department: str | None = None
+
+
+@agent_tool(
+    "change_agent",
+    "Change an agent: its name, job, description, model, or where it sits on the chart.",
+    ChangeAgentInput,
+    {ROADSTAR_CHAT},
+)
+def change_agent(turn, inp: ChangeAgentInput):
+    agent = services.agent_by_name(org=turn.org, name=inp.agent)
+    changes = {k: getattr(inp, k) for k in services.AGENT_FIELDS if getattr(inp, k) is not None}
+    if not changes:
+        raise ToolError("bad_input", "Give at least one of name, job, owns, good, works, asksFirst, model, reportsTo, department.")
+    replaces = {"name": agent.name, **{k: _agent_value(agent, k) for k in changes}}
+    held = turn.check(
+        action={"tool": "change_agent", "input": inp.model_dump(by_alias=True, exclude_none=True), "replaces": replaces}
+    )
+    if held is not None:
+        return held
+    with transaction.atomic():
+        services.agent_change(org=turn.org, actor=turn.actor, agent=agent, changes=dict(changes))
+        turn.record_change(
+            tool="change_agent", kind="changes", sentence=f"changed {agent.name}: {', '.join(sorted(changes))}",
+            listing="home", target_type="agent", target_id=str(agent.id), undo=None,
+        )
+    return {"changed": agent.name}
+
+
+def _agent_value(agent: Agent, key: str):
+    if key == "reports_to":
+        return agent.reports_to.name if agent.reports_to_id else None
+    return getattr(agent, key)
+
+
+def undo_make_agent(*, org, actor, change: Change) -> None:
+    agent = Agent.objects.filter(organization=org, id=change.undo["agent_id"]).first()
+    if agent is None:
+        raise ToolError("not_found", "That agent is gone already; nothing was undone.")
+    if Work.objects.filter(agent=agent).exists() or Change.objects.filter(actor_id=str(agent.id)).exists():
+        raise ToolError("changed", f"{agent.name} has done work since it was made, so Undo would lose it; nothing was undone.")
+    agent.delete()
+
+
+register_undo("make_agent", undo_make_agent)
+
+
+# --- threads --------------------------------------------------------------------------------------------------
+
+
+class StartThreadInput(ToolInput):
+    title: Annotated[str, Field(min_length=1, max_length=200)]
+    kind: Literal["fresh", "fork"] = "fresh"
+    task: str
+    notes: str | None = None
+    links: list[str] = []
+    and_then: str | None = None
+
+
+@agent_tool(
+    "start_thread",
+    "Start a thread for work no thread holds: one per client, project or job. Fresh starts empty with the packet; "
+    "fork starts from this chat's memory. Its answer comes back on its own.",
+    StartThreadInput,
+    {ROADSTAR_CHAT, CHAT},
+)
+def start_thread(turn, inp: StartThreadInput):
+    check_packet(task=inp.task, notes=inp.notes, links=inp.links)
+    with transaction.atomic():
+        thread = services.thread_start(agent=turn.agent, title=inp.title)
+        if inp.kind == "fork":
+            services.message_append(
+                conversation=thread, role=Message.Role.SYSTEM,
+                text="This thread starts from your chat's memory:\n" + turn.memory_text(),
+            )
+        turn.send_to_thread(thread, task=inp.task, notes=inp.notes, links=inp.links, and_then=inp.and_then)
+    return {"started": thread.title, "kind": inp.kind}
+
+
+class MessageThreadInput(ToolInput):
+    thread: str
+    task: str
+    notes: str | None = None
+    links: list[str] = []
+
+
+@agent_tool(
+    "message_thread",
+    "Send a thread more work or a correction. A running thread takes it at its next step; an idle or stopped one "
+    "starts on it, with all it did before.",
+    MessageThreadInput,
+    {ROADSTAR_CHAT, CHAT},
+)
+def message_thread(turn, inp: MessageThreadInput):
+    check_packet(task=inp.task, notes=inp.notes, links=inp.links)
+    thread = services.thread_by_title(agent=turn.agent, title=inp.thread)
+    with transaction.atomic():
+        services.thread_reopen(thread=thread)
+        turn.send_to_thread(thread, task=inp.task, notes=inp.notes, links=inp.links, and_then=None)
+    return {"sent": thread.title}
+
+
+class ReadThreadInput(ToolInput):
+    thread: str
+    id: Annotated[int, Field(ge=0)] | None = None
+    n: Annotated[int, Field(ge=1)] | None = None
+    page: Annotated[int, Field(ge=0)] | None = None
+
+
+@agent_tool(
+    "read_thread",
+    "Read what a thread did: its memory from the top, or with id a line or message of it, down to the exact words.",
+    ReadThreadInput,
+    {ROADSTAR_CHAT, CHAT},
+)
+def read_thread(turn, inp: ReadThreadInput):
+    thread = services.thread_by_title(agent=turn.agent, title=inp.thread)
+    if inp.id is not None:
+        n = inp.n or 1
+        return {"thread": thread.title, **memory.zoom(thread, start=inp.id, n=n, at=(inp.page or 0) * memory.PAGE)}
+    text = memory_text(thread)
+    encoded = text.encode()
+    if len(encoded) > READ_THREAD_BYTES:
+        text = encoded[:READ_THREAD_BYTES].decode(errors="ignore") + (
+            f"\n[… {len(encoded) - READ_THREAD_BYTES} more bytes: read a line or message by id]"
+        )
+    return {"thread": thread.title, "memory": text}
+
+
+class CloseThreadInput(ToolInput):
+    thread: str
+
+
+@agent_tool(
+    "close_thread",
+    "Close a thread whose work is over: a finished project or a one-off job. It stays readable, and a message "
+    "reopens it.",
+    CloseThreadInput,
+    {ROADSTAR_CHAT, CHAT},
+)
+def close_thread(turn, inp: CloseThreadInput):
+    thread = services.thread_by_title(agent=turn.agent, title=inp.thread, include_closed=False)
+    services.thread_close(thread=thread)
+    return {"closed": thread.title}
+
+
+def memory_text(conversation: Conversation) -> str:
+    """A conversation's memory as text from the top: its lines, then its newest messages."""
+    lines = memory.top_lines(conversation)
+    rows = [f"[{memory.line_label(line.start, line.n)}] {line.summary}" for line in lines]
+    upto = memory.folded_upto(lines)
+    for message in Message.objects.filter(conversation=conversation, seq__gte=upto):
+        rows.append(memory.head(memory.message_text_for_summary(message), message.seq))
+    return "\n".join(rows)
+
+
+# --- memory ---------------------------------------------------------------------------------------------------
+
+
+class ZoomInput(ToolInput):
+    id: Annotated[int, Field(ge=0)]
+    n: Annotated[int, Field(ge=1)] = 1
+    at: Annotated[int, Field(ge=0)] = 0
+
+
+@agent_tool(
+    "zoom_memory",
+    "Open line id+n of your memory into the two lines it was made from (n a power of 2, id a multiple of n), or "
+    "with n = 1 read message id whole; a long one a page at a time from at.",
+    ZoomInput,
+    {ROADSTAR_CHAT, CHAT, THREAD},
+)
+def zoom_memory(turn, inp: ZoomInput):
+    return memory.zoom(turn.conversation, start=inp.id, n=inp.n, at=inp.at)
+
+
+class MessageDateInput(ToolInput):
+    id: Annotated[int, Field(ge=0)]
+
+
+@agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD})
+def message_date(turn, inp: MessageDateInput):
+    from roadstar.timefmt import iso
+
+    message = Message.objects.filter(conversation=turn.conversation, seq=inp.id).first()
+    if message is None:
+        raise ToolError("not_found", f"There is no message {inp.id} in this memory.")
+    return {"id": inp.id, "at": iso(message.created_at)}
+
+
+# --- browse, find, use ----------------------------------------------------------------------------------------
+
+
+class BrowseInput(ToolInput):
+    groups: list[str]
+
+
+class FindInput(ToolInput):
+    names: list[str]
+
+
+class UseInput(ToolInput):
+    name: str
+    input: dict = {}
+
+
+def _browse(turn, inp: BrowseInput):
+    from tools.catalog import browse_tools
+
+    return browse_tools(turn.tool_context(), inp.groups)
+
+
+def _find(turn, inp: FindInput):
+    from tools.catalog import find_tools
+
+    ctx = turn.tool_context()
+    result = find_tools(ctx, inp.names)
+    turn.remember_loaded(ctx.loaded)
+    return result
+
+
+def _use(turn, inp: UseInput):
+    from tools.pipeline import use_tool
+
+    return use_tool(turn.tool_context(), inp.name, inp.input)
+
+
+def _register_catalog():
+    from tools.catalog import FIND_DESCRIPTION, USE_DESCRIPTION
+
+    places = {THREAD, OUTSIDE}
+    # browse_tools' description lists the groups, so it is built when the prompt is (see turn.tool_specs).
+    agent_tool("browse_tools", "", BrowseInput, places)(_browse)
+    agent_tool("find_tools", FIND_DESCRIPTION, FindInput, places)(_find)
+    agent_tool("use_tool", USE_DESCRIPTION, UseInput, places)(_use)
+
+
+_register_catalog()

@@ -1,0 +1,206 @@
+"""The model layer: one small client over the OpenAI API (any compatible endpoint), and a scripted one for tests.
+
+The four Roadstar model ids map in settings (`ROADSTAR_MODELS`) to a real model name and the prices of
+spec/reference/models.md. A failed call is tried again 5 times, about 2, 4, 8, 16 and 32 seconds apart;
+what still fails raises `ModelUnavailable`, and the turn shows on Home with Try again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+RETRY_DELAYS = (2, 4, 8, 16, 32)
+
+
+@dataclass
+class ToolCallRequest:
+    id: str
+    name: str
+    arguments: dict
+    raw_arguments: str = ""  # as the model wrote them, kept so a repeat of the prompt is byte-identical
+
+
+@dataclass
+class ModelUsage:
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class ModelResponse:
+    text: str
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    usage: ModelUsage = field(default_factory=ModelUsage)
+    model: str = ""
+
+
+class ModelUnavailable(Exception):
+    """The model could not be reached after every try."""
+
+
+class ModelNotConfigured(Exception):
+    """No model endpoint is configured: the product runs, and Home says how to connect one."""
+
+
+def model_settings(model_id: str) -> dict:
+    models = settings.ROADSTAR_MODELS
+    if model_id not in models:
+        raise ValueError(f"unknown model id {model_id!r}")
+    return models[model_id]
+
+
+def cost_of(model_id: str, usage: ModelUsage) -> Decimal:
+    """Dollars, from the per-million-token prices of spec/reference/models.md."""
+    prices = model_settings(model_id)["prices"]
+    uncached = max(usage.input_tokens - usage.cached_input_tokens, 0)
+    total = (
+        Decimal(uncached) * Decimal(str(prices["input"]))
+        + Decimal(usage.cached_input_tokens) * Decimal(str(prices["cached_input"]))
+        + Decimal(usage.output_tokens) * Decimal(str(prices["output"]))
+    )
+    return total / Decimal(1_000_000)
+
+
+class OpenAIModel:
+    """Chat Completions through the `openai` SDK, with tool calls, usage, and Roadstar's retry schedule."""
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, sleep: Callable[[float], None] = time.sleep,
+                 timeout: float = 120.0):
+        import openai
+
+        self._openai = openai
+        # The SDK's own retries are off: the schedule is the spec's, and each try is logged.
+        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, max_retries=0, timeout=timeout)
+        self.sleep = sleep
+
+    def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
+                 tool_choice: str | None = None) -> ModelResponse:
+        config = model_settings(model_id)
+        request = {"model": config["name"], "messages": messages}
+        if tools:
+            request["tools"] = [{"type": "function", "function": t} for t in tools]
+            if tool_choice:
+                request["tool_choice"] = tool_choice
+        if thinking and config.get("reasoning", False):
+            request["reasoning_effort"] = thinking
+        retryable = (
+            self._openai.APIConnectionError,
+            self._openai.APITimeoutError,
+            self._openai.RateLimitError,
+            self._openai.InternalServerError,
+        )
+        for attempt in range(len(RETRY_DELAYS) + 1):
+            try:
+                completion = self.client.chat.completions.create(**request)
+                break
+            except retryable as error:
+                if attempt == len(RETRY_DELAYS):
+                    raise ModelUnavailable(f"{config['name']} did not answer after {attempt + 1} tries: {error}")
+                delay = RETRY_DELAYS[attempt]
+                logger.warning("model call failed (%s); trying again in %ss", error, delay)
+                self.sleep(delay)
+            except self._openai.APIStatusError as error:
+                raise ModelUnavailable(f"{config['name']} refused the call: {error}")
+        return _response_from(completion)
+
+
+def _response_from(completion) -> ModelResponse:
+    choice = completion.choices[0].message
+    calls = []
+    for call in choice.tool_calls or []:
+        raw = call.function.arguments or "{}"
+        try:
+            arguments = json.loads(raw)
+        except json.JSONDecodeError:
+            arguments = {"_unparsed": raw}
+        calls.append(ToolCallRequest(id=call.id, name=call.function.name, arguments=arguments, raw_arguments=raw))
+    usage = ModelUsage()
+    if completion.usage is not None:
+        details = getattr(completion.usage, "prompt_tokens_details", None)
+        usage = ModelUsage(
+            input_tokens=completion.usage.prompt_tokens or 0,
+            cached_input_tokens=(getattr(details, "cached_tokens", 0) or 0) if details else 0,
+            output_tokens=completion.usage.completion_tokens or 0,
+        )
+    return ModelResponse(text=choice.content or "", tool_calls=calls, usage=usage, model=completion.model or "")
+
+
+class ScriptedModel:
+    """Replays scripted responses in order and keeps every request, so tests assert what the model was sent.
+
+    Each script item is a ModelResponse, or a function of the request returning one (to answer from what was
+    sent). Running out of script is a test failure, raised loudly.
+    """
+
+    def __init__(self, script: list | None = None):
+        self.script = list(script or [])
+        self.requests: list[dict] = []
+
+    def add(self, *items):
+        self.script.extend(items)
+        return self
+
+    def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
+                 tool_choice: str | None = None) -> ModelResponse:
+        request = {"model_id": model_id, "messages": messages, "tools": tools, "thinking": thinking,
+                   "tool_choice": tool_choice}
+        self.requests.append(request)
+        if not self.script:
+            raise AssertionError(f"the scripted model ran out of responses at request {len(self.requests)}")
+        item = self.script.pop(0)
+        response = item(request) if callable(item) else item
+        if response.usage.input_tokens == 0:
+            # Roughly what a tokenizer would count, so budgets and benchmarks see plausible numbers.
+            response.usage.input_tokens = len(json.dumps(messages)) // 4 + len(json.dumps(tools)) // 4
+        return response
+
+
+def say(text: str) -> ModelResponse:
+    return ModelResponse(text=text)
+
+
+def call(name: str, arguments: dict | None = None, *, id: str | None = None, text: str = "") -> ModelResponse:
+    """One step that calls one tool (the common case in scripts)."""
+    return calls([(name, arguments or {})], id=id, text=text)
+
+
+_counter = iter(range(1, 10**9))
+
+
+def calls(pairs: list[tuple[str, dict]], *, id: str | None = None, text: str = "") -> ModelResponse:
+    requests = []
+    for name, arguments in pairs:
+        call_id = id or f"call_{next(_counter)}"
+        requests.append(ToolCallRequest(id=call_id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments)))
+        id = None
+    return ModelResponse(text=text, tool_calls=requests)
+
+
+_override = None
+
+
+def set_model(model) -> None:
+    """Tests (and benchmarks) put a scripted model in place; None goes back to the configured one."""
+    global _override
+    _override = model
+
+
+def get_model():
+    if _override is not None:
+        return _override
+    if not settings.MODEL_CONFIGURED:
+        raise ModelNotConfigured(
+            "No model is connected. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) "
+            "and restart Roadstar."
+        )
+    return OpenAIModel(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)

@@ -1,0 +1,100 @@
+"""The run queue: which conversations run now, kept in the database so the limits hold across every worker.
+
+A conversation with something to act on is `queued`. `dispatch` claims queued conversations in the order they
+were queued, while at most 3 threads of one agent and 8 threads across the owner's agents run, and hands each
+claimed one to a worker as a django-q2 task. Claims are made with the workspace's row locked (PostgreSQL), or
+inside SQLite's IMMEDIATE transaction, which holds the write lock from its start: either way two dispatchers
+never both see a free place. Chats don't count towards the limits: they only route work, in a few steps.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents.models import Agent, Conversation
+
+logger = logging.getLogger(__name__)
+
+MAX_RUNNING_PER_AGENT = 3
+MAX_RUNNING_PER_OWNER = 8
+
+
+def wake(*, conversation: Conversation) -> None:
+    """It has something new to act on: queue it (a running one takes it at its next step) and dispatch."""
+    Conversation.objects.filter(id=conversation.id, state=Conversation.State.IDLE).update(
+        state=Conversation.State.QUEUED, queued_at=timezone.now()
+    )
+    org_id = conversation.organization_id
+    transaction.on_commit(lambda: dispatch(org_id=org_id))
+
+
+def claim(*, org_id) -> list[Conversation]:
+    """Claim what may run now, within the limits, oldest queued first."""
+    from roadstar.models import Organization
+
+    with transaction.atomic():
+        Organization.objects.select_for_update().filter(id=org_id).first()
+        running = Counter(
+            Conversation.objects.filter(
+                organization_id=org_id, kind=Conversation.Kind.THREAD, state=Conversation.State.RUNNING
+            ).values_list("agent_id", flat=True)
+        )
+        total = sum(running.values())
+        paused = set(Agent.objects.filter(organization_id=org_id, paused=True).values_list("id", flat=True))
+        claimed = []
+        queued = Conversation.objects.filter(organization_id=org_id, state=Conversation.State.QUEUED).order_by(
+            "queued_at", "created_at"
+        )
+        for conversation in queued:
+            if conversation.agent_id in paused:
+                continue
+            if conversation.kind == Conversation.Kind.THREAD:
+                if total >= MAX_RUNNING_PER_OWNER or running[conversation.agent_id] >= MAX_RUNNING_PER_AGENT:
+                    continue
+                running[conversation.agent_id] += 1
+                total += 1
+            claimed.append(conversation)
+        if claimed:
+            Conversation.objects.filter(id__in=[c.id for c in claimed]).update(
+                state=Conversation.State.RUNNING, started_at=timezone.now()
+            )
+    return claimed
+
+
+def dispatch(*, org_id) -> list[str]:
+    """Claim what may run and queue a worker task for each. Returns the claimed conversation ids."""
+    from django_q.tasks import async_task
+
+    claimed = claim(org_id=org_id)
+    for conversation in claimed:
+        async_task("agents.tasks.run_turn", str(conversation.id), task_name=f"turn {conversation.id}", group="turns")
+    return [str(c.id) for c in claimed]
+
+
+def finish(*, conversation: Conversation, more_to_do: bool) -> None:
+    """A worker is done with it: back to idle, or queued again when new messages came in meanwhile."""
+    state = Conversation.State.QUEUED if more_to_do else Conversation.State.IDLE
+    Conversation.objects.filter(id=conversation.id).update(
+        state=state, queued_at=timezone.now() if more_to_do else None
+    )
+    org_id = conversation.organization_id
+    transaction.on_commit(lambda: dispatch(org_id=org_id))
+
+
+def drain(*, org_id, max_turns: int = 500) -> int:
+    """Run every queued turn here, in this process, until none is left: for tests and one-shot commands."""
+    from agents.runtime.turn import run_turn
+
+    turns = 0
+    while turns < max_turns:
+        claimed = claim(org_id=org_id)
+        if not claimed:
+            return turns
+        for conversation in claimed:
+            run_turn(str(conversation.id))
+            turns += 1
+    raise RuntimeError(f"drain ran {max_turns} turns and work was still queued: a loop between agents?")

@@ -1,0 +1,409 @@
+"""One turn of a conversation: the model's steps and tool calls until it answers, then the answer delivered.
+
+Each step's model response is saved (with its tool calls) before any call runs, and each call runs in one
+transaction with its recorded result. A worker that dies mid-turn leaves the conversation `running`; the task
+is handed out again and the turn goes on from what was saved: a call whose result is saved is not run again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents import services
+from agents.models import Agent, Conversation, Message, Run, ToolCall, Work
+from agents.runtime import memory, scheduler
+from agents.runtime.agent_tools import (
+    packet_text,
+    place_of,
+    run_agent_tool,
+    tools_for_place,
+)
+from agents.runtime.instructions import instructions_for
+from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from roadstar.actors import Actor
+from roadstar.services import card_open, change_record
+from tools.context import ToolContext
+
+logger = logging.getLogger(__name__)
+
+CHAT_STEPS = 4
+THREAD_STEPS = 40
+INPUT_ROLES = {Message.Role.OWNER, Message.Role.HANDOFF, Message.Role.ANSWER, Message.Role.ROUTINE, Message.Role.SYSTEM}
+STEP_LIMIT_NOTE = "You have reached the step limit for this work: answer now with what you have."
+
+
+class Turn:
+    def __init__(self, conversation: Conversation, run: Run):
+        self.conversation = conversation
+        self.agent: Agent = conversation.agent
+        self.org = conversation.organization
+        self.run = run
+        self.place = place_of(conversation)
+        self.actor = Actor.for_agent(self.agent)
+        self.routed = False  # the chat sent work on this turn (to a thread or another agent)
+        self.and_then_groups: dict[str, uuid.UUID] = {}
+        self._work = (
+            Work.objects.filter(conversation=conversation, state=Work.State.OPEN).order_by("-created_at").first()
+        )
+        self._tool_context: ToolContext | None = None
+
+    # --- what agent tools use ---------------------------------------------------------------------------------
+
+    def current_work(self) -> Work | None:
+        """The piece of work this turn is on: the newest still open when the turn started."""
+        return self._work
+
+    def pass_on(self, work: Work) -> None:
+        Work.objects.filter(id=work.id, state=Work.State.OPEN).update(state=Work.State.PASSED)
+
+    def tool_context(self) -> ToolContext:
+        if self._tool_context is None:
+            self._tool_context = ToolContext(
+                org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
+                conversation=lambda: check_turns(self.conversation),
+                loaded=set(self.conversation.loaded_tools),
+            )
+        return self._tool_context
+
+    def remember_loaded(self, loaded: set[str]) -> None:
+        merged = sorted(set(self.conversation.loaded_tools) | loaded)
+        if merged != self.conversation.loaded_tools:
+            self.conversation.loaded_tools = merged
+            Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
+
+    def check(self, *, action: dict) -> dict | None:
+        from tools.pipeline import check_action
+
+        return check_action(self.tool_context(), action)
+
+    def record_change(self, **fields):
+        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id), **fields)
+
+    def memory_text(self) -> str:
+        from agents.runtime.agent_tools import memory_text
+
+        return memory_text(self.conversation)
+
+    def send_to_thread(self, thread: Conversation, *, task: str, notes: str | None, links: list[str],
+                       and_then: str | None) -> Work:
+        current = self.current_work()
+        owner_words = current.owner_words if current else []
+        if and_then:
+            group = self.and_then_groups.setdefault(and_then, uuid.uuid4())
+            requester = self.conversation
+        else:
+            group = None
+            requester = current.requester if current else None
+            if current is not None:
+                self.pass_on(current)
+        services.message_append(
+            conversation=thread, role=Message.Role.HANDOFF,
+            text=packet_text(sender=f"{self.agent.name}'s chat", task=task, notes=notes, links=links,
+                             owner_words=owner_words),
+            data={"from_chat": True, "task": task, "notes": notes or "", "links": links, "owner_words": owner_words},
+        )
+        work = services.work_open(
+            org=self.org, agent=self.agent, conversation=thread, task=task, requester=requester,
+            requested_by=current.requested_by if current else None, chain=current.chain if current else [],
+            depth=current.depth if current else 0, owner_words=owner_words, and_then_group=group,
+            and_then=and_then or "",
+        )
+        self.routed = True
+        scheduler.wake(conversation=thread)
+        return work
+
+    # --- the loop ---------------------------------------------------------------------------------------------
+
+    def execute(self) -> str:
+        if self.agent.paused:
+            return Run.Outcome.PAUSED
+        try:
+            model = get_model()
+        except ModelNotConfigured as missing:
+            self._say_no_model(str(missing))
+            return Run.Outcome.NO_MODEL
+        try:
+            memory.fold(self.conversation)
+        except ModelUnavailable as error:
+            return self._fail(str(error))
+        limit = CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
+        while True:
+            pending = unanswered_tool_calls(self.conversation)
+            if pending:
+                self._run_tool_calls(pending)
+                continue
+            if not has_new_input(self.conversation):
+                return Run.Outcome.ANSWERED
+            if self.agent.paused:
+                return Run.Outcome.PAUSED
+            last_step = self.run.steps >= limit - 1
+            try:
+                response = model.complete(
+                    model_id=self.agent.model, messages=self.prompt(last_step=last_step), tools=self.tool_specs(),
+                    thinking=self.thinking(), tool_choice="none" if last_step else None,
+                )
+            except ModelUnavailable as error:
+                return self._fail(str(error))
+            services.usage_record(
+                org=self.org, agent=self.agent, conversation=self.conversation, purpose="turn",
+                model_id=self.agent.model, usage=response.usage,
+            )
+            self.run.steps += 1
+            Run.objects.filter(id=self.run.id).update(steps=self.run.steps)
+            self.agent.refresh_from_db(fields=["paused"])
+            calls = [] if last_step else response.tool_calls
+            if calls:
+                self._save_step(response.text, calls)
+                continue
+            self._answer(response.text)
+            return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+
+    def prompt(self, *, last_step: bool = False) -> list[dict]:
+        staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
+        system = instructions_for(self.conversation, staff=staff)
+        lines = memory.top_lines(self.conversation)
+        preamble = memory.memory_preamble(lines)
+        if preamble:
+            system += "\n\n" + preamble
+        messages = [{"role": "system", "content": system}]
+        whole = list(Message.objects.filter(conversation=self.conversation, seq__gte=memory.folded_upto(lines)))
+        messages.extend(model_messages(whole, owner=self.org.owner_first_name))
+        if last_step:
+            messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
+        return messages
+
+    def tool_specs(self) -> list[dict]:
+        from tools.catalog import browse_description
+
+        specs = []
+        for tool in tools_for_place(self.place):
+            spec = tool.spec()
+            if tool.name == "browse_tools":
+                spec = {**spec, "description": browse_description()}
+            specs.append(spec)
+        return specs
+
+    def thinking(self) -> str:
+        # A chat always thinks lightly; the agent's level applies to threads.
+        return "low" if self.conversation.kind == Conversation.Kind.CHAT else self.agent.thinking
+
+    def _save_step(self, text: str, calls) -> None:
+        with transaction.atomic():
+            message = services.message_append(
+                conversation=self.conversation, role=Message.Role.AGENT, text=text,
+                data={"tool_calls": [
+                    {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls
+                ]},
+            )
+            ToolCall.objects.bulk_create([
+                ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
+                         arguments=c.arguments)
+                for c in calls
+            ])
+            if text:
+                self._latest_reply(text)
+
+    def _run_tool_calls(self, pending: list[ToolCall]) -> None:
+        for call in pending:
+            with transaction.atomic():
+                result = run_agent_tool(self, call.name, call.arguments)
+                call.result = result
+                call.done_at = timezone.now()
+                call.save(update_fields=["result", "done_at"])
+                services.message_append(
+                    conversation=self.conversation, role=Message.Role.TOOL, text=json.dumps(result),
+                    data={"call_id": call.call_id, "name": call.name},
+                )
+
+    def _latest_reply(self, text: str) -> None:
+        Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN).update(latest_reply=text[:2000])
+
+    def _answer(self, text: str) -> None:
+        """Save the reply, and deliver it as the answer to the work it finishes, in one transaction."""
+        with transaction.atomic():
+            services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text)
+            self._latest_reply(text)
+            if self.conversation.kind == Conversation.Kind.CHAT and self.routed:
+                # The chat sent the work on and said where; the answer comes from whoever does it.
+                return
+            for work in Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN):
+                answer_work(work, text)
+
+    def _say_no_model(self, explanation: str) -> None:
+        card_open(
+            org=self.org, kind="model", subject="model", title="Connect a model so your agents can work",
+            body=explanation, action_label="How to connect a model",
+        )
+        with transaction.atomic():
+            services.message_append(
+                conversation=self.conversation, role=Message.Role.AGENT,
+                text=f"I can't work yet: {explanation} The card on Home says the same.",
+                data={"no_model": True},
+            )
+
+    def _fail(self, error: str) -> str:
+        card_open(
+            org=self.org, kind="try_again", subject=f"try_again:{self.conversation.id}",
+            title=f"{self.agent.name} couldn't finish{': ' + self.conversation.title if self.conversation.title else ''}",
+            body=f"The model didn't answer after 5 tries. {error}", action_label="Try again",
+            data={"conversation_id": str(self.conversation.id)},
+        )
+        self.run.error = error
+        return Run.Outcome.FAILED
+
+
+def answer_work(work: Work, text: str) -> bool:
+    """Mark one piece of work answered and send the answer where it goes, exactly once."""
+    now = timezone.now()
+    if not Work.objects.filter(id=work.id, state=Work.State.OPEN).update(
+        state=Work.State.ANSWERED, answer=text, latest_reply=text[:2000], answered_at=now
+    ):
+        return False
+    source = work.agent.name if work.conversation.kind == Conversation.Kind.CHAT else (
+        f"{work.agent.name} · {work.conversation.title}"
+    )
+    if work.and_then_group:
+        group = Work.objects.filter(and_then_group=work.and_then_group)
+        if group.exclude(state=Work.State.ANSWERED).exists():
+            return True
+        answers = "\n".join(f"- {w.conversation.title}: {w.answer}" for w in group.select_related("conversation"))
+        services.message_append(
+            conversation=work.requester, role=Message.Role.ANSWER,
+            text=f"[Answers from your threads]\n{answers}\nNow: {work.and_then}",
+            data={"and_then_group": str(work.and_then_group)},
+        )
+        scheduler.wake(conversation=work.requester)
+        return True
+    if work.requester is None:
+        # The owner asked: the answer reaches them on its own, in the agent's chat, without a chat turn.
+        if work.conversation.kind == Conversation.Kind.THREAD:
+            chat = services.chat_for(agent=work.agent)
+            services.message_append(
+                conversation=chat, role=Message.Role.ANSWER, text=f"[Answer from {source}] {text}",
+                data={"work_id": str(work.id), "quiet": True},
+            )
+        return True
+    services.message_append(
+        conversation=work.requester, role=Message.Role.ANSWER, text=f"[Answer from {source}] {text}",
+        data={"work_id": str(work.id), "from": work.agent.name},
+    )
+    scheduler.wake(conversation=work.requester)
+    return True
+
+
+def unanswered_tool_calls(conversation: Conversation) -> list[ToolCall]:
+    return list(ToolCall.objects.filter(conversation=conversation, done_at__isnull=True).order_by("id"))
+
+
+def has_new_input(conversation: Conversation) -> bool:
+    """Is there something after the agent's last reply to act on? (Tool results count: the step goes on.)"""
+    last = Message.objects.filter(conversation=conversation).order_by("-seq").first()
+    if last is None:
+        return False
+    if last.role == Message.Role.TOOL:
+        return True
+    if last.role == Message.Role.AGENT:
+        return False
+    after_reply = Message.objects.filter(conversation=conversation, role__in=INPUT_ROLES)
+    last_reply = Message.objects.filter(conversation=conversation, role=Message.Role.AGENT).order_by("-seq").first()
+    if last_reply is not None:
+        after_reply = after_reply.filter(seq__gt=last_reply.seq)
+    return any(not m.data.get("quiet") for m in after_reply.only("data"))
+
+
+def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
+    """Messages in the OpenAI chat format, each input marked with its id so the agent can zoom and date it."""
+    converted = []
+    answered_calls = set()
+    for message in messages:
+        if message.role == Message.Role.AGENT:
+            entry = {"role": "assistant", "content": message.text or None}
+            calls = message.data.get("tool_calls") or []
+            if calls:
+                entry["tool_calls"] = [
+                    {"id": c["id"], "type": "function",
+                     "function": {"name": c["name"], "arguments": c.get("raw") or json.dumps(c["arguments"])}}
+                    for c in calls
+                ]
+                answered_calls.update(c["id"] for c in calls)
+            if not calls and not message.text:
+                entry["content"] = ""
+            converted.append(entry)
+        elif message.role == Message.Role.TOOL:
+            call_id = message.data.get("call_id")
+            if call_id in answered_calls:
+                converted.append({"role": "tool", "tool_call_id": call_id,
+                                  "content": memory.head(message.text, message.seq)})
+            else:
+                # Its call was folded into memory: show the result as plain text rather than an orphan.
+                converted.append({"role": "user", "content": f"[#{message.seq}] result of {message.data.get('name')}: "
+                                                            f"{memory.head(message.text, message.seq)}"})
+        elif message.role == Message.Role.OWNER:
+            converted.append({"role": "user", "content": f"[#{message.seq}] {owner}: {memory.head(message.text, message.seq)}"})
+        else:
+            converted.append({"role": "user", "content": f"[#{message.seq}] {memory.head(message.text, message.seq)}"})
+    return converted
+
+
+def check_turns(conversation: Conversation) -> list[dict]:
+    """The conversation as the owner's-yes check reads it: only the owner's words and routines give permission.
+
+    Packets from the agent's own chat carry the owner's words that started the work as the owner's own; packets
+    from other agents carry them as hand-off owner_words. Tool results and answers are what was read.
+    """
+    turns = []
+    for message in Message.objects.filter(conversation=conversation).order_by("seq"):
+        data = message.data or {}
+        if message.role == Message.Role.OWNER:
+            turns.append({"role": "owner", "text": message.text})
+        elif message.role == Message.Role.ROUTINE:
+            turns.append({"role": "routine", "name": data.get("name", ""), "text": data.get("note", "")})
+            if data.get("event_text"):
+                turns.append({"role": "read", "source": data.get("source", "event"), "text": data["event_text"]})
+        elif message.role == Message.Role.HANDOFF and data.get("from_chat"):
+            turns.extend({"role": "owner", "text": w["text"]} for w in data.get("owner_words", []))
+            turns.append({"role": "agent", "text": data.get("task", "")})
+        elif message.role == Message.Role.HANDOFF:
+            turns.append({"role": "handoff", "from": data.get("from", ""), "task": data.get("task", ""),
+                          "notes": data.get("notes", ""), "owner_words": data.get("owner_words", [])})
+        elif message.role == Message.Role.AGENT:
+            if message.text:
+                turns.append({"role": "agent", "text": message.text})
+        elif message.role in (Message.Role.TOOL, Message.Role.ANSWER):
+            turns.append({"role": "read", "source": data.get("name") or data.get("from") or "answer",
+                          "text": message.text})
+    return turns
+
+
+def run_turn(conversation_id: str) -> str | None:
+    """The worker task: run one claimed conversation's turn, then hand the queue on."""
+    conversation = (
+        Conversation.objects.select_related("agent", "organization").filter(id=conversation_id).first()
+    )
+    if conversation is None or conversation.state != Conversation.State.RUNNING:
+        return None
+    run = Run.objects.create(
+        organization=conversation.organization, conversation=conversation, agent=conversation.agent,
+        started_at=timezone.now(),
+    )
+    turn = Turn(conversation, run)
+    try:
+        outcome = turn.execute()
+    except Exception as error:  # noqa: BLE001  (a bug must not leave the conversation claimed forever)
+        logger.exception("turn of %s failed", conversation_id)
+        Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error))
+        scheduler.finish(conversation=conversation, more_to_do=False)
+        raise
+    Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error)
+    if outcome == Run.Outcome.PAUSED:
+        # Back in the queue: it runs when the owner raises the budget.
+        Conversation.objects.filter(id=conversation.id).update(state=Conversation.State.QUEUED, queued_at=timezone.now())
+        return outcome
+    more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and has_new_input(conversation)
+    scheduler.finish(conversation=conversation, more_to_do=more)
+    return outcome

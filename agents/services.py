@@ -1,0 +1,293 @@
+"""Writes for agents at work: the agents themselves, their conversations and messages, work and usage."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from agents.models import Agent, Conversation, Message, Usage, Work
+from roadstar.actors import Actor
+from tools.errors import ToolError
+
+MAX_AGENTS = 40  # besides Roadstar
+JOB_DESCRIPTION_LIMIT = 600
+MAX_OPEN_THREADS = 30
+MODEL_IDS = [choice for choice, _ in Agent.Model.choices]
+
+
+# --- agents -------------------------------------------------------------------------------------------------
+
+
+def agent_by_name(*, org, name: str) -> Agent:
+    agent = Agent.objects.filter(organization=org, name__iexact=(name or "").strip()).first()
+    if agent is None:
+        names = ", ".join(Agent.objects.filter(organization=org).values_list("name", flat=True))
+        raise ToolError("not_found", f"There is no agent called {name!r}. The owner's agents are: {names}.")
+    return agent
+
+
+def _job_description_length(owns: str, good: str, works: str, asks_first: str) -> int:
+    return sum(len(part or "") for part in (owns, good, works, asks_first))
+
+
+def _check_job_description(owns, good, works, asks_first):
+    length = _job_description_length(owns, good, works, asks_first)
+    if length > JOB_DESCRIPTION_LIMIT:
+        raise ToolError(
+            "bad_input",
+            f"owns, good, works, asksFirst: the job description's four parts come to {length} characters; "
+            f"{JOB_DESCRIPTION_LIMIT} is the most. Shorten it; nothing was saved.",
+        )
+
+
+def agent_make(
+    *, org, actor: Actor, name: str, job: str, owns: str, good: str, works: str, asks_first: str,
+    model: str | None = None, reports_to: str | None = None, department: str | None = None,
+) -> Agent:
+    name = name.strip()
+    if not name:
+        raise ToolError("bad_input", "name: required")
+    _check_job_description(owns, good, works, asks_first)
+    if Agent.objects.filter(organization=org, is_roadstar=False).count() >= MAX_AGENTS:
+        raise ToolError(
+            "bad_input", f"An owner keeps up to {MAX_AGENTS} agents besides Roadstar; this workspace has that many."
+        )
+    if Agent.objects.filter(organization=org, name__iexact=name).exists():
+        raise ToolError("bad_input", f"name: there is an agent called {name} already.")
+    boss = agent_by_name(org=org, name=reports_to) if reports_to else Agent.objects.get(organization=org, is_roadstar=True)
+    return Agent.objects.create(
+        organization=org, name=name, job=job, owns=owns, good=good, works=works, asks_first=asks_first,
+        model=model or Agent.Model.TERRA, reports_to=boss, department=department or "",
+    )
+
+
+AGENT_FIELDS = ("name", "job", "owns", "good", "works", "asks_first", "model", "reports_to", "department")
+
+
+def agent_change(*, org, actor: Actor, agent: Agent, changes: dict) -> Agent:
+    """Change what is given of name, job, the four parts, model, reportsTo (a name) and department."""
+    if "name" in changes:
+        new_name = changes["name"].strip()
+        if not new_name:
+            raise ToolError("bad_input", "name: can't be empty")
+        if Agent.objects.filter(organization=org, name__iexact=new_name).exclude(id=agent.id).exists():
+            raise ToolError("bad_input", f"name: there is an agent called {new_name} already.")
+        if agent.is_roadstar and new_name != agent.name:
+            raise ToolError("bad_input", "name: Roadstar keeps its name.")
+        changes["name"] = new_name
+    parts = {k: changes.get(k, getattr(agent, k)) for k in ("owns", "good", "works", "asks_first")}
+    _check_job_description(**parts)
+    if "reports_to" in changes:
+        boss = agent_by_name(org=org, name=changes["reports_to"]) if changes["reports_to"] else None
+        if boss is not None and boss.id == agent.id:
+            raise ToolError("bad_input", "reportsTo: an agent can't report to itself.")
+        changes["reports_to"] = boss
+    for key, value in changes.items():
+        setattr(agent, key, value)
+    agent.save()
+    return agent
+
+
+def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None = None,
+                   about: str | None = None) -> dict:
+    """Keep or drop a note; Roadstar also keeps the About. Returns the spec's answer."""
+    if about is not None and not agent.is_roadstar:
+        raise ToolError("bad_input", "about: only Roadstar keeps the About; tell Roadstar with hand_off.")
+    if forget is not None and forget not in agent.notes:
+        raise ToolError(
+            "not_found", "forget: no note reads exactly that; give the note word for word. Notes: "
+            + " | ".join(agent.notes),
+        )
+    if note is None and forget is None and about is None:
+        raise ToolError("bad_input", "note, forget or about: give one")
+    with transaction.atomic():
+        if forget is not None:
+            agent.notes = [n for n in agent.notes if n != forget]
+        if note is not None and note.strip() and note.strip() not in agent.notes:
+            agent.notes = [*agent.notes, note.strip()]
+        agent.save(update_fields=["notes", "updated_at"])
+        if about is not None:
+            org = agent.organization
+            org.about = about
+            org.save(update_fields=["about"])
+    if about is not None and note is None and forget is None:
+        return {"about": "saved"}
+    return {"notes": list(agent.notes)}
+
+
+def agent_spend_this_month(*, agent: Agent) -> Decimal:
+    start = timezone.now().replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    total = Usage.objects.filter(agent=agent, at__gte=start).aggregate(total=Sum("cost"))["total"]
+    return total or Decimal(0)
+
+
+def usage_record(*, org, agent: Agent | None, conversation: Conversation | None, purpose: str, model_id: str,
+                 usage) -> Usage:
+    """Record one model call's tokens and cost; an agent past its monthly budget is paused, with a Home card."""
+    from agents.runtime.model import cost_of
+
+    row = Usage.objects.create(
+        organization=org, agent=agent, conversation=conversation, purpose=purpose, model=model_id,
+        input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
+        output_tokens=usage.output_tokens, cost=cost_of(model_id, usage),
+    )
+    if agent is not None and agent.monthly_budget is not None and not agent.paused:
+        spent = agent_spend_this_month(agent=agent)
+        if spent > agent.monthly_budget:
+            agent_pause_for_budget(agent=agent, spent=spent)
+    return row
+
+
+def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
+    from roadstar.services import card_open
+
+    Agent.objects.filter(id=agent.id).update(paused=True)
+    agent.paused = True
+    card_open(
+        org=agent.organization, kind="budget", subject=f"budget:{agent.id}",
+        title=f"{agent.name} is paused: it spent ${spent:.2f} of its ${agent.monthly_budget:.2f} this month",
+        body=f"Raise {agent.name}'s monthly budget to let it work again; its work waits until then.",
+        action_label="Raise the budget", data={"agent_id": str(agent.id)},
+    )
+
+
+def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
+    from agents.runtime.scheduler import dispatch
+    from roadstar.models import Card
+
+    with transaction.atomic():
+        agent.monthly_budget = monthly_budget
+        agent.paused = agent_spend_this_month(agent=agent) > monthly_budget
+        agent.save(update_fields=["monthly_budget", "paused", "updated_at"])
+        if not agent.paused:
+            Card.objects.filter(organization=org, subject=f"budget:{agent.id}", resolved_at__isnull=True).update(
+                resolved_at=timezone.now()
+            )
+            transaction.on_commit(lambda: dispatch(org_id=org.id))
+    return agent
+
+
+# --- conversations and messages -----------------------------------------------------------------------------
+
+
+def chat_for(*, agent: Agent) -> Conversation:
+    chat = Conversation.objects.filter(agent=agent, kind=Conversation.Kind.CHAT).first()
+    if chat is not None:
+        return chat
+    try:
+        with transaction.atomic():
+            return Conversation.objects.create(organization_id=agent.organization_id, agent=agent, kind="chat")
+    except IntegrityError:
+        return Conversation.objects.get(agent=agent, kind=Conversation.Kind.CHAT)
+
+
+def message_append(*, conversation: Conversation, role: str, text: str, data: dict | None = None) -> Message:
+    """Append a message with the next id. The conversation row is locked so concurrent writers take turns."""
+    with transaction.atomic():
+        Conversation.objects.select_for_update().filter(id=conversation.id).first()
+        last = Message.objects.filter(conversation=conversation).aggregate(last=Max("seq"))["last"]
+        return Message.objects.create(
+            conversation=conversation, seq=0 if last is None else last + 1, role=role, text=text, data=data or {}
+        )
+
+
+def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) -> Conversation:
+    threads = Conversation.objects.filter(agent=agent, kind=Conversation.Kind.THREAD, title__iexact=title.strip())
+    if not include_closed:
+        threads = threads.filter(closed_at__isnull=True)
+    thread = threads.order_by("closed_at").first()
+    if thread is None:
+        open_titles = Conversation.objects.filter(
+            agent=agent, kind=Conversation.Kind.THREAD, closed_at__isnull=True
+        ).values_list("title", flat=True)
+        raise ToolError(
+            "not_found",
+            f"No thread called {title!r}. Open threads: {', '.join(open_titles) or 'none'}.",
+        )
+    return thread
+
+
+def thread_start(*, agent: Agent, title: str) -> Conversation:
+    title = title.strip()
+    if not title:
+        raise ToolError("bad_input", "title: required")
+    if Conversation.objects.filter(agent=agent, kind="thread", title__iexact=title, closed_at__isnull=True).exists():
+        raise ToolError("bad_input", f"title: a thread called {title} is open already; send it work with message_thread.")
+    open_count = Conversation.objects.filter(agent=agent, kind="thread", closed_at__isnull=True).count()
+    if open_count >= MAX_OPEN_THREADS:
+        raise ToolError(
+            "bad_input", f"{agent.name} has {MAX_OPEN_THREADS} open threads, the most it keeps: close a finished "
+            "one with close_thread, or send this work to a thread that holds it.",
+        )
+    return Conversation.objects.create(organization_id=agent.organization_id, agent=agent, kind="thread", title=title)
+
+
+def thread_close(*, thread: Conversation) -> None:
+    thread.closed_at = timezone.now()
+    thread.save(update_fields=["closed_at", "updated_at"])
+
+
+def thread_reopen(*, thread: Conversation) -> None:
+    if thread.closed_at is not None:
+        open_count = Conversation.objects.filter(agent=thread.agent, kind="thread", closed_at__isnull=True).count()
+        if open_count >= MAX_OPEN_THREADS:
+            raise ToolError("bad_input", f"Reopening {thread.title} would pass {MAX_OPEN_THREADS} open threads; close one first.")
+        thread.closed_at = None
+        thread.save(update_fields=["closed_at", "updated_at"])
+
+
+# --- work -----------------------------------------------------------------------------------------------------
+
+
+def work_open(
+    *, org, agent: Agent, conversation: Conversation, task: str, requester: Conversation | None,
+    requested_by: Agent | None = None, chain: list | None = None, depth: int = 0, owner_words: list | None = None,
+    and_then_group=None, and_then: str = "",
+) -> Work:
+    return Work.objects.create(
+        organization=org, agent=agent, conversation=conversation, task=task, requester=requester,
+        requested_by=requested_by, chain=chain or [], depth=depth, owner_words=owner_words or [],
+        and_then_group=and_then_group, and_then=and_then,
+    )
+
+
+def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
+    """The owner writes in an agent's chat: a message, a piece of work answered in the chat, and a turn."""
+    from agents.runtime.scheduler import wake
+
+    text = (text or "").strip()
+    if not text:
+        raise ToolError("bad_input", "text: write something")
+    chat = chat_for(agent=agent)
+    with transaction.atomic():
+        message = message_append(conversation=chat, role=Message.Role.OWNER, text=text)
+        work_open(
+            org=org, agent=agent, conversation=chat, task=text, requester=None,
+            owner_words=[{"text": text, "where": f"{agent.name}'s chat", "at": message.created_at.isoformat()}],
+        )
+        wake(conversation=chat)
+    return message
+
+
+def when_text(at: datetime.datetime) -> str:
+    return at.isoformat(timespec="minutes")
+
+
+def conversation_try_again(*, org, conversation_id) -> Conversation:
+    """Home's Try again: run the turn that couldn't finish once more."""
+    from agents.runtime.scheduler import wake
+    from roadstar.models import Card
+
+    conversation = Conversation.objects.filter(organization=org, id=conversation_id).first()
+    if conversation is None:
+        raise ToolError("not_found", f"No conversation with id {conversation_id} in this workspace.")
+    with transaction.atomic():
+        Card.objects.filter(
+            organization=org, subject=f"try_again:{conversation.id}", resolved_at__isnull=True
+        ).update(resolved_at=timezone.now())
+        wake(conversation=conversation)
+    return conversation
