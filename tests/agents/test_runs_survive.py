@@ -1,0 +1,83 @@
+"""A worker that dies mid-turn loses nothing, and a tool call that already ran is not run again."""
+
+import pytest
+
+from agents import services
+from agents.models import Conversation, ToolCall, Work
+from agents.runtime.model import call, say
+from agents.runtime.scheduler import claim, drain
+from agents.runtime.turn import run_turn
+from contacts.models import Contact
+
+
+class WorkerDied(BaseException):
+    """What a killed worker looks like from inside: nothing after it runs, not even `except Exception`."""
+
+
+def die(request):
+    raise WorkerDied()
+
+
+@pytest.fixture
+def thread(org, staff, model):
+    org.check_enabled = False
+    org.save()
+    desk = staff["Client desk"]
+    model.add(call("start_thread", {"title": "Juniper", "task": "Add Dana"}), say("Started."))
+    services.owner_message_send(org=org, agent=desk, text="Add Dana")
+    [chat] = claim(org_id=org.id)
+    run_turn(str(chat.id))
+    return Conversation.objects.get(kind="thread", title="Juniper")
+
+
+def test_a_turn_picked_up_again_does_not_run_a_finished_tool_call_twice(org, thread, model):
+    model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}), die)
+    [claimed] = claim(org_id=org.id)
+    with pytest.raises(WorkerDied):
+        run_turn(str(claimed.id))
+    assert Conversation.objects.get(id=thread.id).state == "running"
+    model.add(say("Added Dana."))
+    run_turn(str(thread.id))  # the task handed out again
+    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 1
+    assert Work.objects.get(conversation=thread).answer == "Added Dana."
+
+
+def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, model):
+    # The step is saved with its call; the worker dies while the call's result is being saved.
+    model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}))
+    [claimed] = claim(org_id=org.id)
+    original = ToolCall.save
+
+    def dying_save(self, *args, **kwargs):
+        raise WorkerDied()
+
+    ToolCall.save = dying_save
+    try:
+        with pytest.raises(WorkerDied):
+            run_turn(str(claimed.id))
+    finally:
+        ToolCall.save = original
+    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
+    assert ToolCall.objects.get(conversation=thread).done_at is None
+    model.add(say("Added Dana."))
+    run_turn(str(thread.id))
+    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 1
+
+
+def test_a_reply_saved_before_the_worker_died_is_not_asked_for_again(org, thread, model):
+    model.add(say("Added Dana."))
+    [claimed] = claim(org_id=org.id)
+    run_turn(str(claimed.id))
+    requests = len(model.requests)
+    Conversation.objects.filter(id=thread.id).update(state="running")  # as if the task were handed out again
+    run_turn(str(thread.id))
+    assert len(model.requests) == requests
+
+
+def test_every_piece_of_work_is_answered_exactly_once(org, thread, model):
+    model.add(say("Added Dana."))
+    drain(org_id=org.id)
+    Conversation.objects.filter(id=thread.id).update(state="running")
+    run_turn(str(thread.id))
+    assert Work.objects.get(conversation=thread).answer == "Added Dana."
+    assert services.chat_for(agent=thread.agent).messages.filter(role="answer").count() == 1
