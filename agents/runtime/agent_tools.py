@@ -170,9 +170,10 @@ def hand_off(turn, inp: HandOffInput):
             org=turn.org, agent=target, conversation=chat, task=inp.task, requester=requester,
             requested_by=turn.agent, chain=chain, depth=depth, owner_words=owner_words,
         )
-        if passing_on and current is not None:
-            turn.pass_on(current)
-        turn.routed = True
+        if passing_on:
+            turn.pass_on(requester.id if requester else None)
+        else:
+            turn.keep()
         wake(conversation=chat)
     if passing_on:
         return {"handed": target.name, "answer": "goes straight to whoever asked you"}
@@ -365,15 +366,22 @@ class ReadThreadInput(ToolInput):
 def read_thread(turn, inp: ReadThreadInput):
     thread = services.thread_by_title(agent=turn.agent, title=inp.thread)
     if inp.id is not None:
-        n = inp.n or 1
-        return {"thread": thread.title, **memory.zoom(thread, start=inp.id, n=n, at=(inp.page or 0) * memory.PAGE)}
-    text = memory_text(thread)
+        result = memory.zoom(thread, start=inp.id, n=inp.n or 1, at=(inp.page or 0) * memory.PAGE,
+                             read_on=lambda seq: read_thread_pointer(thread, seq))
+        if "nextAt" in result:  # read_thread goes on by page, not by character
+            result["nextPage"] = result.pop("nextAt") // memory.PAGE
+        return {"thread": thread.title, **result}
+    text = memory_text(thread, read_on=lambda seq: read_thread_pointer(thread, seq))
     encoded = text.encode()
     if len(encoded) > READ_THREAD_BYTES:
-        text = encoded[:READ_THREAD_BYTES].decode(errors="ignore") + (
-            f"\n[… {len(encoded) - READ_THREAD_BYTES} more bytes: read a line or message by id]"
-        )
+        text = encoded[:READ_THREAD_BYTES].decode(errors="ignore")  # never half a character
+        more = len(encoded) - len(text.encode())
+        text += f"\n[… {more} more bytes: read a line or message by id]"
     return {"thread": thread.title, "memory": text}
+
+
+def read_thread_pointer(thread: Conversation, seq: int) -> str:
+    return f"read_thread thread {thread.title!r} id {seq} page {memory.MESSAGE_HEAD // memory.PAGE}"
 
 
 class CloseThreadInput(ToolInput):
@@ -393,13 +401,21 @@ def close_thread(turn, inp: CloseThreadInput):
     return {"closed": thread.title}
 
 
-def memory_text(conversation: Conversation) -> str:
-    """A conversation's memory as text from the top: its lines, then its newest messages."""
+def memory_text(conversation: Conversation, *, read_on=None) -> str:
+    """A conversation's memory as text from the top: its lines, then its newest messages.
+
+    With `read_on` (how the reader reads on, given a message's id) a long message shows its head and how much
+    more there is; without it (a fork carries a chat's memory into a thread) every message is carried whole:
+    the thread reads its copy a page at a time with zoom_memory.
+    """
     lines = memory.top_lines(conversation)
     rows = [f"[{memory.line_label(line.start, line.n)}] {line.summary}" for line in lines]
     upto = memory.folded_upto(lines)
     for message in Message.objects.filter(conversation=conversation, seq__gte=upto):
-        rows.append(memory.head(memory.message_text_for_summary(message), message.seq))
+        text = memory.message_text_whole(message)
+        if read_on is not None:
+            text = memory.head(text, message.seq, read_on)
+        rows.append(f"#{message.seq} {message.role}: {text}")
     return "\n".join(rows)
 
 

@@ -15,9 +15,10 @@ The summaries are written by the cheapest model.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from agents.models import Conversation, MemoryLine, Message
 
@@ -35,11 +36,23 @@ SUMMARY_INSTRUCTIONS = (
 
 
 def message_text_for_summary(message: Message) -> str:
+    """A message as a summary request shows it: its id and role, its text and tool calls, cut to a sensible size."""
     text = message.text
     if message.role == Message.Role.AGENT and message.data.get("tool_calls"):
         calls = "; ".join(f"{c['name']}({json.dumps(c['arguments'])[:300]})" for c in message.data["tool_calls"])
         text = f"{text}\n[called {calls}]".strip()
     return f"#{message.seq} {message.role}: {text[:2000]}"
+
+
+def message_text_whole(message: Message) -> str:
+    """A message whole, as zoom_memory reads it: its text, and an agent message's tool calls as it made them."""
+    text = message.text
+    if message.role == Message.Role.AGENT and message.data.get("tool_calls"):
+        calls = "; ".join(
+            f"{c['name']}({c.get('raw') or json.dumps(c['arguments'])})" for c in message.data["tool_calls"]
+        )
+        text = f"{text}\n[called {calls}]".strip()
+    return text
 
 
 def summarize(conversation: Conversation, texts: list[str]) -> str:
@@ -77,31 +90,48 @@ def folded_upto(lines: list[MemoryLine]) -> int:
     return lines[-1].start + lines[-1].n if lines else 0
 
 
+def line_made(conversation: Conversation, start: int, n: int, texts) -> MemoryLine:
+    """Line start+n, summed up from `texts` (a callable giving them) unless it was made already.
+
+    The summary is written before the line is saved and outside any transaction of this function's: a model
+    call can take a minute of retries, and an open transaction would hold SQLite's write lock all that time.
+    """
+    line = MemoryLine.objects.filter(conversation=conversation, start=start, n=n).first()
+    if line is not None:
+        return line
+    summary = summarize(conversation, texts())
+    try:
+        with transaction.atomic():
+            return MemoryLine.objects.create(conversation=conversation, start=start, n=n, summary=summary)
+    except IntegrityError:  # made meanwhile (a chat's read_thread and the thread's own zoom_memory, at once)
+        return MemoryLine.objects.get(conversation=conversation, start=start, n=n)
+
+
 def fold(conversation: Conversation) -> int:
-    """Fold the oldest whole messages into lines while more than KEEP_WHOLE + BLOCK are whole. Returns folds made."""
+    """Fold the oldest whole messages into lines while KEEP_WHOLE + BLOCK or more are whole. Returns blocks folded.
+
+    Like a binary counter: a block of BLOCK messages becomes a line, and while the last two lines are the same
+    size they fold into one of twice the size. Each line is saved on its own, so a fold cut short (the model
+    down, the worker gone) leaves only correct lines, and the next fold first folds the two it left unfolded.
+    """
     lines = top_lines(conversation)
-    upto = folded_upto(lines)
     total = Message.objects.filter(conversation=conversation).count()
     made = 0
-    while total - upto >= KEEP_WHOLE + BLOCK:
-        block = list(Message.objects.filter(conversation=conversation, seq__gte=upto, seq__lt=upto + BLOCK))
-        summary = summarize(conversation, [message_text_for_summary(m) for m in block])
-        with transaction.atomic():
-            line, _ = MemoryLine.objects.get_or_create(
-                conversation=conversation, start=upto, n=BLOCK, defaults={"summary": summary}
-            )
-            lines.append(line)
-            # Like a binary counter: while the last two lines are the same size and aligned, fold them into one.
-            while len(lines) >= 2 and lines[-1].n == lines[-2].n and lines[-2].start % (2 * lines[-2].n) == 0:
-                left, right = lines[-2], lines[-1]
-                merged_summary = summarize(conversation, [left.summary, right.summary])
-                merged, _ = MemoryLine.objects.get_or_create(
-                    conversation=conversation, start=left.start, n=left.n * 2, defaults={"summary": merged_summary}
-                )
-                lines[-2:] = [merged]
-        upto += BLOCK
+    while True:
+        if len(lines) >= 2 and lines[-1].n == lines[-2].n and lines[-2].start % (2 * lines[-2].n) == 0:
+            left, right = lines[-2], lines[-1]
+            lines[-2:] = [line_made(conversation, left.start, 2 * left.n, lambda: [left.summary, right.summary])]
+            continue
+        upto = folded_upto(lines)
+        if total - upto < KEEP_WHOLE + BLOCK:
+            return made
+
+        def block_texts(upto=upto):
+            block = Message.objects.filter(conversation=conversation, seq__gte=upto, seq__lt=upto + BLOCK)
+            return [message_text_for_summary(m) for m in block]
+
+        lines.append(line_made(conversation, upto, BLOCK, block_texts))
         made += 1
-    return made
 
 
 def line_label(start: int, n: int) -> str:
@@ -118,44 +148,55 @@ def memory_preamble(lines: list[MemoryLine]) -> str | None:
     )
 
 
-def head(text: str, seq: int) -> str:
+def zoom_pointer(seq: int) -> str:
+    return f"zoom_memory id {seq} n 1 at {MESSAGE_HEAD}"
+
+
+def head(text: str, seq: int, read_on: Callable[[int], str] | None = zoom_pointer) -> str:
+    """A long message's head, and how many characters more there are and how to read them (`read_on`)."""
     if len(text) <= MESSAGE_HEAD:
         return text
-    return text[:MESSAGE_HEAD] + f"\n[… {len(text) - MESSAGE_HEAD} more characters: zoom_memory id {seq} n 1 at {MESSAGE_HEAD}]"
+    more = f"{len(text) - MESSAGE_HEAD} more characters"
+    return text[:MESSAGE_HEAD] + (f"\n[… {more}: {read_on(seq)}]" if read_on else f"\n[… {more}]")
 
 
-def zoom(conversation: Conversation, *, start: int, n: int = 1, at: int = 0) -> dict:
-    """Open line start+n into its two halves, or with n = 1 read message `start` whole, a page from `at`."""
+def zoom(conversation: Conversation, *, start: int, n: int = 1, at: int = 0,
+         read_on: Callable[[int], str] = zoom_pointer) -> dict:
+    """Open line start+n into its two halves, or with n = 1 read message `start` whole, a page from `at`.
+
+    Halves below BLOCK are summed up on demand, by the cheapest model, and kept. `read_on` says how the reader
+    reads on in a long message (zoom_memory in the agent's own memory, read_thread in a thread's).
+    """
     from tools.errors import ToolError
 
     if n == 1:
         message = Message.objects.filter(conversation=conversation, seq=start).first()
         if message is None:
             raise ToolError("not_found", f"There is no message {start} in this memory.")
-        text = message_text_for_summary(message) if message.role == Message.Role.AGENT else message.text
-        page = text[at : at + PAGE]
-        result = {"id": start, "n": 1, "role": message.role, "text": page}
+        text = message_text_whole(message)
+        if at and at >= len(text):
+            raise ToolError("bad_input", f"at: message {start} has {len(text)} characters; start before that.")
+        result = {"id": start, "n": 1, "role": message.role, "text": text[at : at + PAGE]}
         if at + PAGE < len(text):
             result["nextAt"] = at + PAGE
         return result
     if n < 2 or n & (n - 1) or start % n:
         raise ToolError("bad_input", "n: a line's n is a power of 2 and its id a multiple of n; 1 reads a message")
-    total = Message.objects.filter(conversation=conversation).count()
-    if start + n > folded_upto(top_lines(conversation)) or start + n > total:
+    if start + n > folded_upto(top_lines(conversation)):
         raise ToolError("not_found", f"There is no {line_label(start, n)} in this memory yet.")
     half = n // 2
     halves = []
     for part_start in (start, start + half):
         if half == 1:
             message = Message.objects.get(conversation=conversation, seq=part_start)
-            halves.append({"id": part_start, "n": 1, "text": head(message_text_for_summary(message), part_start)})
+            halves.append({"id": part_start, "n": 1, "role": message.role,
+                           "text": head(message_text_whole(message), part_start, read_on)})
             continue
-        line = MemoryLine.objects.filter(conversation=conversation, start=part_start, n=half).first()
-        if line is None:
+
+        def texts(part_start=part_start):
             messages = Message.objects.filter(conversation=conversation, seq__gte=part_start, seq__lt=part_start + half)
-            line = MemoryLine.objects.create(
-                conversation=conversation, start=part_start, n=half,
-                summary=summarize(conversation, [message_text_for_summary(m) for m in messages]),
-            )
+            return [message_text_for_summary(m) for m in messages]
+
+        line = line_made(conversation, part_start, half, texts)
         halves.append({"id": line.start, "n": line.n, "summary": line.summary})
     return {"line": {"id": start, "n": n}, "halves": halves}

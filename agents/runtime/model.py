@@ -75,12 +75,15 @@ class OpenAIModel:
     """Chat Completions through the `openai` SDK, with tool calls, usage, and Roadstar's retry schedule."""
 
     def __init__(self, *, api_key: str | None, base_url: str | None, sleep: Callable[[float], None] = time.sleep,
-                 timeout: float = 120.0):
+                 timeout: float = 120.0, http_client=None):
         import openai
 
         self._openai = openai
         # The SDK's own retries are off: the schedule is the spec's, and each try is logged.
-        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, max_retries=0, timeout=timeout)
+        # `http_client`: the SDK's HTTP client, for tests. The SDK speaks `httpx2`, which respx does not see; an
+        # `httpx.Client` given here is one respx mocks, so recorded exchanges go through the real client.
+        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, timeout=timeout,
+                                    http_client=http_client)
         self.sleep = sleep
 
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
@@ -122,6 +125,10 @@ def _response_from(completion) -> ModelResponse:
         try:
             arguments = json.loads(raw)
         except json.JSONDecodeError:
+            arguments = None
+        if not isinstance(arguments, dict):
+            # Not a JSON object (broken JSON, or `[]`, `null`, a string): kept as written, so the tool answers
+            # with a bad_input the model can correct, rather than running on nothing.
             arguments = {"_unparsed": raw}
         calls.append(ToolCallRequest(id=call.id, name=call.function.name, arguments=arguments, raw_arguments=raw))
     usage = ModelUsage()

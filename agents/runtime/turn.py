@@ -45,21 +45,33 @@ class Turn:
         self.run = run
         self.place = place_of(conversation)
         self.actor = Actor.for_agent(self.agent)
-        self.routed = False  # the chat sent work on this turn (to a thread or another agent)
         self.and_then_groups: dict[str, uuid.UUID] = {}
-        self._work = (
-            Work.objects.filter(conversation=conversation, state=Work.State.OPEN).order_by("-created_at").first()
+        # The work this turn covers: what was open when it started, newest first. Work sent on whole ("passed")
+        # is answered by whoever does it; work sent on with the answer coming back here ("kept") stays open.
+        self._works = list(
+            Work.objects.filter(conversation=conversation, state=Work.State.OPEN).order_by("-created_at")
         )
+        self.passed_requesters: set = set()
+        self.kept = False
         self._tool_context: ToolContext | None = None
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
     def current_work(self) -> Work | None:
         """The piece of work this turn is on: the newest still open when the turn started."""
-        return self._work
+        return self._works[0] if self._works else None
 
-    def pass_on(self, work: Work) -> None:
-        Work.objects.filter(id=work.id, state=Work.State.OPEN).update(state=Work.State.PASSED)
+    @property
+    def routed(self) -> bool:
+        return self.kept or bool(self.passed_requesters)
+
+    def pass_on(self, requester_id) -> None:
+        """The work asked by this requester goes on whole: its answer comes from whoever does it now."""
+        self.passed_requesters.add(requester_id)
+
+    def keep(self) -> None:
+        """Work was sent on and its answer comes back here: this turn's reply is not the answer yet."""
+        self.kept = True
 
     def tool_context(self) -> ToolContext:
         if self._tool_context is None:
@@ -96,11 +108,11 @@ class Turn:
         if and_then:
             group = self.and_then_groups.setdefault(and_then, uuid.uuid4())
             requester = self.conversation
+            self.keep()
         else:
             group = None
             requester = current.requester if current else None
-            if current is not None:
-                self.pass_on(current)
+            self.pass_on(requester.id if requester else None)
         services.message_append(
             conversation=thread, role=Message.Role.HANDOFF,
             text=packet_text(sender=f"{self.agent.name}'s chat", task=task, notes=notes, links=links,
@@ -113,7 +125,6 @@ class Turn:
             depth=current.depth if current else 0, owner_words=owner_words, and_then_group=group,
             and_then=and_then or "",
         )
-        self.routed = True
         scheduler.wake(conversation=thread)
         return work
 
@@ -228,11 +239,12 @@ class Turn:
         with transaction.atomic():
             services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text)
             self._latest_reply(text)
-            if self.conversation.kind == Conversation.Kind.CHAT and self.routed:
-                # The chat sent the work on and said where; the answer comes from whoever does it.
-                return
-            for work in Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN):
-                answer_work(work, text)
+            covered = Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN)
+            for work in covered.select_related("conversation", "agent", "requester"):
+                if work.requester_id in self.passed_requesters:
+                    Work.objects.filter(id=work.id, state=Work.State.OPEN).update(state=Work.State.PASSED)
+                elif not self.kept:
+                    answer_work(work, text)
 
     def _say_no_model(self, explanation: str) -> None:
         card_open(
