@@ -42,6 +42,7 @@ class AgentFactory(factory.django.DjangoModelFactory):
 class ContactFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Contact
+        skip_postgeneration_save = True
 
     organization = factory.SubFactory(OrganizationFactory)
     name = factory.Sequence(lambda n: f"Person {n}")
@@ -73,6 +74,7 @@ class DocFactory(factory.django.DjangoModelFactory):
 
     class Meta:
         model = Doc
+        skip_postgeneration_save = True
 
     organization = factory.SubFactory(OrganizationFactory)
     project = factory.LazyAttribute(lambda o: ProjectFactory(organization=o.organization))
