@@ -84,6 +84,8 @@ class OpenItem(models.Model):
     by_id = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    # When a follow-up woke the agent that set it; each wakes it once.
+    woken_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["at", "created_at"]

@@ -1,5 +1,6 @@
 """The owner's workspace and Home: Organization, the Your-work lines (Change) and the Waiting-for-you cards."""
 
+import datetime
 import uuid
 
 from django.conf import settings
@@ -21,6 +22,8 @@ class Organization(models.Model):
     payment_details = models.JSONField(
         default=list, blank=True, help_text="The business's own payment details, which agents may send."
     )
+    summary_time = models.TimeField(default=datetime.time(7, 0), help_text="When the morning summary is written.")
+    last_summary_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

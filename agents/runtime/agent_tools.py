@@ -501,3 +501,7 @@ def _register_catalog():
 
 
 _register_catalog()
+
+
+# The routines app's agent tools (triggers, skills) register themselves on import.
+import routines.agent_tools  # noqa: E402, F401

@@ -24,6 +24,7 @@ from agents.runtime.agent_tools import (
     tools_for_place,
 )
 from agents.runtime.instructions import instructions_for
+from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from roadstar.actors import Actor
 from roadstar.services import card_open, change_record
@@ -276,6 +277,7 @@ def answer_work(work: Work, text: str) -> bool:
         state=Work.State.ANSWERED, answer=text, latest_reply=text[:2000], answered_at=now
     ):
         return False
+    work_answered.send(sender=Work, work=work, text=text)
     source = work.agent.name if work.conversation.kind == Conversation.Kind.CHAT else (
         f"{work.agent.name} · {work.conversation.title}"
     )

@@ -68,7 +68,7 @@ def test_a_chat_holds_only_chat_tools(org, desk, model):
     drain(org_id=org.id)
     names = {t["name"] for t in model.requests[0]["tools"]}
     assert names == {"hand_off", "remember", "start_thread", "message_thread", "read_thread", "close_thread",
-                     "zoom_memory", "message_date"}
+                     "zoom_memory", "message_date", "skills", "triggers"}
 
 
 def test_roadstars_chat_also_makes_and_changes_agents(org, model):
@@ -87,7 +87,8 @@ def test_a_thread_holds_browse_find_use_and_no_thread_tools(org, desk, model):
     services.owner_message_send(org=org, agent=desk, text="Do x")
     drain(org_id=org.id)
     names = {t["name"] for t in model.requests[2]["tools"]}
-    assert names == {"browse_tools", "find_tools", "use_tool", "hand_off", "remember", "zoom_memory", "message_date"}
+    assert names == {"browse_tools", "find_tools", "use_tool", "hand_off", "remember", "zoom_memory", "message_date",
+                     "skills"}
 
 
 def test_a_chat_turn_takes_at_most_four_steps(org, desk, model):

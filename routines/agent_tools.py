@@ -1,0 +1,147 @@
+"""`triggers` and `skills`: the agent tools for routines and skills (spec/tools/routines.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.db import transaction
+
+from agents import services as agent_services
+from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
+from routines import services
+from routines.models import Routine, Skill
+from tools.errors import ToolError
+from tools.registry import ToolInput
+
+
+def _target_agent(turn, name: str | None):
+    """You by default; another agent by name only from Roadstar's chat."""
+    if not name or name.strip().lower() == turn.agent.name.lower():
+        return turn.agent
+    target = agent_services.agent_by_name(org=turn.org, name=name)
+    if not turn.agent.is_roadstar:
+        raise ToolError("bad_input", f"agent: only Roadstar's chat sets routines and skills for other agents; "
+                                     f"ask Roadstar to set this one for {target.name}.")
+    return target
+
+
+# --- triggers -------------------------------------------------------------------------------------------------
+
+
+class TriggersInput(ToolInput):
+    action: Literal["list", "add", "off", "on", "change"]
+    agent: str | None = None
+    id: int | None = None
+    name: str | None = None
+    skill: str | None = None
+    note: str | None = None
+    when: dict | None = None
+    filter: dict | None = None
+    once: bool | None = None
+
+
+def routine_row(routine: Routine) -> dict:
+    return {
+        "id": routine.id, "name": routine.name, "note": routine.note, "when": services.when_of(routine),
+        "status": routine.status, "fired": routine.fired, "skill": routine.skill.slug if routine.skill_id else None,
+    }
+
+
+def _routine(turn, agent, routine_id: int | None) -> Routine:
+    if routine_id is None:
+        raise ToolError("bad_input", "id: give the routine's number, from list")
+    routine = Routine.objects.filter(organization=turn.org, agent=agent, id=routine_id).select_related(
+        "organization", "skill", "agent"
+    ).first()
+    if routine is None:
+        raise ToolError("not_found", f"{agent.name} has no routine {routine_id}; list shows its routines.")
+    return routine
+
+
+@agent_tool(
+    "triggers",
+    "When an agent works on its own: on a schedule, or when something happens, such as new mail. One that keeps "
+    "going is a routine.",
+    TriggersInput,
+    {ROADSTAR_CHAT, CHAT},
+)
+def triggers(turn, inp: TriggersInput):
+    agent = _target_agent(turn, inp.agent)
+    if inp.action == "list":
+        routines = Routine.objects.filter(organization=turn.org, agent=agent).select_related("skill")
+        return {"routines": [routine_row(r) for r in routines]}
+    if inp.action == "add":
+        if not inp.name or inp.when is None:
+            raise ToolError("bad_input", "name, when: a new routine needs a name and when it fires")
+        with transaction.atomic():
+            routine = services.routine_add(
+                org=turn.org, agent=agent, name=inp.name, when=inp.when, note=inp.note or "", skill=inp.skill,
+                filter=inp.filter, once=bool(inp.once),
+            )
+            turn.record_change(
+                tool="triggers", kind="makes", listing="home", target_type="routine", target_id=str(routine.id),
+                sentence=f"set a routine for {agent.name}: {routine.name} ({services.when_text(routine)})",
+            )
+        return {"saved": routine.id, "when": services.when_text(routine)}
+    routine = _routine(turn, agent, inp.id)
+    if inp.action in ("off", "on"):
+        services.routine_set_on(routine=routine, on=inp.action == "on")
+        return {"turnedOn": routine.id} if inp.action == "on" else {"turnedOff": routine.id}
+    # change: it changes what's there, so it goes past the check first.
+    held = turn.check(action={
+        "tool": "triggers",
+        "input": inp.model_dump(by_alias=True, exclude_none=True),
+        "replaces": {"name": routine.name, "note": routine.note, "when": services.when_of(routine)},
+    })
+    if held is not None:
+        return held
+    with transaction.atomic():
+        services.routine_change(routine=routine, name=inp.name, when=inp.when, note=inp.note, skill=inp.skill,
+                                filter=inp.filter, once=inp.once)
+        turn.record_change(
+            tool="triggers", kind="changes", listing="home", target_type="routine", target_id=str(routine.id),
+            sentence=f"changed {agent.name}'s routine {routine.name}",
+        )
+    return {"changed": routine.id}
+
+
+# --- skills ---------------------------------------------------------------------------------------------------
+
+
+class SkillsInput(ToolInput):
+    action: Literal["list", "read", "add", "change"]
+    agent: str | None = None
+    id: str | None = None
+    name: str | None = None
+    about: str | None = None
+    steps: str | None = None
+    why: str | None = None
+
+
+def _saved(agent, skill: Skill) -> dict:
+    return {"saved": {"agent": agent.name, "id": skill.slug, "name": skill.name}}
+
+
+@agent_tool(
+    "skills",
+    "List, read, add or change an agent's skills: step-by-step how-tos for one kind of work, such as \"Onboard a "
+    "client\". A skill never widens what the agent may do.",
+    SkillsInput,
+    {ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE},
+)
+def skills(turn, inp: SkillsInput):
+    agent = _target_agent(turn, inp.agent) if inp.action in ("add", "change") else (
+        agent_services.agent_by_name(org=turn.org, name=inp.agent) if inp.agent else turn.agent
+    )
+    if inp.action == "list":
+        return {"skills": [{"id": s.slug, "name": s.name, "about": s.about} for s in Skill.objects.filter(agent=agent)]}
+    if inp.action == "read":
+        skill = services.skill_get(agent=agent, skill_id=inp.id or "")
+        return {"id": skill.slug, "name": skill.name, "about": skill.about, "steps": skill.steps}
+    if inp.action == "add":
+        skill = services.skill_add(org=turn.org, agent=agent, name=inp.name or "", about=inp.about or "",
+                                   steps=inp.steps or "", why=inp.why or "")
+        return _saved(agent, skill)
+    skill = services.skill_get(agent=agent, skill_id=inp.id or "")
+    skill = services.skill_change(skill=skill, name=inp.name, about=inp.about, steps=inp.steps, why=inp.why or "")
+    return _saved(agent, skill)

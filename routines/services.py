@@ -1,0 +1,369 @@
+"""Routines and skills: saving them, firing them, and handing each run to the routine's own thread."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+import zoneinfo
+
+from croniter import croniter
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from agents import services as agent_services
+from agents.models import Agent, Conversation, Message, Work
+from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
+from tools.errors import ToolError
+
+KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
+EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:form.submitted",
+               "kind:mail.received")
+MIN_CHECK_MINUTES = 15
+RUN_CLOSING = (
+    "Do the work now. Your last reply says what you found or made. If something needs the owner first, ask in "
+    "your reply. If nothing needs doing, say so in one line and stop."
+)
+
+
+# --- skills ---------------------------------------------------------------------------------------------------
+
+
+def skill_get(*, agent: Agent, skill_id: str) -> Skill:
+    skill = Skill.objects.filter(agent=agent, slug=skill_id.strip().lower()).first()
+    if skill is None:
+        names = ", ".join(Skill.objects.filter(agent=agent).values_list("slug", flat=True)) or "none yet"
+        raise ToolError("not_found", f"{agent.name} has no skill {skill_id!r}. Its skills: {names}.")
+    return skill
+
+
+def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str = "") -> Skill:
+    if not (name or "").strip() or not (steps or "").strip():
+        raise ToolError("bad_input", "name, steps: a skill needs a name and its steps")
+    slug = slugify(name)[:80]
+    if not slug:
+        raise ToolError("bad_input", f"name: {name!r} makes no id; use words")
+    if Skill.objects.filter(agent=agent, slug=slug).exists():
+        raise ToolError("bad_input", f"name: {agent.name} has a skill {slug} already; change it with action change")
+    return Skill.objects.create(
+        organization=org, agent=agent, slug=slug, name=name.strip(), about=(about or "").strip(), steps=steps.strip(),
+        history=[{"at": timezone.now().isoformat(), "why": why, "change": "added"}],
+    )
+
+
+def skill_change(*, skill: Skill, name: str | None, about: str | None, steps: str | None, why: str) -> Skill:
+    if not (why or "").strip():
+        raise ToolError("bad_input", "why: say why it changes, in a line the owner reads")
+    before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
+    if name is not None:
+        skill.name = name.strip()
+    if about is not None:
+        skill.about = about.strip()
+    if steps is not None:
+        skill.steps = steps.strip()
+    skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
+    skill.save()
+    return skill
+
+
+# --- when -------------------------------------------------------------------------------------------------------
+
+
+def owner_zone(org) -> zoneinfo.ZoneInfo:
+    return zoneinfo.ZoneInfo(org.time_zone or "UTC")
+
+
+def next_cron_time(cron: str, *, zone: zoneinfo.ZoneInfo, after: datetime.datetime) -> datetime.datetime:
+    """The next time the cron line comes round in the owner's zone, after `after`; right across DST changes."""
+    local_after = after.astimezone(zone)
+    # croniter steps in local wall time when given an aware datetime of a ZoneInfo zone.
+    return croniter(cron, local_after).get_next(datetime.datetime).astimezone(datetime.UTC)
+
+
+def _words(text: str) -> set[str]:
+    stop = {"a", "an", "the", "and", "or", "of", "to", "for", "about", "on", "in", "with", "new", "is", "are", "be",
+            "any", "some", "from", "my", "our", "your", "me", "us", "it", "that", "this", "at", "by", "as", "asking"}
+    words = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if len(word) < 3 or word in stop:
+            continue
+        for suffix in ("ings", "ing", "ies", "es", "ed", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                break
+        words.add(word)
+    return words
+
+
+def ask_index_keys(ask: str) -> set[str]:
+    return {f"word:{w}" for w in _words(ask)}
+
+
+def _validate_when(*, org, when: dict) -> dict:
+    """Check every part of `when` and return it cleaned; an error names the part and what is wrong."""
+    from tools import registry
+
+    if not isinstance(when, dict) or not when:
+        raise ToolError("bad_input", "when: give at least one of at, ask, keys, due, check")
+    unknown = set(when) - {"at", "ask", "keys", "due", "check"}
+    if unknown:
+        raise ToolError("bad_input", f"when.{sorted(unknown)[0]}: not a kind of when; they are at, ask, keys, due, check")
+    clean: dict = {}
+    if "at" in when:
+        if not isinstance(when["at"], str) or not croniter.is_valid(when["at"]) or len(when["at"].split()) != 5:
+            raise ToolError("bad_input", f"when.at: {when['at']!r} is not a cron line such as \"0 9 * * 1\"")
+        clean["at"] = when["at"].strip()
+    if "ask" in when:
+        if not isinstance(when["ask"], str) or not _words(when["ask"]):
+            raise ToolError("bad_input", "when.ask: give the words to check new mail and documents against")
+        clean["ask"] = when["ask"].strip()
+    if "keys" in when:
+        keys = when["keys"]
+        if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+            raise ToolError("bad_input", "when.keys: a list of keys such as [\"kind:invoice.overdue\"]")
+        for i, key in enumerate(keys):
+            if not key.startswith(KEY_PREFIXES) or key.endswith(":"):
+                raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a key; keys start with "
+                                             + ", ".join(KEY_PREFIXES))
+        clean["keys"] = list(dict.fromkeys(keys))
+    if "due" in when:
+        try:
+            due = datetime.datetime.fromisoformat(str(when["due"]).replace("Z", "+00:00"))
+        except ValueError:
+            raise ToolError("bad_input", f"when.due: {when['due']!r} is not an ISO 8601 time")
+        if timezone.is_naive(due):
+            due = due.replace(tzinfo=owner_zone(org))
+        clean["due"] = due
+    if "check" in when:
+        check = when["check"]
+        if not isinstance(check, dict) or not check.get("tool") or not check.get("action"):
+            raise ToolError("bad_input", "when.check: needs tool and action, such as {\"tool\": \"books\", "
+                                         "\"action\": \"invoices\", \"everyMinutes\": 60}")
+        every = check.get("everyMinutes")
+        if not isinstance(every, int) or isinstance(every, bool) or every < MIN_CHECK_MINUTES:
+            raise ToolError("bad_input", f"when.check.everyMinutes: {MIN_CHECK_MINUTES} or more")
+        registry.load_all()
+        name = f"{check['tool']}.{check['action']}"
+        tool = registry.get_tool(name)
+        if tool is None:
+            raise ToolError("bad_input", f"when.check.tool: there is no tool {name}")
+        if tool.kind != "reads":
+            raise ToolError("bad_input", f"when.check.tool: {name} changes things; a check runs only a tool that reads")
+        clean["check"] = {"tool": name, "input": check.get("input") or {}, "everyMinutes": every}
+    return clean
+
+
+def when_text(routine: Routine) -> str:
+    """How `triggers` says when a routine fires: `Time: 0 9 * * 1 (America/New_York)`, `Words: “…”`."""
+    parts = []
+    if routine.at:
+        parts.append(f"Time: {routine.at} ({routine.organization.time_zone})")
+    if routine.ask:
+        parts.append(f"Words: “{routine.ask}”")
+    if routine.keys:
+        parts.append("Keys: " + ", ".join(routine.keys))
+    if routine.due:
+        parts.append(f"Due: {routine.due.astimezone(owner_zone(routine.organization)).isoformat()}")
+    if routine.check_tool:
+        parts.append(f"Check: {routine.check_tool} every {routine.check_every_minutes} minutes")
+    return "; ".join(parts)
+
+
+def when_of(routine: Routine) -> dict:
+    when: dict = {}
+    if routine.at:
+        when["at"] = routine.at
+    if routine.ask:
+        when["ask"] = routine.ask
+    if routine.keys:
+        when["keys"] = routine.keys
+    if routine.due:
+        when["due"] = routine.due.isoformat()
+    if routine.check_tool:
+        group, _, action = routine.check_tool.partition(".")
+        when["check"] = {"tool": group, "action": action, "input": routine.check_input,
+                         "everyMinutes": routine.check_every_minutes}
+    return when
+
+
+def _apply_when(routine: Routine, when: dict) -> None:
+    routine.at = when.get("at", "")
+    routine.ask = when.get("ask", "")
+    routine.keys = when.get("keys", [])
+    routine.due = when.get("due")
+    check = when.get("check")
+    routine.check_tool = check["tool"] if check else ""
+    routine.check_input = check["input"] if check else {}
+    routine.check_every_minutes = check["everyMinutes"] if check else None
+
+
+def schedule(routine: Routine, *, now: datetime.datetime) -> None:
+    """Set when each timed `when` next comes round after now, and next_fire_at to the soonest of them."""
+    routine.next_at_time = (
+        next_cron_time(routine.at, zone=owner_zone(routine.organization), after=now) if routine.at else None
+    )
+    if routine.check_tool:
+        routine.next_check_at = now + datetime.timedelta(minutes=routine.check_every_minutes)
+    else:
+        routine.next_check_at = None
+    refresh_next_fire(routine)
+
+
+def refresh_next_fire(routine: Routine) -> None:
+    times = [t for t in (routine.next_at_time, routine.next_check_at) if t is not None]
+    if routine.due and not routine.due_done:
+        times.append(routine.due)
+    routine.next_fire_at = min(times) if times and routine.status == Routine.Status.ON else None
+
+
+def _index(routine: Routine) -> None:
+    RoutineKey.objects.filter(routine=routine).delete()
+    keys = set(routine.keys) | (ask_index_keys(routine.ask) if routine.ask else set())
+    RoutineKey.objects.bulk_create(
+        [RoutineKey(organization_id=routine.organization_id, routine=routine, key=k) for k in sorted(keys)]
+    )
+
+
+def routine_thread(*, routine: Routine) -> Conversation:
+    """The routine's own thread, named after it, made on its first run and reused for every run after."""
+    if routine.thread_id:
+        thread = routine.thread
+        if thread.closed_at is not None:
+            agent_services.thread_reopen(thread=thread)
+        return thread
+    thread = Conversation.objects.filter(
+        agent=routine.agent, kind="thread", title__iexact=routine.name, closed_at__isnull=True
+    ).first() or agent_services.thread_start(agent=routine.agent, title=routine.name)
+    Conversation.objects.filter(id=thread.id).update(routine_id=str(routine.id))
+    routine.thread = thread
+    Routine.objects.filter(id=routine.id).update(thread=thread)
+    return thread
+
+
+def routine_add(*, org, agent: Agent, name: str, when: dict, note: str = "", skill: str | None = None,
+                filter: dict | None = None, once: bool = False) -> Routine:
+    if not (name or "").strip():
+        raise ToolError("bad_input", "name: a routine needs a name")
+    clean = _validate_when(org=org, when=when)
+    skill_row = skill_get(agent=agent, skill_id=skill) if skill else None
+    with transaction.atomic():
+        routine = Routine(organization=org, agent=agent, name=name.strip(), note=note or "", skill=skill_row,
+                          filter=filter or {}, once=once)
+        _apply_when(routine, clean)
+        schedule(routine, now=timezone.now())
+        routine.save()
+        _index(routine)
+    return routine
+
+
+def routine_change(*, routine: Routine, name: str | None = None, when: dict | None = None, note: str | None = None,
+                   skill: str | None = None, filter: dict | None = None, once: bool | None = None) -> Routine:
+    with transaction.atomic():
+        if name is not None:
+            routine.name = name.strip()
+        if note is not None:
+            routine.note = note
+        if skill is not None:
+            routine.skill = skill_get(agent=routine.agent, skill_id=skill) if skill else None
+        if filter is not None:
+            routine.filter = filter
+        if once is not None:
+            routine.once = once
+        if when is not None:
+            _apply_when(routine, _validate_when(org=routine.organization, when=when))
+            routine.due_done = False
+        schedule(routine, now=timezone.now())
+        routine.save()
+        _index(routine)
+    return routine
+
+
+def routine_set_on(*, routine: Routine, on: bool) -> Routine:
+    routine.status = Routine.Status.ON if on else Routine.Status.OFF
+    schedule(routine, now=timezone.now())
+    routine.save()
+    return routine
+
+
+# --- firing -----------------------------------------------------------------------------------------------------
+
+
+def run_message(routine: Routine, started_by: str) -> str:
+    """The run's message, in the spec's shape."""
+    text = f"[Routine run · trigger {routine.id} · {routine.name}] What started it: {started_by}"
+    if routine.skill_id:
+        text += f"\nSkill: {routine.skill.name}\n{routine.skill.steps}"
+    if routine.note:
+        text += f"\nThis time: {routine.note}"
+    return f"{text}\n{RUN_CLOSING}"
+
+
+def routine_fire(*, routine: Routine, started_by: str, event: Event | None = None) -> RoutineRun:
+    """Fire once: count it, close a `due` or `once` routine, and queue the run behind any still going."""
+    with transaction.atomic():
+        run = RoutineRun.objects.create(organization_id=routine.organization_id, routine=routine, event=event,
+                                        started_by=started_by)
+        routine.fired += 1
+        routine.last_fired_at = timezone.now()
+        only_due = routine.due and not (routine.at or routine.ask or routine.keys or routine.check_tool)
+        if routine.once or only_due:
+            routine.status = Routine.Status.CLOSED
+        refresh_next_fire(routine)
+        routine.save()
+        routine_start_next_run(routine=routine)
+    return run
+
+
+def routine_start_next_run(*, routine: Routine) -> RoutineRun | None:
+    """Hand the oldest waiting run to the routine's thread, unless a run of it is still going."""
+    from agents.runtime.scheduler import wake
+
+    with transaction.atomic():
+        Routine.objects.select_for_update().filter(id=routine.id).first()
+        if RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.RUNNING).exists():
+            return None
+        run = RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.WAITING).order_by("id").first()
+        if run is None:
+            return None
+        agent = routine.agent
+        # An agent on the owner's Mac has no threads: the run goes to its chat.
+        conversation = agent_services.chat_for(agent=agent) if agent.runs_on == Agent.RunsOn.MAC else (
+            routine_thread(routine=routine)
+        )
+        event_text = run.event.text if run.event_id else ""
+        agent_services.message_append(
+            conversation=conversation, role=Message.Role.ROUTINE, text=run_message(routine, run.started_by),
+            data={"name": routine.name, "note": routine.note, "routine_id": routine.id, "run_id": run.id,
+                  "event_text": event_text, "source": f"event:{run.event.kind}" if run.event_id else ""},
+        )
+        work = agent_services.work_open(
+            org=routine.organization, agent=agent, conversation=conversation, task=f"{routine.name}: a run",
+            requester=None,
+        )
+        run.state = RoutineRun.State.RUNNING
+        run.work = work
+        run.save(update_fields=["state", "work"])
+        wake(conversation=conversation)
+    return run
+
+
+def routine_run_finished(*, work: Work) -> None:
+    run = RoutineRun.objects.filter(work=work, state=RoutineRun.State.RUNNING).select_related("routine").first()
+    if run is None:
+        return
+    RoutineRun.objects.filter(id=run.id).update(state=RoutineRun.State.DONE, finished_at=timezone.now())
+    routine_start_next_run(routine=run.routine)
+
+
+def event_started_by(event: Event) -> str:
+    return f"the event {event.kind} ({', '.join(event.keys)})"
+
+
+def filter_passes(routine: Routine, event: Event) -> bool:
+    return all(event.payload.get(key) == value for key, value in (routine.filter or {}).items())
+
+
+def check_result_hash(result) -> str:
+    return hashlib.sha256(json.dumps(result, sort_keys=True, default=str).encode()).hexdigest()

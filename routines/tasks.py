@@ -1,0 +1,15 @@
+"""Worker tasks for routines; each is safe to run twice and in several workers at once."""
+
+from routines import engine
+from routines.models import Event
+
+
+def tick():
+    return engine.tick()
+
+
+def match_event(event_id: str):
+    event = Event.objects.filter(id=event_id, matched_at__isnull=True).first()
+    if event is None:
+        return []
+    return [run.id for run in engine.match_event(event)]
