@@ -70,6 +70,7 @@ class Change(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="What this Undo undid."
     )
     conversation_id = models.CharField(max_length=64, blank=True, help_text="The chat or thread that made it.")
+    work_id = models.CharField(max_length=64, blank=True, help_text="The piece of work it was part of.")
 
     class Meta:
         ordering = ["-at"]

@@ -15,6 +15,8 @@ class ToolContext:
     actor: Actor
     # The chat or thread the call comes from; None for calls made outside a conversation (a test, a command).
     conversation_id: str | None = None
+    # The piece of work the call is part of: what it made, the check lets it change freely.
+    work_id: str | None = None
     # The conversation around the work in the check's shape (owner / routine / handoff / read / agent turns).
     # A function, because only a checked call needs it and building it reads the conversation's messages.
     conversation: Callable[[], list[dict]] = field(default=lambda: [])

@@ -13,6 +13,7 @@ import logging
 from django.db import transaction
 from pydantic import ValidationError
 
+from integrations.durable import kept
 from roadstar.models import Change
 from roadstar.services import change_record
 from tools import registry
@@ -41,7 +42,9 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
         held = _check(ctx, tool, inp, raw_input)
         if held is not None:
             return held
-        with transaction.atomic():
+        # kept(): writes a failing tool must leave standing (the card its error points to, a refreshed token)
+        # are written again after its transaction rolls back. See integrations/durable.py.
+        with kept(), transaction.atomic():
             outcome = tool.run(ctx, inp)
             result = _record(ctx, tool, inp, outcome)
     except ToolError as error:
@@ -98,10 +101,14 @@ def check_action(ctx: ToolContext, action: dict) -> dict | None:
 
 def made_here(ctx: ToolContext) -> list[str]:
     """What this same piece of work made (`contact:<id>`, `doc:<id>` …): the check lets it change those freely."""
-    if not ctx.conversation_id:
+    if ctx.work_id:
+        scope = {"work_id": ctx.work_id}
+    elif ctx.conversation_id:
+        scope = {"conversation_id": ctx.conversation_id}
+    else:
         return []
     rows = Change.objects.filter(
-        organization=ctx.org, conversation_id=ctx.conversation_id, kind="makes", undone_at__isnull=True
+        organization=ctx.org, kind="makes", undone_at__isnull=True, **scope
     ).values_list("target_type", "target_id")
     return [f"{kind}:{target}" for kind, target in rows if kind and target]
 
@@ -122,6 +129,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         target_id=outcome.target_id,
         undo=outcome.undo if tool.undo is not None else None,
         conversation_id=ctx.conversation_id,
+        work_id=ctx.work_id,
     )
     if outcome.log_entry is not None:
         outcome.log_entry.change = change

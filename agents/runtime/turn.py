@@ -76,8 +76,10 @@ class Turn:
 
     def tool_context(self) -> ToolContext:
         if self._tool_context is None:
+            work = self.current_work()
             self._tool_context = ToolContext(
                 org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
+                work_id=str(work.id) if work else None,
                 conversation=lambda: check_turns(self.conversation),
                 loaded=set(self.conversation.loaded_tools),
             )
@@ -95,7 +97,9 @@ class Turn:
         return check_action(self.tool_context(), action)
 
     def record_change(self, **fields):
-        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id), **fields)
+        work = self.current_work()
+        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
+                             work_id=str(work.id) if work else None, **fields)
 
     def memory_text(self) -> str:
         from agents.runtime.agent_tools import memory_text
