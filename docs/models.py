@@ -22,6 +22,7 @@ class Project(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["organization", "-updated_at"], name="project_org_updated_idx")]
 
     def __str__(self):
         return self.name
@@ -69,6 +70,7 @@ class Doc(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["organization", "-updated_at"], name="doc_org_updated_idx")]
 
     def __str__(self):
         return self.title
@@ -110,3 +112,4 @@ class DocNote(models.Model):
 
     class Meta:
         ordering = ["created_at"]
+        indexes = [models.Index(fields=["doc", "state"], name="doc_note_state_idx")]

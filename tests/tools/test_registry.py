@@ -1,5 +1,7 @@
 """The registry against the spec: names, owner's-yes kinds, Home listings and how-tos, word for word."""
 
+import re
+
 import pytest
 
 from tests.spec import spec_page, spec_tools
@@ -59,9 +61,16 @@ def _how_to_of(page: str) -> str:
     return " ".join(quoted).strip()
 
 
+def _as_exported(text: str) -> str:
+    # The spec's pages came from an export that dropped everything in angle brackets (spec/README.md, "Where the
+    # source lost text"); a how-to that restores those parts (docs: its MDX components, roadstar:contact/<id>)
+    # is compared as the export would have left it.
+    return re.sub(r"\s+", " ", re.sub(r"<[^<>]*>", "", text)).strip()
+
+
 @pytest.mark.parametrize("group", BUILT_GROUPS)
 def test_group_how_to_is_the_spec_text_word_for_word(group):
-    assert registry.GROUPS[group].how_to == _how_to_of(spec_page(f"tools/{group}.md"))
+    assert _as_exported(registry.GROUPS[group].how_to) == _how_to_of(spec_page(f"tools/{group}.md"))
 
 
 @pytest.mark.parametrize("group", BUILT_GROUPS)
