@@ -66,6 +66,9 @@ class Conversation(models.Model):
     class Kind(models.TextChoices):
         CHAT = "chat"
         THREAD = "thread"
+        # An outside AI app or a Mac program connected over MCP: it keeps its own conversation and runs no turns
+        # here; answers to work it handed off wait in this conversation for it to read.
+        OUTSIDE = "outside"
 
     class State(models.TextChoices):
         IDLE = "idle"

@@ -25,6 +25,8 @@ MAX_RUNNING_PER_OWNER = 8
 
 def wake(*, conversation: Conversation) -> None:
     """It has something new to act on: queue it (a running one takes it at its next step) and dispatch."""
+    if conversation.kind == Conversation.Kind.OUTSIDE:
+        return  # an outside app reads what arrived when it asks; nothing runs here
     Conversation.objects.filter(id=conversation.id, state=Conversation.State.IDLE).update(
         state=Conversation.State.QUEUED, queued_at=timezone.now()
     )
