@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -119,8 +120,17 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
     return {"notes": list(agent.notes)}
 
 
+def _owner_zone(org) -> zoneinfo.ZoneInfo | datetime.timezone:
+    try:
+        return zoneinfo.ZoneInfo(org.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
 def agent_spend_this_month(*, agent: Agent) -> Decimal:
-    start = timezone.now().replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    """Dollars spent since the first of this month, the owner's month (in the workspace's time zone)."""
+    local = timezone.localtime(timezone.now(), _owner_zone(agent.organization))
+    start = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     total = Usage.objects.filter(agent=agent, at__gte=start).aggregate(total=Sum("cost"))["total"]
     return total or Decimal(0)
 
@@ -159,6 +169,8 @@ def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
     from agents.runtime.scheduler import dispatch
     from roadstar.models import Card
 
+    if agent.organization_id != org.id:
+        raise ToolError("not_found", f"No agent {agent.name!r} in this workspace.")
     with transaction.atomic():
         agent.monthly_budget = monthly_budget
         agent.paused = agent_spend_this_month(agent=agent) > monthly_budget
@@ -211,19 +223,27 @@ def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) ->
     return thread
 
 
-def thread_start(*, agent: Agent, title: str) -> Conversation:
+def open_threads(*, agent: Agent) -> int:
+    """Open threads the limit counts: a routine's own thread belongs to the routine, not to the chat's work."""
+    return Conversation.objects.filter(agent=agent, kind="thread", closed_at__isnull=True, routine_id="").count()
+
+
+def thread_start(*, agent: Agent, title: str, routine_id: str = "") -> Conversation:
     title = title.strip()
     if not title:
         raise ToolError("bad_input", "title: required")
-    if Conversation.objects.filter(agent=agent, kind="thread", title__iexact=title, closed_at__isnull=True).exists():
+    if not routine_id and Conversation.objects.filter(
+        agent=agent, kind="thread", title__iexact=title, closed_at__isnull=True, routine_id=""
+    ).exists():
         raise ToolError("bad_input", f"title: a thread called {title} is open already; send it work with message_thread.")
-    open_count = Conversation.objects.filter(agent=agent, kind="thread", closed_at__isnull=True).count()
-    if open_count >= MAX_OPEN_THREADS:
+    if not routine_id and open_threads(agent=agent) >= MAX_OPEN_THREADS:
         raise ToolError(
             "bad_input", f"{agent.name} has {MAX_OPEN_THREADS} open threads, the most it keeps: close a finished "
             "one with close_thread, or send this work to a thread that holds it.",
         )
-    return Conversation.objects.create(organization_id=agent.organization_id, agent=agent, kind="thread", title=title)
+    return Conversation.objects.create(
+        organization_id=agent.organization_id, agent=agent, kind="thread", title=title, routine_id=routine_id
+    )
 
 
 def thread_close(*, thread: Conversation) -> None:
@@ -233,8 +253,7 @@ def thread_close(*, thread: Conversation) -> None:
 
 def thread_reopen(*, thread: Conversation) -> None:
     if thread.closed_at is not None:
-        open_count = Conversation.objects.filter(agent=thread.agent, kind="thread", closed_at__isnull=True).count()
-        if open_count >= MAX_OPEN_THREADS:
+        if not thread.routine_id and open_threads(agent=thread.agent) >= MAX_OPEN_THREADS:
             raise ToolError("bad_input", f"Reopening {thread.title} would pass {MAX_OPEN_THREADS} open threads; close one first.")
         thread.closed_at = None
         thread.save(update_fields=["closed_at", "updated_at"])

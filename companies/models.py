@@ -72,7 +72,7 @@ class TimelineEntry(models.Model):
     by = models.JSONField(default=dict)
     count = models.PositiveIntegerField(null=True, blank=True)
     minutes = models.PositiveIntegerField(null=True, blank=True)
-    link = models.CharField(max_length=1000, blank=True)
+    link = models.CharField(max_length=2000, blank=True)  # as long as a Link input may be
     thread = models.CharField(max_length=300, blank=True)
     files = models.JSONField(default=list, blank=True)
     state = models.CharField(max_length=15, null=True, blank=True)

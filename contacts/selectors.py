@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
-from django.db.models.functions import Lower
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Protocol
 
-from contacts.models import Contact, ContactEmail, OpenItem
+from django.db.models import BooleanField, CharField, Exists, Func, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Lower
+from django.utils import timezone
+
+from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
+from roadstar.timefmt import iso
 from tools.errors import ToolError
+
+PAGE_SIZE = 50
+LOG_SIZE = 20
 
 
 def contact_queryset_for_record(*, org) -> QuerySet:
@@ -26,11 +38,35 @@ def contact_get(*, org, contact_id) -> Contact:
     return contact
 
 
+def contact_get_plain(*, org, contact_id) -> Contact:
+    """The contact's own row only, for a write that needs nothing else loaded."""
+    contact = Contact.objects.filter(organization=org, id=contact_id).first()
+    if contact is None:
+        raise ToolError("not_found", f"No contact with id {contact_id} in this workspace.")
+    return contact
+
+
+def contact_with_emails(*, org, contact_id) -> Contact | None:
+    return Contact.objects.filter(organization=org, id=contact_id).prefetch_related("emails").first()
+
+
 def contact_by_email(*, org, email: str) -> Contact | None:
-    row = ContactEmail.objects.filter(organization=org, email__iexact=email.strip()).only("contact_id").first()
+    # Lower(email) is what the workspace's unique constraint indexes, so this lookup uses it.
+    row = (
+        ContactEmail.objects.filter(organization=org)
+        .annotate(lowered=Lower("email"))
+        .filter(lowered=email.strip().lower())
+        .only("contact_id")
+        .first()
+    )
     if row is None:
         return None
     return contact_queryset_for_record(org=org).get(id=row.contact_id)
+
+
+def contact_log(*, contact: Contact, limit: int = LOG_SIZE) -> list[LogEntry]:
+    """The contact's newest log entries, newest first."""
+    return list(LogEntry.objects.filter(contact=contact).order_by("-at", "-id")[:limit])
 
 
 def emails_taken(*, org, emails: list[str]) -> dict[str, Contact]:
@@ -43,3 +79,168 @@ def emails_taken(*, org, emails: list[str]) -> dict[str, Contact]:
     for row in rows.annotate(lowered=Lower("email")).filter(lowered__in=lowered):
         taken[row.email.lower()] = row.contact
     return taken
+
+
+# --- list -------------------------------------------------------------------------------------------------
+
+
+class HasLabel(Func):
+    """True where a JSON list of labels holds `label`, whatever its letter case.
+
+    SQLite's JSON1 has no `contains` for JSONField, and matching the list's JSON text breaks on escaped
+    characters, so each backend looks into the list's elements itself.
+    """
+
+    output_field = BooleanField()
+
+    def __init__(self, field: str, label: str):
+        super().__init__(field)
+        self.label = label
+
+    def as_sql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return (
+            f"EXISTS (SELECT 1 FROM json_each({sql}) WHERE lower(json_each.value) = lower(%s))",
+            (*params, self.label),
+        )
+
+    def as_postgresql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return (
+            f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({sql}) AS label(v) WHERE lower(label.v) = lower(%s))",
+            (*params, self.label),
+        )
+
+
+def companies_matching(*, org, company: str) -> list:
+    """The workspace's companies a `company` filter names: an id, else a name (exact, else part of one)."""
+    from companies.models import Company
+
+    text = company.strip()
+    try:
+        company_id = uuid.UUID(text)
+    except ValueError:
+        company_id = None
+    if company_id is not None:
+        found = list(Company.objects.filter(organization=org, id=company_id).only("id"))
+        if not found:
+            raise ToolError("not_found", f"company: no company with id {text} in this workspace.")
+        return found
+    named = Company.objects.filter(organization=org).only("id")
+    found = list(named.filter(name__iexact=text)) or list(named.filter(name__icontains=text))
+    if not found:
+        raise ToolError("not_found", f"company: no company named {text!r} in this workspace.")
+    return found
+
+
+def contact_list(
+    *, org, label: str | None = None, company: str | None = None, query: str | None = None,
+    open_kind: str | None = None, quiet_days: int | None = None, offset: int = 0,
+) -> tuple[list[Contact], int]:
+    """One page of contacts for the compact list, and how many match in all.
+
+    Each contact comes with `current_links` (its links to companies it hasn't left, company loaded) and
+    `open_loaded` (its open items, of `open_kind` when given, soonest first). Ignored contacts are left out.
+    """
+    from companies.models import CompanyPerson
+
+    contacts = Contact.objects.filter(organization=org).exclude(status=Contact.Status.IGNORED)
+    if label:
+        contacts = contacts.filter(HasLabel("labels", label))
+    if company:
+        companies = companies_matching(org=org, company=company)
+        at_company = CompanyPerson.objects.filter(contact=OuterRef("pk"), company__in=companies, ended__isnull=True)
+        contacts = contacts.filter(Exists(at_company))
+    if query and query.strip():
+        words = query.strip()
+        with_email = ContactEmail.objects.filter(contact=OuterRef("pk"), email__icontains=words)
+        contacts = contacts.filter(Q(name__icontains=words) | Q(job_title__icontains=words) | Exists(with_email))
+    open_items = OpenItem.objects.filter(closed_at__isnull=True)
+    if open_kind:
+        open_items = open_items.filter(kind=open_kind)
+        contacts = contacts.filter(Exists(open_items.filter(contact=OuterRef("pk"))))
+    if quiet_days is not None:
+        # `last.at` is written with roadstar.timefmt.iso (UTC, Z, to the second), so its text sorts as time.
+        cutoff = iso(timezone.now() - timedelta(days=quiet_days))
+        # Cast: a JSON key's own lookups would read the cutoff as JSON; this compares it as text.
+        last_at = Cast(KeyTextTransform("at", "last"), output_field=CharField())
+        contacts = contacts.annotate(last_at=last_at).filter(
+            Q(last_at__isnull=True) | Q(last_at="") | Q(last_at__lt=cutoff)
+        )
+    total = contacts.count()
+    page = contacts.order_by("name", "id").prefetch_related(
+        Prefetch("open_items", queryset=open_items, to_attr="open_loaded"),
+        Prefetch(
+            "company_links",
+            queryset=CompanyPerson.objects.filter(ended__isnull=True).select_related("company"),
+            to_attr="current_links",
+        ),
+    )[offset : offset + PAGE_SIZE]
+    return list(page), total
+
+
+# --- timeline ---------------------------------------------------------------------------------------------
+
+
+class TimelineProvider(Protocol):
+    """A connected app that lists a contact's live conversations (ContactTimelineItem dicts)."""
+
+    connection: str  # the connection's id, as Failure.connection names it
+
+    def contact_items(self, *, actor, addresses: list[str], limit: int) -> list[dict]:
+        """The newest `limit` items with these addresses that `actor` may read; raises ToolError on failure."""
+        ...
+
+
+def _not_built(org) -> TimelineProvider | None:
+    return None
+
+
+@dataclass(frozen=True)
+class TimelineSource:
+    source: str  # Failure.source: "mail", "calendar"
+    integration: str  # the app's key, as integrations.list names it
+    app: str  # the app's name, for the owner and the agent
+    what: str  # what the app would show, for the not-connected message
+    # The workspace's connected provider, or None while the app isn't connected.
+    provider: Callable[..., TimelineProvider | None] = _not_built
+
+
+# Where contacts.timeline reads from. The mail and calendar apps are not built yet: when they are, each
+# replaces its entry's `provider` with one that finds the workspace's connection (integrations/).
+TIMELINE_SOURCES: dict[str, TimelineSource] = {
+    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads"),
+    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings"),
+}
+
+
+def contact_timeline(*, org, actor, contact: Contact, limit: int) -> dict:
+    """{items, failures}: each source's items, newest first; a source that can't answer is a Failure."""
+    addresses = [e.email for e in contact.emails.all()]
+    items: list[dict] = []
+    failures: list[dict] = []
+    for source in TIMELINE_SOURCES.values():
+        provider = source.provider(org)
+        if provider is None:
+            failures.append({
+                "source": source.source,
+                "kind": "not_connected",
+                "message": f"{source.app} isn't connected, so {source.what} with {contact.name} can't be read.",
+                "integration": source.integration,
+                "connection": "",
+            })
+            continue
+        if not addresses:
+            continue
+        try:
+            items.extend(provider.contact_items(actor=actor, addresses=addresses, limit=limit))
+        except ToolError as error:
+            failures.append({
+                "source": source.source,
+                "kind": error.kind,
+                "message": error.message,
+                "integration": source.integration,
+                "connection": provider.connection,
+            })
+    items.sort(key=lambda item: item["at"], reverse=True)
+    return {"items": items[:limit], "failures": failures}

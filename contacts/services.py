@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
 
-from contacts.models import Contact, ContactEmail, LogEntry
+from django.db import IntegrityError, transaction
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
+from contacts.shapes import local_time_words
 from roadstar.actors import Actor
+from roadstar.timefmt import iso
 from tools.errors import ToolError
+
+EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
 
 
 def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text: str = "", before=None, after=None,
@@ -18,7 +30,7 @@ def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text:
     )
 
 
-def _clean_emails(emails: list[str]) -> list[str]:
+def _clean_emails(emails) -> list[str]:
     seen, cleaned = set(), []
     for email in emails:
         email = email.strip()
@@ -28,36 +40,50 @@ def _clean_emails(emails: list[str]) -> list[str]:
     return cleaned
 
 
+def _clean_labels(labels) -> list[str]:
+    return list(dict.fromkeys(labels))
+
+
+def _add_emails(*, org, contact: Contact, emails: list[str]) -> None:
+    try:
+        # A savepoint, so the unique constraint's failure can be told apart from the rest of the work.
+        with transaction.atomic():
+            ContactEmail.objects.bulk_create(
+                [ContactEmail(organization=org, contact=contact, email=e, position=i) for i, e in enumerate(emails)]
+            )
+    except IntegrityError:
+        # Another caller took the address between our look and our write.
+        raise ToolError("changed", EMAIL_RACE)
+
+
+# --- create -----------------------------------------------------------------------------------------------
+
+
 def contact_create(
     *, org, actor: Actor, name: str, emails: list[str] = (), phone: str | None = None, job_title: str | None = None,
     labels: list[str] = (), company_ids: list[str] = (), fields: dict | None = None,
 ) -> Contact:
-    """Add a contact. An address already on a contact raises `ContactExists` naming that contact."""
+    """Add a contact, linked to the given companies. An address already on a contact raises `ContactExists`."""
     from companies.models import Company, CompanyPerson
 
-    emails = _clean_emails(list(emails))
+    emails = _clean_emails(emails)
     taken = emails_taken(org=org, emails=emails)
     if taken:
         address, existing = next(iter(taken.items()))
         raise ContactExists(existing, address)
-    companies = list(Company.objects.filter(organization=org, id__in=list(company_ids)))
-    missing = {str(c) for c in company_ids} - {str(c.id) for c in companies}
+    wanted = list(dict.fromkeys(str(c) for c in company_ids))
+    companies = {str(c.id): c for c in Company.objects.filter(organization=org, id__in=wanted)}
+    missing = [c for c in wanted if c not in companies]
     if missing:
-        raise ToolError("not_found", f"companyIds: no company with id {sorted(missing)[0]} in this workspace.")
+        raise ToolError("not_found", f"companyIds: no company with id {missing[0]} in this workspace.")
     with transaction.atomic():
         contact = Contact.objects.create(
-            organization=org, name=name, phone=phone, job_title=job_title, labels=list(dict.fromkeys(labels)),
-            fields=dict(fields or {}),
+            organization=org, name=name, phone=phone or None, job_title=job_title or None,
+            labels=_clean_labels(labels), fields=dict(fields or {}),
         )
-        try:
-            ContactEmail.objects.bulk_create(
-                [ContactEmail(organization=org, contact=contact, email=e, position=i) for i, e in enumerate(emails)]
-            )
-        except IntegrityError:
-            # Another caller took the address between our look and our write.
-            raise ToolError("changed", "One of those addresses was just added to another contact; find it first.")
+        _add_emails(org=org, contact=contact, emails=emails)
         CompanyPerson.objects.bulk_create(
-            [CompanyPerson(organization=org, company=c, contact=contact) for c in companies]
+            [CompanyPerson(organization=org, company=companies[c], contact=contact) for c in wanted]
         )
         log_write(org=org, actor=actor, kind=LogEntry.Kind.CREATED, contact=contact, text=f"Added {name}")
     return contact
@@ -70,6 +96,243 @@ class ContactExists(Exception):
         self.email = email
 
 
+# --- add_many ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PersonIn:
+    """One valid row of contacts.add_many; `row` is its place in the list the caller gave."""
+
+    row: int
+    name: str
+    emails: list[str] = field(default_factory=list)
+    phone: str | None = None
+    job_title: str | None = None
+    labels: list[str] = field(default_factory=list)
+    company: str | None = None  # a name: the workspace's own company with that name, made if new
+    role: str | None = None
+
+
+@dataclass
+class AddManyOutcome:
+    added: list[Contact]
+    # (row, the contact that holds the address, the address as given)
+    existing: list[tuple[int, Contact, str]]
+    companies_made: list
+
+
+def contact_add_many(*, org, actor: Actor, people: list[PersonIn]) -> AddManyOutcome:
+    """Add many people at once. An address already on a contact, or on an earlier row, reports that row as
+    existing instead of adding it. A company name links the person to the workspace's company of that name,
+    whatever its letter case, made when there is none. A fixed number of queries, whatever the count."""
+    taken = emails_taken(org=org, emails=[e for person in people for e in person.emails])
+    to_add: list[tuple[PersonIn, Contact, list[str]]] = []
+    existing: list[tuple[int, Contact, str]] = []
+    for person in people:
+        emails = _clean_emails(person.emails)
+        held = next((e for e in emails if e.lower() in taken), None)
+        if held is not None:
+            existing.append((person.row, taken[held.lower()], held))
+            continue
+        contact = Contact(
+            organization=org, name=person.name, phone=person.phone or None, job_title=person.job_title or None,
+            labels=_clean_labels(person.labels),
+        )
+        taken.update({e.lower(): contact for e in emails})
+        to_add.append((person, contact, emails))
+    if not to_add:
+        return AddManyOutcome(added=[], existing=existing, companies_made=[])
+
+    from companies.models import CompanyPerson
+
+    with transaction.atomic():
+        companies, made = _companies_named(org=org, actor=actor, names=[p.company for p, _, _ in to_add if p.company])
+        contacts = Contact.objects.bulk_create([contact for _, contact, _ in to_add])
+        try:
+            with transaction.atomic():
+                ContactEmail.objects.bulk_create([
+                    ContactEmail(organization=org, contact=contact, email=e, position=i)
+                    for _, contact, emails in to_add
+                    for i, e in enumerate(emails)
+                ])
+        except IntegrityError:
+            raise ToolError("changed", EMAIL_RACE)
+        CompanyPerson.objects.bulk_create([
+            CompanyPerson(
+                organization=org, company=companies[_name_key(p.company)], contact=contact, role=p.role or None
+            )
+            for p, contact, _ in to_add
+            if p.company
+        ])
+        LogEntry.objects.bulk_create([
+            LogEntry(
+                organization=org, contact=contact, by_kind=actor.kind, by_id=actor.id, kind=LogEntry.Kind.CREATED,
+                text=f"Added {contact.name}",
+            )
+            for contact in contacts
+        ])
+    return AddManyOutcome(added=contacts, existing=existing, companies_made=made)
+
+
+def _name_key(name: str) -> str:
+    return name.strip().lower()
+
+
+def _companies_named(*, org, actor: Actor, names: list[str]) -> tuple[dict, list]:
+    """The workspace's companies by these names (lower-cased), making the ones it doesn't have."""
+    from companies.models import Company
+
+    wanted = {}
+    for name in names:
+        wanted.setdefault(_name_key(name), name.strip())
+    found: dict = {}
+    rows = (
+        Company.objects.filter(organization=org)
+        .annotate(lowered=Lower("name"))
+        .filter(lowered__in=list(wanted))
+        .order_by("created_at", "id")
+    )
+    for company in rows:
+        found.setdefault(company.lowered, company)
+    made = Company.objects.bulk_create(
+        [Company(organization=org, name=name) for key, name in wanted.items() if key not in found]
+    )
+    LogEntry.objects.bulk_create([
+        LogEntry(
+            organization=org, company=company, by_kind=actor.kind, by_id=actor.id, kind=LogEntry.Kind.CREATED,
+            text=f"Added {company.name}",
+        )
+        for company in made
+    ])
+    found.update({_name_key(company.name): company for company in made})
+    return found, made
+
+
+# --- update -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One value contacts.update would change: `key` as the input names it, `words` as the owner reads it."""
+
+    attr: str  # the Contact attribute: name, emails, phone, job_title, labels, fields
+    key: str  # name, emails, phone, jobTitle, labels, fields.<name>
+    words: str  # name, emails, phone, job title, labels, <name>
+    before: Any
+    after: Any
+
+
+_SCALARS = (("name", "name", "name"), ("phone", "phone", "phone"), ("job_title", "jobTitle", "job title"))
+
+
+def contact_changes(contact: Contact, changes: dict) -> list[FieldChange]:
+    """What `changes` (the given inputs only, by attribute name) would change. `fields` merges by name; a name
+    given null is taken off. Needs the contact's `emails` loaded."""
+    found = []
+    for attr, key, words in _SCALARS:
+        if attr in changes:
+            before, after = getattr(contact, attr), changes[attr]
+            if attr != "name":
+                before, after = before or None, after or None
+            if after != before:
+                found.append(FieldChange(attr, key, words, before, after))
+    if "emails" in changes:
+        before, after = [e.email for e in contact.emails.all()], _clean_emails(changes["emails"])
+        if after != before:
+            found.append(FieldChange("emails", "emails", "emails", before, after))
+    if "labels" in changes:
+        before, after = list(contact.labels), _clean_labels(changes["labels"])
+        if after != before:
+            found.append(FieldChange("labels", "labels", "labels", before, after))
+    for name, after in (changes.get("fields") or {}).items():
+        before = contact.fields.get(name)
+        if after != before:
+            found.append(FieldChange("fields", f"fields.{name}", name, before, after))
+    return found
+
+
+def contact_update_replaces(contact: Contact, changes: dict) -> dict | None:
+    """What the update would overwrite or remove, for the check: values that were there and would change,
+    and addresses and labels it would take off. None when it only fills in or adds."""
+    replaced: dict = {}
+    for change in contact_changes(contact, changes):
+        if change.attr in ("emails", "labels"):
+            same = str.lower if change.attr == "emails" else str
+            kept = {same(v) for v in change.after}
+            removed = [v for v in change.before if same(v) not in kept]
+            if removed:
+                replaced[change.key] = removed
+        elif change.before not in (None, ""):
+            if change.attr == "fields":
+                replaced.setdefault("fields", {})[change.words] = change.before
+            else:
+                replaced[change.key] = change.before
+    if not replaced:
+        return None
+    return {"name": contact.name} | replaced
+
+
+def _log_value(value):
+    """A value as the log's before/after holds it: text, a list of text, or null."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> list[tuple[FieldChange, LogEntry]]:
+    """Change fields and labels, each change on the contact's log with its before and after. Nothing changes
+    (and nothing is logged) for values already as given. Needs the contact's `emails` loaded."""
+    found = contact_changes(contact, changes)
+    if not found:
+        return []
+    for change in found:
+        if change.attr == "emails":
+            _refuse_emails_of_others(org=org, contact=contact, emails=change.after)
+    update_fields = {"updated_at"}
+    fields = dict(contact.fields)
+    logged = []
+    with transaction.atomic():
+        for change in found:
+            if change.attr == "emails":
+                ContactEmail.objects.filter(contact=contact).delete()
+                _add_emails(org=org, contact=contact, emails=change.after)
+            elif change.attr == "fields":
+                if change.after is None:
+                    fields.pop(change.words, None)
+                else:
+                    fields[change.words] = change.after
+                contact.fields = fields
+                update_fields.add("fields")
+            else:
+                setattr(contact, change.attr, change.after)
+                update_fields.add(change.attr)
+        contact.save(update_fields=sorted(update_fields))
+        for change in found:
+            entry = log_write(
+                org=org, actor=actor, contact=contact,
+                kind=LogEntry.Kind.LABELS if change.attr == "labels" else LogEntry.Kind.UPDATED,
+                text=f"Changed {change.words}" if change.after is not None else f"Took off {change.words}",
+                before=_log_value(change.before), after=_log_value(change.after),
+            )
+            logged.append((change, entry))
+    return logged
+
+
+def _refuse_emails_of_others(*, org, contact: Contact, emails: list[str]) -> None:
+    for address, holder in emails_taken(org=org, emails=emails).items():
+        if holder.id != contact.id:
+            raise ToolError(
+                "bad_input",
+                f"emails: {address} is already on {holder.name} (contact {holder.id}); an address belongs to one "
+                f"contact. Leave it out, or change {holder.name} first.",
+            )
+
+
+# --- context, notes, follow-ups, projects -----------------------------------------------------------------
+
+
 def contact_set_context(*, org, actor: Actor, contact: Contact, text: str, why: str) -> LogEntry:
     """Set what everyone should know before writing to them, and log why it changed."""
     before = contact.context
@@ -78,4 +341,46 @@ def contact_set_context(*, org, actor: Actor, contact: Contact, text: str, why: 
     return log_write(
         org=org, actor=actor, kind=LogEntry.Kind.CONTEXT, contact=contact, before=before, after=contact.context,
         why=why,
+    )
+
+
+def contact_note(*, org, actor: Actor, contact: Contact, text: str) -> LogEntry:
+    """A dated note on the contact's log."""
+    return log_write(org=org, actor=actor, kind=LogEntry.Kind.NOTE, contact=contact, text=text)
+
+
+def contact_follow_up(
+    *, org, actor: Actor, contact: Contact, text: str, at: datetime, thread: str = "",
+) -> tuple[OpenItem, LogEntry]:
+    """Open a follow-up at `at` that wakes whoever set it; a time without an offset is the owner's local time."""
+    if timezone.is_naive(at):
+        at = at.replace(tzinfo=ZoneInfo(org.time_zone))
+    if at <= timezone.now():
+        raise ToolError("bad_input", f"at: {iso(at)} is past; a follow-up needs a time still to come.")
+    with transaction.atomic():
+        item = OpenItem.objects.create(
+            organization=org, contact=contact, kind=OpenItem.Kind.FOLLOW_UP, text=text, at=at, thread=thread or "",
+            by_kind=actor.kind, by_id=actor.id,
+        )
+        entry = log_write(
+            org=org, actor=actor, kind=LogEntry.Kind.FOLLOW_UP, contact=contact,
+            text=f"Follow-up for {local_time_words(at, org.time_zone)}: {text}",
+            extra={"thread": thread} if thread else None,
+        )
+    return item, entry
+
+
+def contact_link_project(*, org, actor: Actor, contact: Contact, project) -> LogEntry | None:
+    """Link the contact to the project; None when they were linked already, and nothing changed."""
+    from docs.models import ProjectLink
+
+    if ProjectLink.objects.filter(project=project, contact=contact).exists():
+        return None
+    try:
+        with transaction.atomic():
+            ProjectLink.objects.create(organization=org, project=project, contact=contact)
+    except IntegrityError:
+        return None  # another caller linked them in between: the same outcome
+    return log_write(
+        org=org, actor=actor, kind=LogEntry.Kind.LINKED, contact=contact, text=f"Linked to the project {project.name}"
     )

@@ -6,6 +6,9 @@ of contacts costs no query per contact.
 
 from __future__ import annotations
 
+import datetime
+from zoneinfo import ZoneInfo
+
 from roadstar.timefmt import iso
 
 
@@ -36,10 +39,14 @@ def log_entry_shape(entry) -> dict:
     return shape
 
 
-def company_ref_shape(link) -> dict:
-    """CompanyRef of a contact's link to a company (link: a CompanyPerson with its company loaded)."""
+def company_ref_shape(link, *, with_context: bool = False) -> dict:
+    """CompanyRef of a contact's link to a company (link: a CompanyPerson with its company loaded).
+
+    `with_context` adds the company's Context, as contacts.find gives it: read it before writing to them.
+    """
     company = link.company
-    return {
+    shape = {"context": company.context} if with_context else {}
+    return shape | {
         "id": str(company.id),
         "name": company.name,
         "ticker": None,
@@ -51,8 +58,11 @@ def company_ref_shape(link) -> dict:
     }
 
 
-def contact_record(contact) -> dict:
-    """ContactRecord. Needs `emails`, `open_items`, `company_links__company__handler`, `project_links__project`."""
+def contact_record(contact, *, company_context: bool = False) -> dict:
+    """ContactRecord. Needs `emails`, `open_items`, `company_links__company__handler`, `project_links__project`.
+
+    `company_context`: each company with its Context, as contacts.find returns them.
+    """
     return {
         "id": str(contact.id),
         "organizationId": str(contact.organization_id),
@@ -66,8 +76,40 @@ def contact_record(contact) -> dict:
         "last": dict(contact.last),
         "fields": dict(contact.fields),
         "status": contact.status,
-        "companies": [company_ref_shape(link) for link in contact.company_links.all()],
+        "companies": [
+            company_ref_shape(link, with_context=company_context) for link in contact.company_links.all()
+        ],
         "projects": [{"id": str(link.project.id), "name": link.project.name} for link in contact.project_links.all()],
         "createdAt": iso(contact.created_at),
         "updatedAt": iso(contact.updated_at),
     }
+
+
+def contact_read_shape(contact, log) -> dict:
+    """contacts.read: the ContactRecord with its newest log entries (`log`, newest first)."""
+    return {"log": [log_entry_shape(entry) for entry in log]} | contact_record(contact)
+
+
+def contact_compact(contact) -> dict:
+    """One item of contacts.list. Needs `current_links` (company loaded) and `open_loaded`, as
+    `contacts.selectors.contact_list` loads them."""
+    first_link = contact.current_links[0] if contact.current_links else None
+    first_open = contact.open_loaded[0] if contact.open_loaded else None
+    return {
+        "id": str(contact.id),
+        "name": contact.name,
+        "company": first_link.company.name if first_link else None,
+        "labels": list(contact.labels),
+        "last": dict(contact.last),
+        "open": open_item_shape(first_open) if first_open else None,
+    }
+
+
+def local_time_words(value: datetime.datetime, time_zone: str) -> str:
+    """A time as the owner reads it, in their time zone: "Fri Nov 13, 2026, 9:00 AM EST"."""
+    local = value.astimezone(ZoneInfo(time_zone))
+    hour = local.hour % 12 or 12
+    return (
+        f"{local:%a %b} {local.day}, {local.year}, {hour}:{local:%M} {'AM' if local.hour < 12 else 'PM'} "
+        f"{local.tzname()}"
+    )

@@ -51,7 +51,7 @@ def tick(*, now: datetime.datetime | None = None) -> int:
 def _fire_if_due(routine_id: int, *, now: datetime.datetime) -> int:
     with transaction.atomic():
         routine = (
-            Routine.objects.select_for_update(skip_locked=True)
+            Routine.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("organization", "agent", "skill")
             .filter(id=routine_id, status=Routine.Status.ON, next_fire_at__lte=now)
             .first()

@@ -233,10 +233,7 @@ def routine_thread(*, routine: Routine) -> Conversation:
         if thread.closed_at is not None:
             agent_services.thread_reopen(thread=thread)
         return thread
-    thread = Conversation.objects.filter(
-        agent=routine.agent, kind="thread", title__iexact=routine.name, closed_at__isnull=True
-    ).first() or agent_services.thread_start(agent=routine.agent, title=routine.name)
-    Conversation.objects.filter(id=thread.id).update(routine_id=str(routine.id))
+    thread = agent_services.thread_start(agent=routine.agent, title=routine.name, routine_id=str(routine.id))
     routine.thread = thread
     Routine.objects.filter(id=routine.id).update(thread=thread)
     return thread

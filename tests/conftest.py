@@ -3,9 +3,14 @@
 import pytest
 
 from roadstar.actors import Actor
+from tools import registry
 from tests.factories import AgentFactory, OrganizationFactory
 from tools.context import ToolContext
 from tools.pipeline import use_tool
+
+# Load every tool group now, outside any test: pydantic can't build input models that use datetime while a test
+# has frozen time (freezegun), so the first test to load them must not be one that does.
+registry.load_all()
 
 
 @pytest.fixture

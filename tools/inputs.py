@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import date, datetime
-from typing import Annotated, Any
+from functools import cache
+from typing import Annotated, Any, get_args
 
-from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints, ValidationError
 
 
 def Text(min_length: int = 0, max_length: int | None = None):  # noqa: N802  (reads like a type in declarations)
@@ -60,13 +61,29 @@ def _is_validator_tag(part: str) -> bool:
     return part in _TYPE_TAGS or "[" in part or part.startswith("function-")
 
 
+@cache
+def _field_names(model) -> frozenset[str]:
+    """Every input name in a model and the models nested in it: an input may be named like a tag (`date`)."""
+    names, pending = set(), [f.annotation for f in model.model_fields.values()]
+    names.update(f.alias or name for name, f in model.model_fields.items())
+    while pending:
+        annotation = pending.pop()
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            names |= _field_names(annotation)
+        pending.extend(get_args(annotation))
+    return frozenset(names)
+
+
 def describe_validation_error(error: ValidationError, tool) -> str:
     """One sentence per problem, each naming where it is (`people[3].role`) and what is wrong."""
     inputs = [f.alias or name for name, f in tool.input.model_fields.items()]
     problems = []
     for item in error.errors(include_url=False):
         # Pydantic adds the name of a union member or validator to the location; the agent knows only fields.
-        loc = tuple(p for p in item["loc"] if isinstance(p, int) or not _is_validator_tag(str(p)))
+        loc = tuple(
+            p for p in item["loc"]
+            if isinstance(p, int) or p in _field_names(tool.input) or not _is_validator_tag(str(p))
+        )
         where = _loc(loc)
         if item["type"] == "extra_forbidden":
             problems.append(f"{where}: {tool.name} has no such input; its inputs are {', '.join(inputs)}")

@@ -1,1 +1,586 @@
-"""(being written)"""
+"""The companies group: the businesses the owner deals with. Thin declarations over companies' services.
+
+Only create and context are listed on Home; every other change shows on the company's own log, which the
+services write. unrecord alone has an Undo: taking an entry off keeps its row, and Undo puts it back.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+from companies import selectors, services
+from companies.shapes import (
+    company_context_shape, company_read_shape, company_record, company_row, timeline_entry_shape,
+)
+from roadstar.timefmt import iso
+from tools.inputs import Id, IsoDate, IsoDateTime, Link, Offset, Text
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="companies",
+        summary="the businesses the owner deals with: clients, suppliers, their conversations",
+        how_to=(
+            "The businesses the owner deals with, shared by all the owner's agents: each with its people and their "
+            "roles, a Context, details such as terms, an About from the web, and a timeline. Read a company before "
+            "you work for it. Its timeline is its conversations with the business, one entry per thread, meeting, "
+            "call or invoice: after one, record what was said or decided, and recording the same thread again "
+            "updates its entry. ours is who wrote for the business: your agent id when you did; leave it out when "
+            "the owner did. Fix an entry by recording it again with its entryId; take one off only when the owner "
+            "asks. Never record your own steps, automated mail or newsletters. Work about a company goes to its "
+            "handler."
+        ),
+    )
+)
+
+NonNegative = Annotated[int, Field(ge=0, strict=True)]
+Positive = Annotated[int, Field(ge=1, strict=True)]
+OpenKind = Literal["you", "them", "follow_up"]
+EntryKind = Literal["mail", "meeting", "call", "invoice", "note"]
+
+
+def _record(ctx, company_id) -> dict:
+    return company_record(selectors.company_for_record(org=ctx.org, company_id=company_id))
+
+
+def _given(inp, *names: str) -> dict:
+    """The inputs among `names` the caller gave, by their snake_case names; a null counts as given."""
+    return {name: getattr(inp, name) for name in names if name in inp.model_fields_set}
+
+
+def _present(inp, *names: str) -> dict:
+    """The inputs among `names` the caller gave a value (a null is as if left out)."""
+    return {name: value for name, value in _given(inp, *names).items() if value is not None}
+
+
+# --- list -------------------------------------------------------------------------------------------------
+
+
+class ListInput(ToolInput):
+    label: Text(1, 40) | None = None
+    query: Text(0, 200) | None = None
+    open: OpenKind | None = None
+    quiet_days: NonNegative | None = None
+    handled_by: Text(1, 80) | None = None
+    offset: Offset = 0
+
+
+def list_(ctx, inp: ListInput):
+    rows, total = selectors.company_list(
+        org=ctx.org, label=inp.label, query=inp.query, open_kind=inp.open, quiet_days=inp.quiet_days,
+        handled_by=inp.handled_by, offset=inp.offset,
+    )
+    after = inp.offset + len(rows)
+    return {"items": [company_row(c) for c in rows], "nextOffset": after if after < total else None, "total": total}
+
+
+register(
+    Tool(
+        name="companies.list",
+        description="Companies with labels, people, what's open, last contact and handler",
+        input=ListInput,
+        run=list_,
+        kind="reads",
+    )
+)
+
+
+# --- read -------------------------------------------------------------------------------------------------
+
+
+class ReadInput(ToolInput):
+    company_id: Id
+
+
+def read(ctx, inp: ReadInput):
+    return company_read_shape(*selectors.company_read(org=ctx.org, company_id=inp.company_id))
+
+
+register(
+    Tool(
+        name="companies.read",
+        description=(
+            "Everything to know before working for a company: Context, details, About, people with roles, open, "
+            "newest 20 conversations"
+        ),
+        input=ReadInput,
+        run=read,
+        kind="reads",
+    )
+)
+
+
+# --- create -----------------------------------------------------------------------------------------------
+
+
+class PersonInput(ToolInput):
+    contact_id: Id
+    role: Text(1, 200) | None = None
+
+
+class CreateInput(ToolInput):
+    name: Text(1, 200)
+    website: Text(1, 300) | None = None
+    domains: Annotated[list[Text(1, 200)], Field(max_length=10)] = []
+    labels: Annotated[list[Text(1, 40)], Field(max_length=20)] = []
+    handler: Text(1, 80) | None = None
+    people: Annotated[list[PersonInput], Field(max_length=200)] = []
+
+
+def create(ctx, inp: CreateInput):
+    try:
+        company = services.company_create(
+            org=ctx.org, actor=ctx.actor, name=inp.name, website=inp.website, domains=inp.domains,
+            labels=inp.labels, handler=inp.handler, people=[(p.contact_id, p.role) for p in inp.people],
+        )
+    except services.CompanyExists as exists:
+        return {
+            "message": (
+                f"{exists.company.name} (id {exists.company.id}) is in Companies already, with {exists.what}; "
+                "nothing was added. Read or update it."
+            )
+        }
+    return Done(
+        result=_record(ctx, company.id),
+        sentence=f"added {company.name} to Companies",
+        target_type="company",
+        target_id=str(company.id),
+    )
+
+
+register(
+    Tool(
+        name="companies.create",
+        description="Add a company; people are contact ids, a role each",
+        input=CreateInput,
+        run=create,
+        kind="makes",
+        your_work="home",
+    )
+)
+
+
+# --- update -----------------------------------------------------------------------------------------------
+
+
+class UpdateInput(ToolInput):
+    company_id: Id
+    name: Text(1, 200) | None = None
+    domains: Annotated[list[Text(1, 200)], Field(max_length=10)] | None = None
+    labels: Annotated[list[Text(1, 40)], Field(max_length=20)] | None = None
+    handler: Text(1, 80) | None = None
+    details: dict[str, str | None] | None = None
+    why: Text(1, 2000)
+
+    def changes(self) -> dict:
+        # A null handler clears it; a null anywhere else is as if left out.
+        return _present(self, "name", "domains", "labels", "details") | _given(self, "handler")
+
+
+def update(ctx, inp: UpdateInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    entry = services.company_update(org=ctx.org, actor=ctx.actor, company=company, why=inp.why, **inp.changes())
+    if entry is None:
+        return _record(ctx, company.id)
+    changed = [name for name in entry.after if name != "details"] + list(entry.after.get("details", {}))
+    return Done(
+        result=_record(ctx, company.id),
+        sentence=f"changed {services.words(changed)} on {company.name}: {inp.why}",
+        target_type="company",
+        target_id=str(company.id),
+        log_entry=entry,
+    )
+
+
+def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    return services.company_update_replaces(org=ctx.org, company=company, **inp.changes())
+
+
+register(
+    Tool(
+        name="companies.update",
+        description=(
+            "Change a company's name, domains, labels, handler (an agent id) or details (named facts such as Terms; "
+            "null clears one)"
+        ),
+        input=UpdateInput,
+        run=update,
+        kind="changes",
+        your_work="record",
+        replaces=update_replaces,
+    )
+)
+
+
+# --- about ------------------------------------------------------------------------------------------------
+
+
+class FactInput(ToolInput):
+    label: Text(1, 40)
+    value: Text(1, 200)
+
+
+class LatelyInput(ToolInput):
+    date: IsoDate
+    text: Text(1, 300)
+    source: Positive | None = None
+
+
+class SourceInput(ToolInput):
+    title: Text(1, 200)
+    url: Link
+
+
+class AboutInput(ToolInput):
+    company_id: Id
+    text: Text(1, 3000)
+    facts: Annotated[list[FactInput], Field(max_length=12)] = []
+    lately: Annotated[list[LatelyInput], Field(max_length=10)] = []
+    sources: Annotated[list[SourceInput], Field(min_length=1, max_length=20)]
+
+
+def about(ctx, inp: AboutInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    dumped = inp.model_dump(mode="json", exclude_none=True)
+    entry = services.company_set_about(
+        org=ctx.org, actor=ctx.actor, company=company, text=inp.text, facts=dumped["facts"],
+        lately=dumped["lately"], sources=dumped["sources"],
+    )
+    return Done(
+        result=_record(ctx, company.id),
+        sentence=f"replaced {company.name}'s About",
+        target_type="company",
+        target_id=str(company.id),
+        log_entry=entry,
+    )
+
+
+def about_replaces(ctx, inp: AboutInput) -> dict | None:
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    if not company.about:
+        return None
+    return {"name": company.name, "about": company.about.get("text", "")}
+
+
+register(
+    Tool(
+        name="companies.about",
+        description="Replace a company's About from the web: text citing sources as [1], facts, dated news",
+        input=AboutInput,
+        run=about,
+        kind="changes",
+        your_work="record",
+        replaces=about_replaces,
+    )
+)
+
+
+# --- timeline ---------------------------------------------------------------------------------------------
+
+
+def _time(value: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z")
+
+
+class TimelineInput(ToolInput):
+    company_id: Id
+    kind: EntryKind | None = None
+    contact_id: Id | None = None
+    query: Text(0, 200) | None = None
+    before: Annotated[str, AfterValidator(_time)] | None = None
+
+
+def timeline(ctx, inp: TimelineInput):
+    page = selectors.timeline_page(
+        org=ctx.org, company_id=inp.company_id, kind=inp.kind, contact_id=inp.contact_id, query=inp.query,
+        before=inp.before,
+    )
+    items = page["items"]
+    return {
+        "items": [timeline_entry_shape(e) for e in items],
+        "total": page["total"],
+        "counts": page["counts"],
+        "nextBefore": iso(items[-1].at) if page["more"] else None,
+    }
+
+
+register(
+    Tool(
+        name="companies.timeline",
+        description="A company's conversations, newest first; before is the last item's at",
+        input=TimelineInput,
+        run=timeline,
+        kind="reads",
+    )
+)
+
+
+# --- record -----------------------------------------------------------------------------------------------
+
+
+class FileInput(ToolInput):
+    name: Text(1, 200)
+    link: Link | None = None
+
+
+class RecordInput(ToolInput):
+    company_id: Id
+    entry_id: str | None = None
+    kind: EntryKind
+    title: Text(1, 200)
+    summary: Text(0, 1000) | None = None
+    at: IsoDateTime
+    people: Annotated[list[Text(1, 254)], Field(max_length=20)] | None = None
+    ours: Annotated[list[Text(1, 80)], Field(max_length=10)] | None = None
+    count: Positive | None = None
+    minutes: Positive | None = None
+    link: Link | None = None
+    thread: Text(0, 300) | None = None  # the timeline keeps thread ids of up to 300 characters
+    files: Annotated[list[FileInput], Field(max_length=20)] | None = None
+    state: Literal["waiting_you", "waiting_them", "paid", "overdue"] | None = None
+
+
+def record(ctx, inp: RecordInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    given = _present(inp, "summary", "people", "ours", "count", "minutes", "link", "thread") | _given(inp, "state")
+    if inp.files is not None:
+        given["files"] = [f.model_dump(mode="json", exclude_none=True) for f in inp.files]
+    entry, updated, log = services.timeline_entry_record(
+        org=ctx.org, actor=ctx.actor, company=company, entry_id=inp.entry_id, kind=inp.kind, title=inp.title,
+        at=inp.at, **given,
+    )
+    result = {"entry": timeline_entry_shape(entry), "updated": updated}
+    if log is None:
+        return result
+    return Done(
+        result=result,
+        sentence=f"{'updated' if updated else 'recorded'} {entry.kind} “{entry.title}” on {company.name}'s timeline",
+        # As the check's made_here names an entry: `timeline:<companyId>:<entryId>`.
+        target_type="timeline",
+        target_id=f"{company.id}:{entry.id}",
+        log_entry=log,
+    )
+
+
+register(
+    Tool(
+        name="companies.record",
+        description=(
+            "Add a conversation to a company's timeline, or update it: same entryId, thread or link. people: contact "
+            "ids or addresses on their side; ours: agent ids that wrote for the business, else the owner"
+        ),
+        input=RecordInput,
+        run=record,
+        kind="makes",
+        your_work="record",
+    )
+)
+
+
+# --- unrecord ---------------------------------------------------------------------------------------------
+
+
+class UnrecordInput(ToolInput):
+    company_id: Id
+    entry_id: Text(1)
+
+
+def unrecord(ctx, inp: UnrecordInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    entry, log, undo = services.timeline_entry_unrecord(
+        org=ctx.org, actor=ctx.actor, company=company, entry_id=inp.entry_id
+    )
+    return Done(
+        # historyId is the "unrecorded" entry on the company's log: it is known while the tool runs (the Change
+        # is recorded after), and it links to the Change, so Undo can be offered from the record.
+        result={"historyId": str(log.id)},
+        sentence=f"took “{entry.title}” off {company.name}'s timeline",
+        target_type="timeline",
+        target_id=f"{company.id}:{entry.id}",
+        undo=undo,
+        log_entry=log,
+    )
+
+
+def unrecord_replaces(ctx, inp: UnrecordInput) -> dict:
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    entry = selectors.timeline_entry_get(org=ctx.org, company=company, entry_id=inp.entry_id)
+    return {
+        "name": company.name,
+        "entry": {"id": str(entry.id), "kind": entry.kind, "title": entry.title, "at": iso(entry.at)},
+    }
+
+
+def undo_unrecord(*, org, actor, change):
+    services.timeline_entry_restore(org=org, actor=actor, undo=change.undo)
+
+
+register(
+    Tool(
+        name="companies.unrecord",
+        description="Take an entry off a company's timeline; the owner can undo it",
+        input=UnrecordInput,
+        run=unrecord,
+        kind="deletes",
+        your_work="record",
+        undo=undo_unrecord,
+        replaces=unrecord_replaces,
+    )
+)
+
+
+# --- open -------------------------------------------------------------------------------------------------
+
+
+class AddInput(ToolInput):
+    kind: OpenKind
+    text: Text(1, 500)
+    at: IsoDateTime | None = None
+
+
+class OpenInput(ToolInput):
+    company_id: Id
+    add: AddInput | None = None
+    done: str | None = None
+
+
+def open_kind(ctx, inp: OpenInput) -> str:
+    # Closing an item changes what's there; opening one only makes something new.
+    return "changes" if inp.done is not None else "makes"
+
+
+def open_(ctx, inp: OpenInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    outcome = services.company_open(
+        org=ctx.org, actor=ctx.actor, company=company, add=inp.add.model_dump() if inp.add else None,
+        done=inp.done, thread=ctx.conversation_id or "",
+    )
+    closed, opened = outcome.closed, outcome.opened
+    if opened is None:
+        sentence = f"closed an open item on {company.name}: {closed.text}"
+    else:
+        what = {"you": "an item we owe them", "them": "an item they owe us", "follow_up": "a follow-up"}[opened.kind]
+        first = f"closed “{closed.text}” and " if closed is not None else ""
+        sentence = f"{first}opened {what} on {company.name}: {opened.text}"
+    return Done(
+        result=_record(ctx, company.id),
+        sentence=sentence,
+        target_type="company",
+        target_id=str(company.id),
+        log_entry=outcome.log[0],
+    )
+
+
+def open_replaces(ctx, inp: OpenInput) -> dict | None:
+    if inp.done is None:
+        return None
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    item = selectors.open_item_get(org=ctx.org, company=company, item_id=inp.done)
+    return {"name": company.name, "open": item.text}
+
+
+register(
+    Tool(
+        name="companies.open",
+        description="Open an item on a company (a follow-up at a time wakes you), or close one by id",
+        input=OpenInput,
+        run=open_,
+        kind=open_kind,
+        your_work="record",
+        replaces=open_replaces,
+    )
+)
+
+
+# --- context ----------------------------------------------------------------------------------------------
+
+
+class ContextInput(ToolInput):
+    company_id: Id
+    text: Text(0, 1500)
+    why: Text(1, 2000)
+
+
+def context(ctx, inp: ContextInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    entry = services.company_set_context(org=ctx.org, actor=ctx.actor, company=company, text=inp.text, why=inp.why)
+    return Done(
+        result=company_context_shape(company, actor=ctx.actor),
+        sentence=f"set {company.name}'s Context: {inp.why}",
+        target_type="company",
+        target_id=str(company.id),
+        log_entry=entry,
+    )
+
+
+def context_replaces(ctx, inp: ContextInput) -> dict | None:
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    if not company.context:
+        return None
+    return {"name": company.name, "context": company.context}
+
+
+register(
+    Tool(
+        name="companies.context",
+        description="Set a company's Context: what everyone should know about working with them",
+        input=ContextInput,
+        run=context,
+        kind="changes",
+        your_work="home",
+        replaces=context_replaces,
+    )
+)
+
+
+# --- link_person ------------------------------------------------------------------------------------------
+
+
+class LinkPersonInput(ToolInput):
+    contact_id: Id
+    company_id: Id
+    role: Text(1, 200) | None = None
+    since: IsoDate | None = None
+    ended: IsoDate | None = None
+
+
+def link_person(ctx, inp: LinkPersonInput):
+    company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
+    entry = services.company_person_link(
+        org=ctx.org, actor=ctx.actor, company=company, contact=contact, **_present(inp, "role", "since", "ended")
+    )
+    result = {"contactId": str(contact.id), "companyId": str(company.id)}
+    if entry is None:
+        return result
+    if entry.before is None:
+        role = f" as {entry.after['role']}" if entry.after.get("role") else ""
+        sentence = f"linked {contact.name} to {company.name}{role}"
+    else:
+        sentence = f"changed {contact.name}'s {services.words(list(entry.after))} at {company.name}"
+    return Done(
+        result=result,
+        sentence=sentence,
+        target_type="company",
+        target_id=str(company.id),
+        log_entry=entry,
+    )
+
+
+register(
+    Tool(
+        name="companies.link_person",
+        description="Link a person to a company, or change the link: role, since, ended (dates)",
+        input=LinkPersonInput,
+        run=link_person,
+        kind="makes",
+        your_work="record",
+    )
+)

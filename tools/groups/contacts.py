@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, ValidationError
+
 from contacts import selectors, services
 from contacts.models import Contact, LogEntry
-from contacts.shapes import contact_record
+from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
+from docs.selectors import project_get
 from roadstar.undo import restore, snapshot
 from tools.errors import ToolError
-from tools.inputs import Id, Text
+from tools.inputs import Id, IsoDateTime, Offset, Text, describe_validation_error
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -28,6 +34,117 @@ register_group(
 
 def _record(ctx, contact_id) -> dict:
     return contact_record(selectors.contact_get(org=ctx.org, contact_id=contact_id))
+
+
+def _and_join(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+# --- list -------------------------------------------------------------------------------------------------
+
+
+class ListInput(ToolInput):
+    label: Text(1, 40) | None = None
+    company: Text(1, 200) | None = None
+    query: Text(0, 200) | None = None
+    open: Literal["you", "them", "follow_up"] | None = None
+    quiet_days: Annotated[int, Field(ge=0, strict=True)] | None = None
+    offset: Offset = 0
+
+
+def list_(ctx, inp: ListInput):
+    contacts, total = selectors.contact_list(
+        org=ctx.org, label=inp.label, company=inp.company, query=inp.query, open_kind=inp.open,
+        quiet_days=inp.quiet_days, offset=inp.offset,
+    )
+    end = inp.offset + len(contacts)
+    return {
+        "items": [contact_compact(c) for c in contacts],
+        "nextOffset": end if end < total else None,
+        "total": total,
+    }
+
+
+register(
+    Tool(
+        name="contacts.list",
+        description="Compact contacts; company is a name or id",
+        input=ListInput,
+        run=list_,
+        kind="reads",
+    )
+)
+
+
+# --- find -------------------------------------------------------------------------------------------------
+
+
+class FindInput(ToolInput):
+    email: str
+
+
+def find(ctx, inp: FindInput):
+    contact = selectors.contact_by_email(org=ctx.org, email=inp.email)
+    return contact_record(contact, company_context=True) if contact is not None else None
+
+
+register(
+    Tool(
+        name="contacts.find",
+        description="The contact with that address, their Context, company Context and open items, or null",
+        input=FindInput,
+        run=find,
+        kind="reads",
+        nullable=True,
+    )
+)
+
+
+# --- read -------------------------------------------------------------------------------------------------
+
+
+class ReadInput(ToolInput):
+    contact_id: Id
+
+
+def read(ctx, inp: ReadInput):
+    contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
+    return contact_read_shape(contact, selectors.contact_log(contact=contact))
+
+
+register(
+    Tool(
+        name="contacts.read",
+        description="Fields, Context, open items, newest 20 log entries, companies and projects",
+        input=ReadInput,
+        run=read,
+        kind="reads",
+    )
+)
+
+
+# --- timeline ---------------------------------------------------------------------------------------------
+
+
+class TimelineInput(ToolInput):
+    contact_id: Id
+    limit: Annotated[int, Field(ge=1, le=100, strict=True)] = 20
+
+
+def timeline(ctx, inp: TimelineInput):
+    contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
+    return selectors.contact_timeline(org=ctx.org, actor=ctx.actor, contact=contact, limit=inp.limit)
+
+
+register(
+    Tool(
+        name="contacts.timeline",
+        description="Live mail threads and meetings this agent may read",
+        input=TimelineInput,
+        run=timeline,
+        kind="reads",
+    )
+)
 
 
 # --- create -----------------------------------------------------------------------------------------------
@@ -70,6 +187,138 @@ register(
         run=create,
         kind="makes",
         your_work="home",
+    )
+)
+
+
+# --- add_many ---------------------------------------------------------------------------------------------
+
+
+class PersonRow(ToolInput):
+    """One person of add_many's `people`: each row is checked on its own, and a bad row doesn't stop the rest."""
+
+    name: Text(1, 200)
+    email: Text(0, 254) | None = None
+    emails: list[Text(0, 254)] = []
+    phone: Text(0, 80) | None = None
+    job_title: Text(0, 200) | None = None
+    labels: list[Text(1, 40)] = []
+    company: Text(1, 200) | None = None
+    role: Text(0, 200) | None = None
+
+
+class AddManyInput(ToolInput):
+    people: Annotated[list[dict], Field(min_length=1, max_length=200)]
+
+
+def _person(row: int, raw: dict) -> services.PersonIn | str:
+    """The row as the service takes it, or what is wrong with it, naming the field."""
+    try:
+        person = PersonRow.model_validate(raw)
+    except ValidationError as error:
+        return describe_validation_error(error, SimpleNamespace(name=f"people[{row}]", input=PersonRow))
+    if person.role and not person.company:
+        return "role: a role is a role at a company; give company too, or put it in jobTitle"
+    return services.PersonIn(
+        row=row, name=person.name, emails=([person.email] if person.email else []) + person.emails,
+        phone=person.phone, job_title=person.job_title, labels=person.labels, company=person.company, role=person.role,
+    )
+
+
+def add_many(ctx, inp: AddManyInput):
+    people, invalid = [], []
+    for row, raw in enumerate(inp.people):
+        person = _person(row, raw)
+        if isinstance(person, str):
+            name = raw.get("name")
+            invalid.append({"row": row, "name": name if isinstance(name, str) else None, "error": person})
+        else:
+            people.append(person)
+    outcome = services.contact_add_many(org=ctx.org, actor=ctx.actor, people=people)
+    result = {
+        "added": [{"id": str(c.id), "name": c.name} for c in outcome.added],
+        "existing": [{"id": str(c.id), "name": c.name, "email": email} for _, c, email in outcome.existing],
+        "invalid": invalid,
+    }
+    if not outcome.added:
+        return result
+    one = outcome.added[0] if len(outcome.added) == 1 else None
+    sentence = f"added {one.name if one else f'{len(outcome.added)} people'} to Contacts"
+    if outcome.companies_made:
+        made = [c.name for c in outcome.companies_made]
+        sentence += f", and {_and_join(made) if len(made) <= 3 else f'{len(made)} companies'} to Companies"
+    return Done(
+        result=result,
+        sentence=sentence,
+        target_type="contact" if one else "",
+        target_id=str(one.id) if one else "",
+    )
+
+
+register(
+    Tool(
+        name="contacts.add_many",
+        description=(
+            "Add up to 200 people at once; company is a name (the workspace's own, made if new). Addresses already "
+            "on a contact are reported, not added twice"
+        ),
+        input=AddManyInput,
+        run=add_many,
+        kind="makes",
+        your_work="home",
+    )
+)
+
+
+# --- update -----------------------------------------------------------------------------------------------
+
+
+class UpdateInput(ToolInput):
+    contact_id: Id
+    name: Text(1, 200) = None
+    emails: list[Text(0, 254)] = None
+    phone: Text(0, 80) | None = None
+    job_title: Text(0, 200) | None = None
+    labels: list[Text(1, 40)] = None
+    fields: dict = None
+
+    def changes(self) -> dict:
+        """The inputs given, by attribute name: a value left out stays as it is; phone given null clears it."""
+        given = self.model_fields_set - {"contact_id"}
+        return {name: getattr(self, name) for name in given}
+
+
+def update(ctx, inp: UpdateInput):
+    contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
+    name = contact.name
+    logged = services.contact_update(org=ctx.org, actor=ctx.actor, contact=contact, changes=inp.changes())
+    record = _record(ctx, contact.id)
+    if not logged:
+        return record
+    return Done(
+        result=record,
+        sentence=f"changed {name}'s {_and_join([change.words for change, _ in logged])}",
+        target_type="contact",
+        target_id=str(contact.id),
+        log_entry=logged[0][1],
+    )
+
+
+def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+    # Another workspace's contact replaces nothing here; running the tool answers not_found.
+    contact = selectors.contact_with_emails(org=ctx.org, contact_id=inp.contact_id)
+    return services.contact_update_replaces(contact, inp.changes()) if contact is not None else None
+
+
+register(
+    Tool(
+        name="contacts.update",
+        description="Change fields and labels",
+        input=UpdateInput,
+        run=update,
+        kind="changes",
+        your_work="record",
+        replaces=update_replaces,
     )
 )
 
@@ -126,5 +375,115 @@ register(
         your_work="home_undo",
         undo=undo_context,
         replaces=context_replaces,
+    )
+)
+
+
+# --- note -------------------------------------------------------------------------------------------------
+
+
+class NoteInput(ToolInput):
+    contact_id: Id
+    text: Text(1, 2000)
+
+
+def note(ctx, inp: NoteInput):
+    contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
+    entry = services.contact_note(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text)
+    return Done(
+        result=log_entry_shape(entry),
+        sentence=f"added a note to {contact.name}",
+        target_type="contact",
+        target_id=str(contact.id),
+        log_entry=entry,
+    )
+
+
+register(
+    Tool(
+        name="contacts.note",
+        description="Add a dated note",
+        input=NoteInput,
+        run=note,
+        kind="makes",
+        your_work="record",
+    )
+)
+
+
+# --- follow_up --------------------------------------------------------------------------------------------
+
+
+def _date_and_time(value):
+    # A date alone would mean midnight, which is never what a follow-up wants: ask for the time too.
+    if not isinstance(value, str) or len(value.strip()) <= len("2026-11-13"):
+        raise ValueError("must be an ISO 8601 date and time, such as 2026-11-13T09:00:00-05:00")
+    return value.strip()
+
+
+class FollowUpInput(ToolInput):
+    contact_id: Id
+    text: Text(1, 2000)
+    at: Annotated[IsoDateTime, BeforeValidator(_date_and_time)]
+
+
+def follow_up(ctx, inp: FollowUpInput):
+    contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
+    item, entry = services.contact_follow_up(
+        org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, at=inp.at, thread=ctx.conversation_id or "",
+    )
+    return Done(
+        result=_record(ctx, contact.id),
+        sentence=f"set a follow-up on {contact.name} for {local_time_words(item.at, ctx.org.time_zone)}",
+        target_type="contact",
+        target_id=str(contact.id),
+        log_entry=entry,
+    )
+
+
+register(
+    Tool(
+        name="contacts.follow_up",
+        description="Add a follow-up for this agent; at is an ISO date and time",
+        input=FollowUpInput,
+        run=follow_up,
+        kind="makes",
+        your_work="record",
+    )
+)
+
+
+# --- link_project -----------------------------------------------------------------------------------------
+
+
+class LinkProjectInput(ToolInput):
+    contact_id: Id
+    project_id: Id
+
+
+def link_project(ctx, inp: LinkProjectInput):
+    contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
+    project = project_get(org=ctx.org, project_id=inp.project_id)
+    entry = services.contact_link_project(org=ctx.org, actor=ctx.actor, contact=contact, project=project)
+    result = {"projectId": str(project.id), "contactId": str(contact.id)}
+    if entry is None:
+        return result
+    return Done(
+        result=result,
+        sentence=f"linked {contact.name} to the project {project.name}",
+        target_type="contact",
+        target_id=str(contact.id),
+        log_entry=entry,
+    )
+
+
+register(
+    Tool(
+        name="contacts.link_project",
+        description="Link a contact to a project",
+        input=LinkProjectInput,
+        run=link_project,
+        kind="makes",
+        your_work="record",
     )
 )

@@ -1,0 +1,146 @@
+"""contacts.selectors: what each read finds, and that it costs a fixed number of queries however many rows."""
+
+import datetime
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from companies.models import CompanyPerson
+from contacts import selectors
+from contacts.models import LogEntry, OpenItem
+from docs.models import ProjectLink
+from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
+from tools import registry
+from tools.errors import ToolError
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _tools_loaded():
+    registry.load_all()
+
+
+def full_contact(org, i):
+    """A contact with everything the list and the record read: addresses, open items, companies, projects, log."""
+    contact = ContactFactory(
+        organization=org, name=f"Person {i:03d}", emails=[f"p{i}@a.test", f"p{i}@b.test"], labels=["Client"]
+    )
+    for kind in ("you", "follow_up"):
+        OpenItem.objects.create(
+            organization=org, contact=contact, kind=kind, text="x",
+            at=datetime.datetime(2026, 11, 10, tzinfo=datetime.UTC), by_kind="agent", by_id="a1",
+        )
+    for n in range(2):
+        CompanyPerson.objects.create(organization=org, contact=contact, company=CompanyFactory(organization=org))
+        ProjectLink.objects.create(organization=org, contact=contact, project=ProjectFactory(organization=org))
+        LogEntry.objects.create(organization=org, contact=contact, by_kind="agent", by_id="a1", kind="note", text="n")
+    return contact
+
+
+def queries(run) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        run()
+    return len(captured)
+
+
+@pytest.mark.parametrize("inp", [{}, {"open": "you", "query": "person", "quietDays": 3, "label": "client"}])
+def test_contacts_list_of_50_costs_the_queries_of_5(use, org, inp):
+    listed = []
+    for i in range(5):
+        full_contact(org, i)
+    five = queries(lambda: listed.append(use("contacts.list", **inp)))
+    for i in range(5, 50):
+        full_contact(org, i)
+    fifty = queries(lambda: listed.append(use("contacts.list", **inp)))
+    assert ([len(out["items"]) for out in listed], fifty) == ([5, 50], five)
+
+
+def test_contacts_list_costs_at_most_four_queries(org, django_assert_max_num_queries):
+    for i in range(10):
+        full_contact(org, i)
+    with django_assert_max_num_queries(4):
+        contacts, _ = selectors.contact_list(org=org, open_kind="you")
+        [c.current_links[0].company.name for c in contacts]
+
+
+@pytest.mark.parametrize("tool", ["contacts.read", "contacts.find"])
+def test_one_record_costs_the_same_however_many_companies_and_projects(use, org, tool):
+    contact = full_contact(org, 0)
+    inp = {"contactId": str(contact.id)} if tool == "contacts.read" else {"email": "p0@a.test"}
+    before = queries(lambda: use(tool, **inp))
+    for n in range(10):
+        CompanyPerson.objects.create(organization=org, contact=contact, company=CompanyFactory(organization=org))
+        ProjectLink.objects.create(organization=org, contact=contact, project=ProjectFactory(organization=org))
+    assert queries(lambda: use(tool, **inp)) == before
+
+
+def test_contact_by_email_ignores_letter_case_and_spaces(org):
+    contact = ContactFactory(organization=org, emails=["Dana@JuniperDental.test"])
+    assert selectors.contact_by_email(org=org, email=" dana@juniperdental.TEST ").id == contact.id
+
+
+def test_contact_by_email_is_none_in_another_workspace(org, other_org):
+    ContactFactory(organization=other_org, emails=["dana@juniperdental.test"])
+    assert selectors.contact_by_email(org=org, email="dana@juniperdental.test") is None
+
+
+def test_contact_get_of_another_workspace_is_not_found(org, other_org):
+    contact = ContactFactory(organization=other_org)
+    with pytest.raises(ToolError) as raised:
+        selectors.contact_get(org=org, contact_id=contact.id)
+    assert raised.value.kind == "not_found"
+
+
+def test_contact_log_is_newest_first_and_cut(org):
+    contact = ContactFactory(organization=org)
+    for i in range(3):
+        LogEntry.objects.create(organization=org, contact=contact, by_kind="agent", by_id="a", kind="note", text=str(i))
+    assert [e.text for e in selectors.contact_log(contact=contact, limit=2)] == ["2", "1"]
+
+
+def test_emails_taken_maps_lower_cased_addresses_to_their_contact(org):
+    contact = ContactFactory(organization=org, emails=["Dana@Juniper.test"])
+    taken = selectors.emails_taken(org=org, emails=["DANA@juniper.test", "rosa@x.test"])
+    assert taken == {"dana@juniper.test": contact}
+
+
+def test_companies_matching_prefers_the_exact_name(org):
+    exact = CompanyFactory(organization=org, name="Ortiz")
+    CompanyFactory(organization=org, name="Ortiz Bakery")
+    assert selectors.companies_matching(org=org, company="ortiz") == [exact]
+
+
+def test_companies_matching_falls_back_to_part_of_a_name(org):
+    bakery = CompanyFactory(organization=org, name="Ortiz Bakery")
+    CompanyFactory(organization=org, name="Ruiz Print Co.")
+    assert selectors.companies_matching(org=org, company="bakery") == [bakery]
+
+
+def test_companies_matching_by_id_of_another_workspace_is_not_found(org, other_org):
+    company = CompanyFactory(organization=other_org)
+    with pytest.raises(ToolError) as raised:
+        selectors.companies_matching(org=org, company=str(company.id))
+    assert raised.value.kind == "not_found"
+
+
+def test_has_label_matches_a_whole_label_only(org):
+    ContactFactory(organization=org, name="A", labels=["VIP client"])
+    ContactFactory(organization=org, name="B", labels=["vip"])
+    contacts, total = selectors.contact_list(org=org, label="VIP")
+    assert ([c.name for c in contacts], total) == (["B"], 1)
+
+
+def test_contact_timeline_does_not_ask_a_provider_about_a_contact_without_addresses(org, agent, monkeypatch):
+    class Provider:
+        connection = "c1"
+
+        def contact_items(self, **kwargs):
+            raise AssertionError("asked without addresses")
+
+    entry = selectors.TIMELINE_SOURCES["mail"]
+    monkeypatch.setitem(selectors.TIMELINE_SOURCES, "mail", selectors.TimelineSource(
+        entry.source, entry.integration, entry.app, entry.what, lambda org: Provider()
+    ))
+    contact = ContactFactory(organization=org)
+    out = selectors.contact_timeline(org=org, actor=None, contact=contact, limit=20)
+    assert (out["items"], [f["source"] for f in out["failures"]]) == ([], ["calendar"])

@@ -1,0 +1,126 @@
+"""contacts.services: the writes, their logs, and how they hold up to a race and to a big batch."""
+
+import datetime
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from freezegun import freeze_time
+
+from companies.models import Company
+from contacts import services
+from contacts.models import ContactEmail, LogEntry
+from docs.models import ProjectLink
+from roadstar.actors import Actor
+from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
+from tools.errors import ToolError
+
+
+@pytest.fixture
+def actor(agent):
+    return Actor.for_agent(agent)
+
+
+def people(n, start=0):
+    return [
+        services.PersonIn(
+            row=i, name=f"P{i}", emails=[f"p{i}@x.test"], labels=["Client"], company=f"Co {start + i % 3}", role="Owner"
+        )
+        for i in range(start, start + n)
+    ]
+
+
+def test_add_many_costs_the_same_queries_for_50_people_as_for_5(org, actor):
+    with CaptureQueriesContext(connection) as five:
+        services.contact_add_many(org=org, actor=actor, people=people(5))
+    with CaptureQueriesContext(connection) as fifty:
+        services.contact_add_many(org=org, actor=actor, people=people(50, start=100))
+    assert len(fifty) == len(five)
+
+
+def test_add_many_makes_no_company_for_a_row_it_does_not_add(org, actor):
+    ContactFactory(organization=org, emails=["dana@x.test"])
+    row = services.PersonIn(row=0, name="Dana", emails=["dana@x.test"], company="Juniper Dental")
+    services.contact_add_many(org=org, actor=actor, people=[row])
+    assert Company.objects.count() == 0
+
+
+def test_add_many_reports_the_companies_it_made(org, actor):
+    CompanyFactory(organization=org, name="Co 0")
+    outcome = services.contact_add_many(org=org, actor=actor, people=people(3))
+    assert sorted(c.name for c in outcome.companies_made) == ["Co 1", "Co 2"]
+
+
+def test_add_many_losing_a_race_for_an_address_is_changed(org, actor, monkeypatch):
+    ContactFactory(organization=org, emails=["p0@x.test"])
+    monkeypatch.setattr(services, "emails_taken", lambda **kwargs: {})
+    with pytest.raises(ToolError) as raised:
+        services.contact_add_many(org=org, actor=actor, people=people(1))
+    assert raised.value.kind == "changed"
+
+
+def test_create_losing_a_race_for_an_address_is_changed(org, actor, monkeypatch):
+    ContactFactory(organization=org, emails=["dana@x.test"])
+    monkeypatch.setattr(services, "emails_taken", lambda **kwargs: {})
+    with pytest.raises(ToolError) as raised:
+        services.contact_create(org=org, actor=actor, name="Dana", emails=["DANA@x.test"])
+    assert raised.value.kind == "changed"
+
+
+def test_create_raises_contact_exists_naming_the_contact(org, actor):
+    dana = ContactFactory(organization=org, emails=["dana@x.test"])
+    with pytest.raises(services.ContactExists) as raised:
+        services.contact_create(org=org, actor=actor, name="D", emails=["Dana@X.test"])
+    assert (raised.value.contact, raised.value.email) == (dana, "dana@x.test")
+
+
+def test_create_drops_repeated_and_blank_addresses(org, actor):
+    contact = services.contact_create(org=org, actor=actor, name="Dana", emails=["d@x.test", " ", "D@x.test"])
+    assert list(ContactEmail.objects.filter(contact=contact).values_list("email", flat=True)) == ["d@x.test"]
+
+
+def test_changes_are_empty_when_values_are_as_given(org):
+    dana = ContactFactory(organization=org, name="Dana", emails=["d@x.test"], labels=["Client"], fields={"k": 1})
+    changes = {"name": "Dana", "emails": ["d@x.test"], "labels": ["Client"], "phone": "", "fields": {"k": 1, "z": None}}
+    assert services.contact_changes(dana, changes) == []
+
+
+def test_update_logs_a_taken_off_field_as_taken_off(org, actor):
+    dana = ContactFactory(organization=org, fields={"birthday": "03-14"})
+    services.contact_update(org=org, actor=actor, contact=dana, changes={"fields": {"birthday": None}})
+    entry = LogEntry.objects.get(contact=dana)
+    assert (entry.text, entry.before, entry.after) == ("Took off birthday", "03-14", None)
+
+
+def test_update_losing_a_race_for_an_address_is_changed(org, actor, monkeypatch):
+    ContactFactory(organization=org, emails=["rosa@x.test"])
+    dana = ContactFactory(organization=org, emails=["dana@x.test"])
+    monkeypatch.setattr(services, "emails_taken", lambda **kwargs: {})
+    with pytest.raises(ToolError) as raised:
+        services.contact_update(org=org, actor=actor, contact=dana, changes={"emails": ["rosa@x.test"]})
+    assert raised.value.kind == "changed"
+
+
+def test_update_bumps_updated_at_when_only_addresses_change(org, actor):
+    with freeze_time("2026-11-01T00:00:00Z"):
+        dana = ContactFactory(organization=org, emails=["dana@x.test"])
+    with freeze_time("2026-11-02T00:00:00Z"):
+        services.contact_update(org=org, actor=actor, contact=dana, changes={"emails": ["d@x.test"]})
+    dana.refresh_from_db()
+    assert dana.updated_at == datetime.datetime(2026, 11, 2, tzinfo=datetime.UTC)
+
+
+@freeze_time("2026-03-01T12:00:00Z")
+def test_follow_up_without_an_offset_follows_summer_time(org, actor):
+    # 9:00 in New York is 14:00 UTC in winter and 13:00 UTC once the clocks go forward (March 8, 2026).
+    contact = ContactFactory(organization=org)
+    item, _ = services.contact_follow_up(
+        org=org, actor=actor, contact=contact, text="Chase", at=datetime.datetime(2026, 3, 9, 9, 0)
+    )
+    assert item.at == datetime.datetime(2026, 3, 9, 13, tzinfo=datetime.UTC)
+
+
+def test_link_project_linked_already_changes_nothing(org, actor):
+    contact, project = ContactFactory(organization=org), ProjectFactory(organization=org)
+    ProjectLink.objects.create(organization=org, contact=contact, project=project)
+    assert services.contact_link_project(org=org, actor=actor, contact=contact, project=project) is None
