@@ -122,7 +122,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         org=ctx.org,
         actor=ctx.actor,
         tool=tool.name,
-        kind=tool.kind_for(ctx, inp),
+        kind="changes" if tool.kind_for(ctx, inp) == "makes" and not outcome.made else tool.kind_for(ctx, inp),
         sentence=outcome.sentence,
         listing=tool.your_work,
         target_type=outcome.target_type,

@@ -64,6 +64,9 @@ class Done:
     target_id: str = ""
     undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
+    # False when a tool that makes things changed one that was there instead (recording the same thread again):
+    # it is recorded as a change, so the check won't count the thing as made by this piece of work.
+    made: bool = True
 
 
 @dataclass(frozen=True)

@@ -1091,3 +1091,17 @@ def test_unrecord_undo_from_another_workspace_is_not_found(use, ctx, juniper, en
     with pytest.raises(Exception) as raised:
         change_undo(org=other_org, change_id=change_of("companies.unrecord").id, actor=Actor.system())
     assert getattr(raised.value, "kind", None) == "not_found"
+
+
+def test_recording_an_entry_again_does_not_make_it_this_works_own(use, ctx):
+    """Else a thread could record an entry again and then take it off without the owner's yes."""
+    from tools.pipeline import made_here
+
+    company = use("companies.create", name="Ortiz Bakery")
+    first = {"companyId": company["id"], "kind": "mail", "title": "Menu boards", "at": "2026-11-10T10:00:00Z",
+             "thread": "7c41e2d0:abc"}
+    ctx.work_id = "work-1"
+    use("companies.record", **first)
+    ctx.work_id = "work-2"
+    use("companies.record", **{**first, "summary": "Rosa agreed."})
+    assert made_here(ctx) == []

@@ -366,6 +366,8 @@ def record(ctx, inp: RecordInput):
         target_type="timeline",
         target_id=f"{company.id}:{entry.id}",
         log_entry=log,
+        # Updating an entry that was there changes it; only a new entry is something this work made.
+        made=not updated,
     )
 
 
