@@ -47,16 +47,7 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
 
-def make_workspace(name: str):
-    from django.contrib.auth import get_user_model
-
-    from agents.models import Agent
-    from roadstar.models import Organization
-
-    user = get_user_model().objects.create_user(username=name, password="bench-pass")
-    org = Organization.objects.create(name=name, owner=user, owner_name="Sam Rivera", check_enabled=True)
-    agent = Agent.objects.create(organization=org, name="Client desk")
-    return user, org, agent
+from bench.common import make_workspace  # noqa: E402
 
 
 def bench_use_tool(repeat: int = 300) -> list[tuple[str, float, float]]:
@@ -128,6 +119,9 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
 def main():
     call_command("migrate", verbosity=0)
     print("# Roadstar benchmarks\n")
+    from bench import routines_bench
+
+    routines_bench.run(print)
     print("## use_tool overhead (median of interleaved runs)\n")
     print("| tool | service called directly | through use_tool | ratio (target < 2x) |")
     print("| --- | ---: | ---: | ---: |")

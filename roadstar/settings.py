@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "tools",
     "checks",
     "integrations",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
@@ -81,7 +82,8 @@ WSGI_APPLICATION = "roadstar.wsgi.application"
 ASGI_APPLICATION = "roadstar.asgi.application"
 
 # SQLite under several processes (web and worker) needs WAL, a busy timeout and IMMEDIATE transactions, or
-# writers fail with "database is locked" instead of waiting their turn.
+# writers fail with "database is locked" instead of waiting their turn. In WAL mode synchronous=NORMAL is safe
+# from corruption and saves an fsync per commit (a power cut may lose the last commits, not the database).
 SQLITE_PATH = Path(os.environ.get("SQLITE_PATH", BASE_DIR / "var" / "roadstar.sqlite3"))
 if os.environ.get("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
@@ -93,7 +95,7 @@ else:
             "NAME": SQLITE_PATH,
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=5000;",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
             },
         }
     }

@@ -1,14 +1,22 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from roadstar import views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="login.html", redirect_authenticated_user=True),
+        name="login",
+    ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.home, name="home"),
     path("changes/<uuid:change_id>/undo", views.change_undo, name="change_undo"),
     path("cards/<uuid:card_id>/dismiss", views.card_dismiss, name="card_dismiss"),
+    path("cards/<uuid:card_id>/try-again", views.card_try_again, name="card_try_again"),
+    path("cards/<uuid:card_id>/budget", views.card_raise_budget, name="card_raise_budget"),
+    path("connections/mcp/", include("mcp_server.urls")),
+    path("connections/", include("integrations.urls")),
 ]

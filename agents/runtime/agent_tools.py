@@ -69,6 +69,15 @@ def tools_for_place(place: str) -> list[AgentTool]:
     return [tool for tool in AGENT_TOOLS.values() if place in tool.places]
 
 
+# Tools that only read memory (and may write a summary of it with the cheapest model on the way): they run
+# outside the transaction that records their result, so no database lock is held while a model is asked.
+MEMORY_READERS = frozenset({"zoom_memory", "read_thread", "message_date"})
+
+
+def holds_transaction(name: str) -> bool:
+    return name not in MEMORY_READERS
+
+
 def run_agent_tool(turn, name: str, arguments: dict) -> dict:
     """Run one agent tool the model called; every failure comes back in-band, never as an exception."""
     tool = AGENT_TOOLS.get(name)

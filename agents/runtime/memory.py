@@ -175,7 +175,9 @@ def zoom(conversation: Conversation, *, start: int, n: int = 1, at: int = 0,
             raise ToolError("not_found", f"There is no message {start} in this memory.")
         text = message_text_whole(message)
         if at and at >= len(text):
-            raise ToolError("bad_input", f"at: message {start} has {len(text)} characters; start before that.")
+            pages = -(-len(text) // PAGE)
+            raise ToolError("bad_input", f"Message {start} has {len(text)} characters ({pages} pages of {PAGE}); "
+                                         "it ends before that.")
         result = {"id": start, "n": 1, "role": message.role, "text": text[at : at + PAGE]}
         if at + PAGE < len(text):
             result["nextAt"] = at + PAGE

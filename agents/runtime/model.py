@@ -82,7 +82,7 @@ class OpenAIModel:
         # The SDK's own retries are off: the schedule is the spec's, and each try is logged.
         # `http_client`: the SDK's HTTP client, for tests. The SDK speaks `httpx2`, which respx does not see; an
         # `httpx.Client` given here is one respx mocks, so recorded exchanges go through the real client.
-        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, timeout=timeout,
+        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, max_retries=0, timeout=timeout,
                                     http_client=http_client)
         self.sleep = sleep
 

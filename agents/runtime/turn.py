@@ -18,6 +18,7 @@ from agents import services
 from agents.models import Agent, Conversation, Message, Run, ToolCall, Work
 from agents.runtime import memory, scheduler
 from agents.runtime.agent_tools import (
+    holds_transaction,
     packet_text,
     place_of,
     run_agent_tool,
@@ -226,15 +227,24 @@ class Turn:
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
         for call in pending:
-            with transaction.atomic():
+            # A call and its recorded result commit together, so a call that ran is never run again. Tools that
+            # only read memory may ask the model for a summary: they run outside, not holding SQLite's write lock.
+            if holds_transaction(call.name):
+                with transaction.atomic():
+                    self._record_result(call, run_agent_tool(self, call.name, call.arguments))
+            else:
                 result = run_agent_tool(self, call.name, call.arguments)
-                call.result = result
-                call.done_at = timezone.now()
-                call.save(update_fields=["result", "done_at"])
-                services.message_append(
-                    conversation=self.conversation, role=Message.Role.TOOL, text=json.dumps(result),
-                    data={"call_id": call.call_id, "name": call.name},
-                )
+                with transaction.atomic():
+                    self._record_result(call, result)
+
+    def _record_result(self, call: ToolCall, result: dict) -> None:
+        call.result = result
+        call.done_at = timezone.now()
+        call.save(update_fields=["result", "done_at"])
+        services.message_append(
+            conversation=self.conversation, role=Message.Role.TOOL, text=json.dumps(result),
+            data={"call_id": call.call_id, "name": call.name},
+        )
 
     def _latest_reply(self, text: str) -> None:
         Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN).update(latest_reply=text[:2000])
@@ -335,11 +345,24 @@ def has_new_input(conversation: Conversation) -> bool:
 
 
 def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
-    """Messages in the OpenAI chat format, each input marked with its id so the agent can zoom and date it."""
-    converted = []
-    answered_calls = set()
+    """Messages in the OpenAI chat format, each input marked with its id so the agent can zoom and date it.
+
+    A tool result must follow its call directly: a message that arrived while a step's tools ran (a
+    message_thread, an answer) is shown after the step's last result, where the API accepts it.
+    """
+    converted: list[dict] = []
+    answered_calls: set[str] = set()
+    waiting: set[str] = set()  # calls of the last step whose results haven't been shown yet
+    held: list[dict] = []  # inputs that arrived while those calls ran
+
+    def flush():
+        converted.extend(held)
+        held.clear()
+
     for message in messages:
         if message.role == Message.Role.AGENT:
+            flush()
+            waiting.clear()
             entry = {"role": "assistant", "content": message.text or None}
             calls = message.data.get("tool_calls") or []
             if calls:
@@ -349,22 +372,26 @@ def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
                     for c in calls
                 ]
                 answered_calls.update(c["id"] for c in calls)
+                waiting.update(c["id"] for c in calls)
             if not calls and not message.text:
                 entry["content"] = ""
             converted.append(entry)
         elif message.role == Message.Role.TOOL:
             call_id = message.data.get("call_id")
+            text = memory.head(message.text, message.seq)
             if call_id in answered_calls:
-                converted.append({"role": "tool", "tool_call_id": call_id,
-                                  "content": memory.head(message.text, message.seq)})
+                converted.append({"role": "tool", "tool_call_id": call_id, "content": text})
+                waiting.discard(call_id)
+                if not waiting:
+                    flush()
             else:
                 # Its call was folded into memory: show the result as plain text rather than an orphan.
-                converted.append({"role": "user", "content": f"[#{message.seq}] result of {message.data.get('name')}: "
-                                                            f"{memory.head(message.text, message.seq)}"})
-        elif message.role == Message.Role.OWNER:
-            converted.append({"role": "user", "content": f"[#{message.seq}] {owner}: {memory.head(message.text, message.seq)}"})
+                converted.append({"role": "user", "content": f"[#{message.seq}] result of {message.data.get('name')}: {text}"})
         else:
-            converted.append({"role": "user", "content": f"[#{message.seq}] {memory.head(message.text, message.seq)}"})
+            label = f"{owner}: " if message.role == Message.Role.OWNER else ""
+            entry = {"role": "user", "content": f"[#{message.seq}] {label}{memory.head(message.text, message.seq)}"}
+            (held if waiting else converted).append(entry)
+    flush()
     return converted
 
 

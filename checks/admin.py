@@ -1,0 +1,40 @@
+from django.contrib import admin
+
+from checks.models import Ask, CheckDecision
+
+
+class AskInline(admin.TabularInline):
+    model = Ask
+    fk_name = "decision"
+    extra = 0
+    fields = ("state", "answer", "answered_at", "used_by")
+    readonly_fields = ("used_by",)
+
+
+@admin.register(CheckDecision)
+class CheckDecisionAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "organization", "tool", "outcome", "reason", "decided_by", "judge_used", "actor_kind")
+    list_filter = ("outcome", "decided_by", "judge_used", "reason", "tool")
+    search_fields = ("tool", "reason", "fingerprint", "conversation_id", "actor_id", "organization__name")
+    date_hierarchy = "created_at"
+    list_select_related = ("organization",)
+    # The record of why something ran or was held back is evidence: staff read it, nobody edits it.
+    readonly_fields = [f.name for f in CheckDecision._meta.fields]
+    inlines = [AskInline]
+
+
+@admin.register(Ask)
+class AskAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "organization", "tool", "state", "answered_at", "used")
+    list_filter = ("state",)
+    search_fields = ("fingerprint", "answer", "decision__tool", "organization__name")
+    list_select_related = ("organization", "decision")
+    raw_id_fields = ("decision", "used_by")
+
+    @admin.display(description="tool")
+    def tool(self, obj):
+        return obj.decision.tool
+
+    @admin.display(boolean=True, description="used")
+    def used(self, obj):
+        return obj.used_by_id is not None

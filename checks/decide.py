@@ -1,0 +1,112 @@
+"""One decision for one action: go, ask or stop. Deterministic rules first, the model judge last.
+
+The same function serves the live pipeline (through `checks.services.check_tool_call`) and `check_eval`, on the
+same `CheckRequest` data. It touches no database and no network except through the judge it is given.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from checks import reasons
+from checks.judge import (
+    FaultyJudge,
+    Judge,
+    JudgeRequest,
+    JudgeUnreachable,
+    JudgeUnsure,
+    OwnerWordsShown,
+    RecipientShown,
+)
+from checks.rules import RuleResult, evaluate, names_address, recipients_of
+from checks.types import CheckRequest, Decision
+from checks.words import norm, permission_words
+
+log = logging.getLogger(__name__)
+
+
+def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True) -> Decision:
+    if not enabled:
+        # The owner turned the check off for the workspace: as the spec says, every action runs.
+        return Decision(outcome="go", decided_by="off")
+
+    result = evaluate(request)
+    if not result.checked:
+        return Decision(outcome="go")
+    decisive = result.decisive
+    if decisive is not None:
+        # A definite rule decides alone and never calls the judge: a judge can't loosen what the rules hold back.
+        return Decision(
+            outcome=reasons.outcome_of(decisive.reason), reason=decisive.reason, relied_on=list(decisive.relied_on)
+        )
+    if not result.open:
+        return Decision(outcome="go", relied_on=result.relied_on)
+
+    if request.judge_fault:
+        judge = FaultyJudge(request.judge_fault, judge)
+    relied_on = _open_words(result)
+    if judge is None:
+        return Decision(outcome="ask", reason=reasons.UNREACHABLE, relied_on=relied_on)
+
+    try:
+        verdict = judge.judge(judge_request(request, result))
+    except JudgeUnreachable as exc:
+        log.warning("check judge unreachable: %s", exc)
+        return Decision(outcome="ask", reason=reasons.UNREACHABLE, relied_on=relied_on, decided_by="judge",
+                        judge_used=True)
+    except JudgeUnsure as exc:
+        log.warning("check judge gave no usable verdict: %s", exc)
+        return Decision(outcome="ask", reason=reasons.UNDECIDED, relied_on=relied_on, decided_by="judge",
+                        judge_used=True)
+    except Exception:
+        # A judge that breaks must not let the action through, nor stop the agent's turn: it holds it back.
+        log.exception("check judge failed")
+        return Decision(outcome="ask", reason=reasons.UNREACHABLE, relied_on=relied_on, decided_by="judge",
+                        judge_used=True)
+    return Decision(
+        outcome=verdict.outcome,
+        reason=verdict.reason,
+        relied_on=_quoted(verdict.relied_on, request) or relied_on,
+        decided_by="judge",
+        judge_used=True,
+    )
+
+
+def judge_request(request: CheckRequest, result: RuleResult) -> JudgeRequest:
+    """What the judge is shown: the action, what it replaces, the owner's words and the rules' open questions."""
+    words = permission_words(request)
+    contacts = list(request.records.contacts)
+    shown_recipients = []
+    for address in recipients_of(request.action.input or {}):
+        contact = next((c for c in contacts if address in {e.lower() for e in c.emails}), None)
+        shown_recipients.append(RecipientShown(
+            address=address,
+            contact=contact.name if contact else None,
+            company=contact.company if contact else None,
+            named_by_owner=any(names_address(w, address, contacts, owner_name=request.business.owner) for w in words),
+        ))
+    return JudgeRequest(
+        business=request.business.name,
+        owner=request.business.owner,
+        tool=request.action.tool,
+        input=request.action.input or {},
+        replaces=request.action.replaces,
+        note=request.action.note,
+        owner_words=[OwnerWordsShown(who=w.source, text=w.text, answer=w.answer) for w in words],
+        recipients=shown_recipients,
+        questions=[f.why for f in result.open],
+        rules_would_say=result.open[0].reason,
+    )
+
+
+def _open_words(result: RuleResult) -> list[str]:
+    out: list[str] = []
+    for f in result.open:
+        out.extend(w for w in f.relied_on if w not in out)
+    return out
+
+
+def _quoted(quotes: list[str], request: CheckRequest) -> list[str]:
+    """The judge's quotes that really are the owner's words: a model may misquote, the record must not."""
+    texts = [norm(w.text) for w in permission_words(request)]
+    return [q for q in quotes if q.strip() and any(norm(q) in t for t in texts)]

@@ -1,0 +1,370 @@
+"""Reading the conversation around an action: whose words give permission, and what they say.
+
+Only the owner's words give permission: the owner's own messages, a routine's note (the owner's standing
+instruction), the owner's words quoted in work handed over, and an agent's ask that the owner answered yes (the
+yes adopts the ask's words, for the action it asked about). Everything an agent read (mail, files, pages, contact
+fields, tool results) and the other agents' own words are evidence, never permission.
+
+The helpers here are plain text analysis, shared by the rules: addresses, names that resolve to one contact,
+verbs that ask for a send or a change, and standing rules such as "I see every quote before it goes out".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+from checks.types import (
+    AgentTurn,
+    CheckRequest,
+    ContactRecord,
+    HandoffTurn,
+    OwnerTurn,
+    ReadTurn,
+    RoutineTurn,
+)
+
+Source = Literal["owner", "routine", "handoff", "answered_ask"]
+
+
+@dataclass(frozen=True)
+class Words:
+    text: str
+    source: Source
+    # The owner's answer, for an answered ask.
+    answer: str | None = None
+
+    @property
+    def owner_own(self) -> bool:
+        """The owner's own words in this conversation: what Always ask requires (a routine's note is not)."""
+        return self.source in ("owner", "answered_ask")
+
+
+# ---------------------------------------------------------------------------------------------------- the turns
+
+_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ya|sure|ok|okay|alright|all right|go ahead|go for it|please do|please go ahead|do it|"
+    r"do that|do so|sounds good|sounds great|looks good|looks great|lgtm|that works|works for me|ship it|send it|"
+    r"that's fine|that is fine|fine by me|fine|perfect|great|approved|correct|absolutely|of course|definitely|"
+    r"agreed|confirmed|right|👍|✅)(?![\w'])",
+    re.I,
+)
+_NO = re.compile(r"^\W*(?:no|nope|not yet|not now|don't|do not|wait|hold|stop|cancel|never)\b", re.I)
+
+
+def is_yes(text: str) -> bool:
+    return bool(_YES.match(text)) and not _NO.match(text)
+
+
+def permission_words(request: CheckRequest) -> list[Words]:
+    words: list[Words] = []
+    turns = request.conversation
+    for i, turn in enumerate(turns):
+        if isinstance(turn, OwnerTurn):
+            words.append(Words(turn.text, "owner"))
+        elif isinstance(turn, RoutineTurn):
+            words.append(Words(turn.text, "routine"))
+        elif isinstance(turn, HandoffTurn):
+            words.extend(Words(w.text, "handoff") for w in turn.owner_words)
+        elif isinstance(turn, AgentTurn):
+            answer = _answer_to(turns, i)
+            if answer is not None and is_yes(answer):
+                words.append(Words(turn.text, "answered_ask", answer=answer))
+    return words
+
+
+def _answer_to(turns, i: int) -> str | None:
+    """The owner's next words after the agent's turn `i`, before the agent speaks again; what it read may come between."""
+    for turn in turns[i + 1:]:
+        if isinstance(turn, AgentTurn):
+            return None
+        if isinstance(turn, OwnerTurn):
+            return turn.text
+        if isinstance(turn, HandoffTurn) and turn.owner_words:
+            # An answer given in a chat reaches the thread that asked as work handed over, quoting the owner.
+            return turn.owner_words[0].text
+    return None
+
+
+def read_texts(request: CheckRequest) -> list[str]:
+    """What was read, and the other agents' own words in work handed over: evidence, never permission."""
+    texts: list[str] = []
+    for turn in request.conversation:
+        if isinstance(turn, ReadTurn):
+            texts.append(turn.text)
+        elif isinstance(turn, HandoffTurn):
+            texts.extend(t for t in (turn.task, turn.notes) if t)
+    return texts
+
+
+# ---------------------------------------------------------------------------------------------------- text helpers
+
+EMAIL = re.compile(r"[A-Za-z0-9._%+'\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+_STOPWORDS = frozenset(
+    "the a an and or of to in on at for from with by is are was be it its this that these those my our your "
+    "his her their me us we you i he she they them as so if not no yes but into out up about can could would "
+    "should will shall may might do does did done have has had get got please just also all any each every "
+    "new old one two".split()
+)
+
+
+def emails_in(text: str) -> set[str]:
+    return {e.lower() for e in EMAIL.findall(text or "")}
+
+
+def without_emails(text: str) -> str:
+    return EMAIL.sub(" ", text or "")
+
+
+def norm(text: str) -> str:
+    """Lower case, one space between words, typographic quotes made plain: for finding one text in another."""
+    text = (text or "").replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def contains(haystack: str, needle: str) -> bool:
+    """`needle` appears in `haystack` as whole words (ignoring case and spacing)."""
+    n = norm(needle).strip(" .,;:!?\"'")
+    if not n:
+        return False
+    return re.search(rf"(?<![\w@]){re.escape(n)}(?![\w@])", norm(haystack)) is not None
+
+
+def tokens(text: str) -> set[str]:
+    """Significant words and numbers: what two texts must share to be about the same thing."""
+    out = set()
+    for t in re.findall(r"[a-z0-9]+(?:[.'][a-z0-9]+)*", norm(without_emails(text))):
+        t = t.removesuffix("'s")
+        if t in _STOPWORDS or (len(t) < 3 and not t.isdigit()):
+            continue
+        out.add(t)
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip()]
+
+
+def clauses(text: str) -> list[str]:
+    return [c for s in sentences(text) for c in re.split(r",\s*|\s+but\s+", s) if c.strip()]
+
+
+# "Don't cc Greg", "send it to Dana, but not to Greg": what follows a negation in its clause is not permission.
+_NEGATION = re.compile(
+    r"\b(?:(?:don't|dont|do not)(?!\s+(?:forget|hesitate))|never(?!\s+mind)|no need to|shouldn't|should not|"
+    r"must not|mustn't|not(?!\s+(?:only|just))|except|leave out|leave off|skip|without|instead of)\b",
+    re.I,
+)
+
+
+def affirmed_parts(text: str) -> list[str]:
+    """The text with, in each clause, whatever follows a negation cut off."""
+    parts = []
+    for clause in clauses(text):
+        m = _NEGATION.search(clause)
+        parts.append(clause[: m.start()] if m else clause)
+    return parts
+
+
+# ---------------------------------------------------------------------------------------------------- naming
+
+# First names that are also everyday words count only when written with a capital and not opening a clause.
+_WORD_NAMES = frozenset(
+    "will may mark bill grace june april august rose hope joy faith pat art drew rob jack frank max sue dawn "
+    "summer chase hunter page bob sky bay ivy iris olive ruby amber jade pearl rich victor carol holly penny "
+    "sandy rusty dusty miles wade reed gene dean earl".split()
+)
+
+
+def _name_pattern(name: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w@.]){re.escape(name)}(?![\w@])", re.I)
+
+
+def _mentions(text: str, name: str) -> bool:
+    for m in _name_pattern(name).finditer(text):
+        written = m.group()
+        if name.lower() in _WORD_NAMES:
+            before = text[: m.start()].rstrip()
+            opens_clause = not before or before[-1] in ".!?;:,\n(\"'"
+            if not written[0].isupper() or opens_clause:
+                continue
+        return True
+    return False
+
+
+_TITLES = frozenset("mr mrs ms miss mx dr prof sir dame".split())
+
+
+def first_name(full_name: str) -> str:
+    """The first word of a name that is a name: not a title ("Dr."), not an initial."""
+    for word in norm(full_name).split():
+        bare = word.strip(".,")
+        if bare not in _TITLES and len(bare) > 1:
+            return bare
+    return ""
+
+
+def named_contacts(text: str, contacts: Iterable[ContactRecord], *, owner_name: str = "") -> list[ContactRecord]:
+    """Contacts `text` names by a first or full name that matches exactly one contact. The owner's own first name
+    is the owner's ("Sam sees every quote"), not a contact's who shares it: only their full name names them."""
+    contacts = list(contacts)
+    owner_first = first_name(owner_name)
+    plain = " ".join(affirmed_parts(without_emails(text)))
+    found: dict[str, ContactRecord] = {}
+    by_full: dict[str, list[ContactRecord]] = {}
+    by_first: dict[str, list[ContactRecord]] = {}
+    for c in contacts:
+        full = norm(c.name)
+        if not full:
+            continue
+        by_full.setdefault(full, []).append(c)
+        if first_name(full):
+            by_first.setdefault(first_name(full), []).append(c)
+    for full, matches in by_full.items():
+        if len(matches) == 1 and " " in full and _mentions(plain, full):
+            found[matches[0].id] = matches[0]
+    for first, matches in by_first.items():
+        if len(matches) == 1 and first != owner_first and _mentions(plain, first):
+            found[matches[0].id] = matches[0]
+    return list(found.values())
+
+
+def mentions_a_contact(text: str, contacts: Iterable[ContactRecord]) -> bool:
+    plain = without_emails(text)
+    return any(_mentions(plain, first_name(c.name)) for c in contacts if first_name(c.name))
+
+
+def named_addresses(text: str) -> set[str]:
+    return {e for part in affirmed_parts(text) for e in emails_in(part)}
+
+
+# ---------------------------------------------------------------------------------------------------- asking to send
+
+# Verbs that ask for a message to go to someone. Words that are as often nouns ("email", "mail", "message",
+# "text", "update", "quote") count only where a clause opens with them, or after "and", "please", "can you" …
+_SEND_VERBS = (
+    r"send|re-?send|forward|reply|replies|respond|answer|tell|inform|notify|remind|chase|nudge|thank|invite|cc|bcc|"
+    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+\w+\s+know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
+    r"drop\s+\w+\s+a\s+(?:line|note)|get\s+in\s+touch|keep\s+\w+(?:\s+\w+)?\s+(?:posted|updated|informed|in\s+the\s+loop)|"
+    r"confirm|book|schedule|arrange|set\s+up|introduce|welcome|congratulate|apologi[sz]e|decline|accept|rsvp|"
+    r"share|give|pass\s+(?:on|along)|offer|propose|ask|contact|ping|greet|wish|show|include|circulate|distribute|"
+    r"get\s+(?:[\w'\-]+\s+){0,4}(?:over\s+|across\s+)?to|put\s+\w+\s+(?:in|on)\s+(?:cc|copy)|return\s+\w+'s\s+(?:call|email|mail)"
+)
+_NOUNISH_VERBS = r"e-?mail|mail|message|text|write|dm|update|quote|call"
+_CLAUSE_OPEN = r"(?:^|[,;:(]\s*|\b(?:and|then|please|pls|also|just|kindly|can you|could you|would you|to|now|first)\s+)"
+_SEND = re.compile(rf"\b(?:{_SEND_VERBS})\b|{_CLAUSE_OPEN}(?:{_NOUNISH_VERBS})\b", re.I)
+# "email Victor", "text them": a noun-like verb followed by whom it goes to, unless a determiner makes it a noun
+# ("Dana's email", "my unread mail", "the text Marco sent").
+_NOUNISH_TO = re.compile(
+    rf"(?<![\w'])(?P<det>\b(?:my|your|our|his|her|their|the|a|an|this|that|these|those|unread|new|latest|last|"
+    rf"today's|[a-z]+'s)\s+)?\b(?:{_NOUNISH_VERBS})\s+(?:me|him|her|them|us|everyone|[A-Z][a-z]+|{EMAIL.pattern})",
+)
+_TO_OWNER = re.compile(r"^\s*(?:\w+\s+)?(?:me|myself|us)\b", re.I)
+
+
+def _send_verb(clause: str) -> re.Match | None:
+    m = _SEND.search(clause)
+    if m:
+        return m
+    return next((n for n in _NOUNISH_TO.finditer(clause) if not n.group("det")), None)
+
+
+# Words that describe people instead of naming them: "everyone who came", "the guests", "both".
+_GROUP = re.compile(
+    r"\b(?:everyone|everybody|all\s+of\s+(?:them|you)|each\s+of|whoever|anyone\s+who|anybody\s+who|guests|"
+    r"attendees|participants|people|folks|the\s+rest|the\s+team|them\s+both|you\s+both|both\s+of\s+them)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class SendAsk:
+    words: Words
+    clause: str
+    to_owner: bool  # "tell me", "email me the summary": the owner is who it goes to
+    describes_people: bool  # "everyone who came", "the invoice's customer", "answer the same day"
+
+
+def send_asks(words: Iterable[Words], contacts: Iterable[ContactRecord], owner_name: str) -> list[SendAsk]:
+    contacts = list(contacts)
+    owner_first = (owner_name.split() or [""])[0].lower()
+    out = []
+    for w in words:
+        for clause in affirmed_parts(w.text):
+            m = _send_verb(clause)
+            if not m:
+                continue
+            after = clause[m.end():] if m.re is _SEND else clause[m.start():].split(None, 1)[-1]
+            to_owner = bool(_TO_OWNER.match(after)) or bool(
+                owner_first and re.match(rf"^\s*(?:\w+\s+)?{re.escape(owner_first)}\b", after, re.I)
+            )
+            # A name counts as naming someone here even when two contacts share it: such a send isn't described,
+            # it is addressed, and whether the name resolves is the naming rule's business.
+            names = bool(emails_in(clause)) or mentions_a_contact(clause, contacts)
+            out.append(SendAsk(w, clause, to_owner, bool(_GROUP.search(clause)) or not names))
+    return out
+
+
+def asks_to_send(text: str) -> bool:
+    return any(_send_verb(c) for c in affirmed_parts(text))
+
+
+# ---------------------------------------------------------------------------------------------------- standing holds
+
+_HOLD = re.compile(
+    r"\b(?:see|sees|review|reviews|approve|approves|check|checks|read|reads|sign\s+off\s+on)\s+(?:every|each|all|any)\b"
+    r"(?=.*\b(?:before|first|beforehand)\b)"
+    r"|\bbefore\s+(?:it|they|anything|any\s+\w+)\s+go(?:es)?\s+out"
+    r"|\b(?:ask|check\s+with|run\s+it\s+by|run\s+\w+\s+by)\s+(?:me|{owner})(?:\s+\w+)?\s+(?:first|before)"
+    r"|\bwithout\s+(?:asking|checking\s+with)\s+(?:me|{owner})",
+    re.I,
+)
+_THRESHOLD = re.compile(
+    r"\b(?:over|above|more\s+than|exceeding|greater\s+than|anything\s+over)\s+(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?",
+    re.I,
+)
+_AMOUNT = re.compile(r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A standing rule that holds sends back for the owner: "Sam sees every quote before it goes out", or
+    "Over $5,000, ask Sam first" (then only sends for more than the threshold)."""
+
+    words: Words
+    sentence: str
+    threshold: Decimal | None
+
+
+def _money(number: str, thousands: str | None) -> Decimal | None:
+    try:
+        value = Decimal(number.replace(",", ""))
+    except InvalidOperation:
+        return None
+    return value * 1000 if thousands else value
+
+
+def standing_holds(words: Iterable[Words], owner_name: str) -> list[Hold]:
+    owner_first = re.escape((owner_name.split() or ["the owner"])[0])
+    hold = re.compile(_HOLD.pattern.replace("{owner}", owner_first), re.I)
+    out = []
+    for w in words:
+        if w.source == "answered_ask":
+            continue
+        for sentence in sentences(w.text):
+            if hold.search(sentence):
+                t = _THRESHOLD.search(sentence)
+                out.append(Hold(w, sentence, _money(t.group(1), t.group(2)) if t else None))
+    return out
+
+
+def amounts(text: str) -> list[Decimal]:
+    out = []
+    for m in _AMOUNT.finditer(text or ""):
+        value = _money(m.group(1), m.group(2)) if m.group(1) else _money(m.group(3), None)
+        if value is not None:
+            out.append(value)
+    return out

@@ -1,0 +1,181 @@
+"""The check in the workspace: decisions kept, asks stored with the action's fingerprint, a yes that lets exactly
+that action go once, and the request built from the database."""
+
+import pytest
+
+from checks import reasons
+from checks.judge import JudgeVerdict, ScriptedJudge
+from checks.models import Ask, CheckDecision
+from checks.selectors import request_for_workspace
+from checks.services import ask_answer, check_tool_call
+from companies.models import CompanyPerson
+from tests.factories import CompanyFactory, ContactFactory
+
+pytestmark = pytest.mark.django_db
+
+QUOTE = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": "It's $8,400."}}
+ROUTINE = [{"role": "routine", "name": "New client enquiries",
+            "text": "Answer the same day. Sam sees every quote before it goes out."}]
+
+
+@pytest.fixture
+def dana(org):
+    contact = ContactFactory(organization=org, name="Dana Whitfield", emails=["dana@juniperdental.test"])
+    company = CompanyFactory(organization=org, name="Juniper Dental")
+    CompanyPerson.objects.create(organization=org, company=company, contact=contact)
+    return contact
+
+
+def run(org, action=QUOTE, conversation=ROUTINE, conversation_id="thread-9", judge=None, made_here=()):
+    request = request_for_workspace(org=org, conversation=conversation, action=action, made_here=made_here)
+    return check_tool_call(org=org, request=request, actor_kind="agent", actor_id="agent-1",
+                           conversation_id=conversation_id, judge=judge or ScriptedJudge([JudgeVerdict(
+                               outcome="ask", reason=reasons.NOT_NAMED, relied_on=["Sam sees every quote"])]))
+
+
+# ---------------------------------------------------------------------------------------------------- decisions
+
+def test_every_decision_is_kept_with_its_reason_and_words(org, dana):
+    run(org)
+    kept = CheckDecision.objects.get(organization=org)
+    assert (kept.tool, kept.outcome, kept.reason, kept.relied_on, kept.decided_by, kept.actor_id,
+            kept.conversation_id) == ("mail.send", "ask", reasons.NOT_NAMED, ["Sam sees every quote"], "judge",
+                                      "agent-1", "thread-9")
+
+
+def test_a_go_is_kept_too(org, dana):
+    run(org, conversation=[{"role": "owner", "text": "Send Dana the quote."}])
+    assert CheckDecision.objects.get(organization=org).outcome == "go"
+
+
+def test_an_ask_is_stored_with_the_action_s_fingerprint(org, dana):
+    run(org)
+    kept = CheckDecision.objects.get(organization=org)
+    assert Ask.objects.get(organization=org).fingerprint == kept.fingerprint != ""
+
+
+def test_trying_the_held_action_again_keeps_one_waiting_ask(org, dana):
+    run(org)
+    run(org)
+    assert Ask.objects.filter(organization=org, state=Ask.State.WAITING).count() == 1
+
+
+def test_with_the_check_turned_off_the_action_goes_and_that_is_kept(org, dana):
+    org.check_enabled = False
+    org.save()
+    d = run(org)
+    assert (d.outcome, CheckDecision.objects.get(organization=org).decided_by) == ("go", "off")
+
+
+# ---------------------------------------------------------------------------------------------------- yes
+
+def test_after_the_owner_s_yes_the_same_action_goes(org, dana):
+    run(org)
+    ask_answer(org=org, ask_id=Ask.objects.get(organization=org).id, yes=True, text="Yes, send it")
+    assert run(org).outcome == "go"
+
+
+def test_the_yes_is_marked_used_by_the_decision_that_ran_on_it(org, dana):
+    run(org)
+    ask = Ask.objects.get(organization=org)
+    ask_answer(org=org, ask_id=ask.id, yes=True, text="Yes, send it")
+    run(org)
+    ask.refresh_from_db()
+    assert ask.used_by.outcome == "go" and ask.used_by.relied_on == ["Yes, send it"]
+
+
+def test_a_yes_lets_the_action_go_once(org, dana):
+    run(org)
+    ask_answer(org=org, ask_id=Ask.objects.get(organization=org).id, yes=True, text="Yes")
+    run(org)
+    assert run(org).outcome == "ask"
+
+
+def test_a_yes_does_not_cover_a_send_to_someone_else(org, dana):
+    run(org)
+    ask_answer(org=org, ask_id=Ask.objects.get(organization=org).id, yes=True, text="Yes")
+    other = {"tool": "mail.send", "input": {"to": ["greg@juniperdental.test"], "subject": "Quote", "text": "$8,400"}}
+    assert run(org, action=other).outcome == "ask"
+
+
+def test_a_yes_in_one_conversation_does_not_cover_another(org, dana):
+    run(org)
+    ask_answer(org=org, ask_id=Ask.objects.get(organization=org).id, yes=True, text="Yes")
+    assert run(org, conversation_id="thread-10").outcome == "ask"
+
+
+def test_a_declined_ask_keeps_the_action_held(org, dana):
+    run(org)
+    ask_answer(org=org, ask_id=Ask.objects.get(organization=org).id, yes=False, text="No, wait")
+    assert run(org).outcome == "ask"
+
+
+def test_a_yes_never_lets_a_stop_through(org, dana):
+    run(org)
+    ask_answer(org=org, ask_id=Ask.objects.get(organization=org).id, yes=True, text="Yes")
+    with_card = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Quote",
+                                                "text": "Pay with 4111 1111 1111 1111"}}
+    assert run(org, action=with_card).outcome == "stop"
+
+
+def test_an_ask_of_another_workspace_cannot_be_answered(org, other_org, dana):
+    run(org)
+    with pytest.raises(Ask.DoesNotExist):
+        ask_answer(org=other_org, ask_id=Ask.objects.get(organization=org).id, yes=True, text="Yes")
+
+
+def test_the_configured_judge_is_used_when_none_is_given(org, dana, monkeypatch):
+    judge = ScriptedJudge([JudgeVerdict(outcome="go")])
+    monkeypatch.setattr("checks.services.configured_judge", lambda: judge)
+    request = request_for_workspace(org=org, conversation=ROUTINE, action=QUOTE, made_here=[])
+    check_tool_call(org=org, request=request, actor_kind="agent", actor_id="a1")
+    assert len(judge.sent) == 1
+
+
+# ---------------------------------------------------------------------------------------------------- the request
+
+def test_the_request_carries_the_business_from_the_workspace(org):
+    org.domains, org.payment_details = ["fernhill.test"], ["IBAN GB33 BUKB 2020 1555 5555 55"]
+    org.save()
+    business = request_for_workspace(org=org, conversation=[], action=QUOTE, made_here=[]).business
+    assert (business.name, business.owner, business.owner_email, business.domains, business.payment_details) == (
+        "Fernhill Studio", "Sam Rivera", "sam@fernhill.test", ["fernhill.test"], ["IBAN GB33 BUKB 2020 1555 5555 55"])
+
+
+def test_the_request_carries_contacts_with_emails_and_company(org, dana):
+    contact = request_for_workspace(org=org, conversation=[], action=QUOTE, made_here=[]).records.contacts[0]
+    assert (contact.id, contact.name, contact.emails, contact.company, contact.always_ask) == (
+        str(dana.id), "Dana Whitfield", ["dana@juniperdental.test"], "Juniper Dental", False)
+
+
+def test_a_contact_marked_always_ask_is_marked_in_the_request(org):
+    ContactFactory(organization=org, name="Greg Hale", emails=["greg@juniperdental.test"], fields={"ask": True})
+    assert request_for_workspace(org=org, conversation=[], action=QUOTE, made_here=[]).records.contacts[0].always_ask
+
+
+def test_a_contact_of_an_always_ask_company_is_marked_always_ask(org, dana):
+    company = CompanyFactory(organization=org, name="Hale Capital", always_ask=True)
+    victor = ContactFactory(organization=org, name="Victor Hale", emails=["victor@halecapital.test"])
+    CompanyPerson.objects.create(organization=org, company=company, contact=victor)
+    contacts = request_for_workspace(org=org, conversation=[], action=QUOTE, made_here=[]).records.contacts
+    assert {c.name: c.always_ask for c in contacts} == {"Dana Whitfield": False, "Victor Hale": True}
+
+
+def test_another_workspace_s_contacts_are_not_in_the_request(org, other_org):
+    ContactFactory(organization=other_org, name="Dana Whitfield", emails=["dana@juniperdental.test"])
+    assert request_for_workspace(org=org, conversation=[], action=QUOTE, made_here=[]).records.contacts == []
+
+
+def test_in_a_big_workspace_the_request_carries_the_contacts_the_work_could_name(org, dana):
+    from contacts.models import Contact
+
+    Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
+    ContactFactory(organization=org, name="Dana Kim", emails=["dana@kimlaw.test"])
+    conversation = [{"role": "owner", "text": "Send Dana the quote."}]
+    contacts = request_for_workspace(org=org, conversation=conversation, action=QUOTE, made_here=[]).records.contacts
+    assert sorted(c.name for c in contacts) == ["Dana Kim", "Dana Whitfield"]
+
+
+def test_made_here_and_the_conversation_pass_through(org):
+    request = request_for_workspace(org=org, conversation=ROUTINE, action=QUOTE, made_here=["doc:d1"])
+    assert (request.records.made_here, request.conversation[0].role) == (["doc:d1"], "routine")
