@@ -273,11 +273,12 @@ def test_write_of_a_first_draft_is_recorded_as_made(use, org, project):
     assert (change.kind, change.sentence) == ("makes", 'wrote the first draft of the doc "Checklist"')
 
 
-def test_write_replaces_gives_the_doc_and_the_start_of_its_text(ctx, org, project):
-    doc = DocFactory(organization=org, project=project, title="Quote", text="x" * 600)
+def test_write_replaces_gives_the_doc_and_its_whole_text(ctx, org, project):
+    # Whole: the check compares line by line what a rewrite would drop, to the last line.
+    doc = DocFactory(organization=org, project=project, title="Quote", text="x" * 600 + "\nLast line")
     tool = _tool("docs.write")
     inp = tool.input.model_validate({"docId": str(doc.id), "title": "Quote", "text": "New"})
-    assert tool.replaces(ctx, inp) == {"doc": "Quote", "text": "x" * 500}
+    assert tool.replaces(ctx, inp) == {"doc": "Quote", "text": "x" * 600 + "\nLast line"}
 
 
 def test_write_replaces_nothing_for_a_new_doc(ctx, project):

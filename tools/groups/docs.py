@@ -142,7 +142,7 @@ def write_replaces(ctx, inp: WriteInput) -> dict | None:
     doc = Doc.objects.filter(organization=ctx.org, id=inp.doc_id).only("title", "text").first()
     if doc is None or not doc.text:
         return None
-    return {"doc": doc.title, "text": doc.text[:500]}
+    return {"doc": doc.title, "text": doc.text}
 
 
 register(
