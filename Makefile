@@ -26,11 +26,12 @@ seed: migrate
 	$(PY) manage.py seed_demo
 
 run: seed
+	$(PY) manage.py schedule_ticks
 	@echo "Starting Roadstar at http://127.0.0.1:$(PORT) (web and worker; Ctrl-C stops both)"
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
 
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py
