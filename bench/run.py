@@ -23,6 +23,8 @@ TMP = tempfile.mkdtemp(prefix="roadstar-bench-")
 os.environ.setdefault("SQLITE_PATH", str(Path(TMP) / "bench.sqlite3"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-key")
+# Worker tasks run inline, in this process, so a benchmark measures the work and not the queue.
+os.environ.setdefault("Q_SYNC", "1")
 
 import django  # noqa: E402
 
@@ -119,8 +121,9 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
 def main():
     call_command("migrate", verbosity=0)
     print("# Roadstar benchmarks\n")
-    from bench import routines_bench
+    from bench import prompts, routines_bench
 
+    prompts.run(print)
     routines_bench.run(print)
     print("## use_tool overhead (median of interleaved runs)\n")
     print("| tool | service called directly | through use_tool | ratio (target < 2x) |")

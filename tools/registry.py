@@ -129,8 +129,26 @@ _schemas: dict[type, dict] = {}
 def _schema_for(model: type[BaseModel]) -> dict:
     # Schemas are built once: find_tools and every model call send them, and building one is not cheap.
     if model not in _schemas:
-        _schemas[model] = model.model_json_schema(by_alias=True)
+        _schemas[model] = _without_titles(model.model_json_schema(by_alias=True))
     return _schemas[model]
+
+
+def _without_titles(schema):
+    """Pydantic titles every field after its own name: words the model reads on every step and learns nothing
+    from. Titles go; a property literally named "title" stays."""
+    if isinstance(schema, dict):
+        cleaned = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                cleaned[key] = {name: _without_titles(prop) for name, prop in value.items()}
+            else:
+                cleaned[key] = _without_titles(value)
+        return cleaned
+    if isinstance(schema, list):
+        return [_without_titles(item) for item in schema]
+    return schema
 
 
 class RegistryError(Exception):

@@ -1,0 +1,25 @@
+"""Staff admin for connections: what is connected, for whom, and its state. Tokens are never shown or editable."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from integrations.models import Connection
+
+
+@admin.register(Connection)
+class ConnectionAdmin(admin.ModelAdmin):
+    list_display = ("account", "app", "account_key", "status", "organization", "updated_at")
+    list_filter = ("app", "status")
+    list_select_related = ("organization",)
+    search_fields = ("account", "account_key", "organization__name")
+    raw_id_fields = ("organization",)
+    # `tokens` is left out entirely: not a field, not a column, not searchable. A connection is made by the
+    # owner's sign-in, not by hand, so staff only read it and may mark it for reconnecting.
+    fields = ("organization", "app", "account", "account_key", "status", "groups", "scopes", "realm_id",
+              "token_expires_at", "created_at", "updated_at")
+    readonly_fields = ("organization", "app", "account", "account_key", "groups", "scopes", "realm_id",
+                       "token_expires_at", "created_at", "updated_at")
+
+    def has_add_permission(self, request):
+        return False

@@ -1,0 +1,101 @@
+"""Connections: each account the owner connected (a Google account, a QuickBooks company, the local providers).
+
+A connection's `account_key` prefixes every id that comes from it (`7c41e2d0:19a2c4e07d5b3f18`), so ids carry their
+account and several accounts of one app work side by side. Tokens are encrypted at rest (integrations/crypto.py);
+nothing outside this module and integrations/oauth.py reads them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import uuid
+
+from django.db import models
+
+from integrations import catalog, crypto
+
+ACCOUNT_KEY_RE = re.compile(r"^[0-9a-f]{8}$")
+
+
+class Connection(models.Model):
+    class App(models.TextChoices):
+        GOOGLE = "google", "Google"
+        QUICKBOOKS = "quickbooks", "QuickBooks Online"
+        LOCAL = "local", "Roadstar (local)"
+
+    class Status(models.TextChoices):
+        CONNECTED = "connected", "connected"
+        NEEDS_RECONNECT = "needs_reconnect", "needs reconnect"
+        REMOVING = "removing", "removing"
+        REMOVED = "removed", "removed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="connections")
+    app = models.CharField(max_length=20, choices=App.choices)
+    account = models.CharField(max_length=254, help_text="The account's email, or the QuickBooks company's name.")
+    account_key = models.CharField(
+        max_length=8, editable=False, help_text="8 hex characters that prefix every id from this account."
+    )
+    groups = models.JSONField(default=list, blank=True, help_text="The tool groups it serves: mail, files, …")
+    scopes = models.JSONField(default=list, blank=True, help_text="The scopes the owner granted.")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.CONNECTED)
+    # Fernet ciphertext of {"access_token", "refresh_token", "expiry", ...}; never plaintext, never shown.
+    tokens = models.TextField(blank=True, default="", editable=False)
+    # Bumped on every token write: a write that read version n only lands while the row still has n, so a
+    # replayed or racing write never puts older tokens over newer ones.
+    token_version = models.PositiveIntegerField(default=0, editable=False)
+    token_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
+    realm_id = models.CharField(max_length=40, blank=True, help_text="The QuickBooks company id.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "account"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "account_key"], name="connection_key_unique_per_org"),
+        ]
+        indexes = [models.Index(fields=["organization", "app", "status"], name="connection_org_app_idx")]
+
+    def __str__(self):
+        return f"{self.account} ({self.app})"
+
+    # --- what it serves --------------------------------------------------------------------------------
+
+    @property
+    def app_info(self) -> catalog.App:
+        return catalog.app(self.app)
+
+    @property
+    def is_connected(self) -> bool:
+        return self.status == self.Status.CONNECTED
+
+    def serves(self, group: str) -> bool:
+        return group in self.groups
+
+    def can_write(self, group: str) -> bool:
+        return self.serves(group) and self.app_info.can_write(group, self.scopes)
+
+    # --- tokens ----------------------------------------------------------------------------------------
+
+    def read_tokens(self) -> dict:
+        return crypto.decrypt(self.tokens)
+
+    def set_tokens(self, tokens: dict) -> None:
+        """Encrypt `tokens` onto this instance (the caller saves). Services use integrations.oauth.save_tokens."""
+        self.tokens = crypto.encrypt(tokens)
+        expiry = tokens.get("expiry")
+        self.token_expires_at = datetime.datetime.fromisoformat(expiry) if expiry else None
+
+    def credentials(self):
+        """What a provider calls its app with, refreshed when it has expired (the new tokens are saved back).
+
+        google: a `google.oauth2.credentials.Credentials` that also saves any later refresh (googleapiclient
+        refreshes on a 401 by itself). quickbooks: the access token (str), refreshed through intuit-oauth; the
+        new refresh token is kept after every refresh. local: None. A refresh the app refuses (invalid_grant)
+        marks the connection needs_reconnect and raises ToolError("reauth", card=…); a network failure raises
+        ToolError("unavailable").
+        """
+        from integrations import oauth
+
+        return oauth.credentials_for(self)

@@ -1,0 +1,345 @@
+"""The apps' OAuth: configuration, the web flows' two halves, and credentials that refresh on their own.
+
+Configuration (Django settings of the same name win over the environment, which is what tests override):
+- Google: GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, optional GOOGLE_REDIRECT_URI (default: this server's
+  /connections/google/callback, as the browser reached it).
+- QuickBooks: QUICKBOOKS_CLIENT_ID, QUICKBOOKS_CLIENT_SECRET, QUICKBOOKS_ENVIRONMENT ("sandbox", the default, or
+  "production"), optional QUICKBOOKS_REDIRECT_URI (default /connections/quickbooks/callback).
+
+Refresh: a token is refreshed when it has expired (google-auth's own margin for Google; a minute for QuickBooks),
+saved back encrypted with a compare-and-set (integrations.services.connection_tokens_save), and kept past a
+rollback of the tool's transaction (integrations.durable). QuickBooks refreshes under a row lock, and keeps the
+NEW refresh token every time: Intuit rotates it, and the old one stops working.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+import requests
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from integrations import catalog
+from integrations.crypto import TokensUnreadable
+from integrations.errors import label_for, network_error, signed_out
+from integrations.models import Connection
+from integrations.services import connection_tokens_save
+from tools.errors import ToolError
+
+GOOGLE_AUTH_URI = "https://accounts.google.com/o/oauth2/auth"
+GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
+GOOGLE_USERINFO_URI = "https://openidconnect.googleapis.com/v1/userinfo"
+
+QUICKBOOKS_API = {
+    "sandbox": "https://sandbox-quickbooks.api.intuit.com",
+    "production": "https://quickbooks.api.intuit.com",
+}
+_QUICKBOOKS_MARGIN = datetime.timedelta(minutes=1)
+
+
+def setting(name: str) -> str | None:
+    return getattr(settings, name, None) or os.environ.get(name) or None
+
+
+REQUIRED_ENV = {
+    "google": ("GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"),
+    "quickbooks": ("QUICKBOOKS_CLIENT_ID", "QUICKBOOKS_CLIENT_SECRET"),
+}
+
+
+def missing_settings(app: str) -> list[str]:
+    """The environment variables still to set before the owner can connect `app`."""
+    return [name for name in REQUIRED_ENV.get(app, ()) if not setting(name)]
+
+
+def quickbooks_environment() -> str:
+    env = (setting("QUICKBOOKS_ENVIRONMENT") or "sandbox").lower()
+    return "production" if env in ("production", "prod") else "sandbox"
+
+
+def _is_invalid_grant(data) -> bool:
+    if isinstance(data, dict):
+        return data.get("error") == "invalid_grant"
+    return "invalid_grant" in str(data)
+
+
+def _iso(value: datetime.datetime | None) -> str | None:
+    if value is None:
+        return None
+    if timezone.is_naive(value):  # google-auth keeps expiry as naive UTC
+        value = value.replace(tzinfo=datetime.UTC)
+    return value.isoformat()
+
+
+def _tokens_of(connection: Connection) -> dict:
+    try:
+        return connection.read_tokens()
+    except TokensUnreadable:
+        # The key changed since these were stored: only the owner connecting again gets new ones.
+        raise signed_out(connection, label=label_for(connection))
+
+
+def credentials_for(connection: Connection):
+    if connection.app == Connection.App.GOOGLE:
+        return google_credentials(connection)
+    if connection.app == Connection.App.QUICKBOOKS:
+        return quickbooks_access_token(connection)
+    return None
+
+
+# --- Google ---------------------------------------------------------------------------------------------------
+
+
+def google_client_config(redirect_uri: str) -> dict:
+    return {
+        "web": {
+            "client_id": setting("GOOGLE_CLIENT_ID"),
+            "client_secret": setting("GOOGLE_CLIENT_SECRET"),
+            "auth_uri": GOOGLE_AUTH_URI,
+            "token_uri": GOOGLE_TOKEN_URI,
+            "redirect_uris": [redirect_uri],
+        }
+    }
+
+
+def google_scopes(write_groups=()) -> list[str]:
+    """What a Google sign-in asks for: identity and every group's read scope, and write scopes for write_groups."""
+    info = catalog.GOOGLE
+    scopes = list(info.identity_scopes)
+    for group in info.groups:
+        scopes.extend(info.ask_read[group])
+        if group in write_groups:
+            scopes.extend(info.ask_write[group])
+    return list(dict.fromkeys(scopes))
+
+
+def google_flow(*, scopes: list[str], redirect_uri: str, state: str | None = None, code_verifier: str | None = None):
+    from google_auth_oauthlib.flow import Flow
+
+    return Flow.from_client_config(
+        google_client_config(redirect_uri), scopes=scopes, redirect_uri=redirect_uri, state=state,
+        code_verifier=code_verifier,
+    )
+
+
+def google_authorization(*, redirect_uri: str, write_groups=(), login_hint: str | None = None) -> dict:
+    """The first half: where to send the owner, and what the session keeps for the callback (state, PKCE verifier)."""
+    scopes = google_scopes(write_groups)
+    flow = google_flow(scopes=scopes, redirect_uri=redirect_uri)
+    extra = {"login_hint": login_hint} if login_hint else {}
+    url, state = flow.authorization_url(
+        prompt="consent", access_type="offline", include_granted_scopes="true", **extra
+    )
+    return {"url": url, "state": state, "code_verifier": flow.code_verifier, "scopes": scopes,
+            "redirect_uri": redirect_uri}
+
+
+def google_finish(*, code: str, pending: dict) -> dict:
+    """The second half: trade the code for tokens (with the PKCE verifier), and read whose account it is.
+
+    Returns {"account", "scopes", "tokens"}.
+    """
+    # Google answers with every scope granted so far (include_granted_scopes), which oauthlib would otherwise
+    # refuse as "scope has changed".
+    os.environ.setdefault("OAUTHLIB_RELAX_TOKEN_SCOPE", "1")
+    flow = google_flow(
+        scopes=pending["scopes"], redirect_uri=pending["redirect_uri"], state=pending["state"],
+        code_verifier=pending["code_verifier"],
+    )
+    token = flow.fetch_token(code=code)
+    scopes = token.get("scope") or pending["scopes"]
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    expires_at = token.get("expires_at")
+    expiry = datetime.datetime.fromtimestamp(expires_at, datetime.UTC).isoformat() if expires_at else None
+    return {
+        "account": _google_email(flow, token),
+        "scopes": list(scopes),
+        "tokens": {"access_token": token["access_token"], "refresh_token": token.get("refresh_token"),
+                   "expiry": expiry},
+    }
+
+
+def _google_email(flow, token: dict) -> str:
+    id_token = token.get("id_token")
+    if id_token:
+        from google.auth import jwt
+
+        # The id token came straight from Google's token endpoint over TLS, which OpenID Connect (3.1.3.7)
+        # accepts in place of checking its signature.
+        claims = jwt.decode(id_token, verify=False)
+        if claims.get("email"):
+            return claims["email"]
+    # The flow's own OAuth2Session holds the new token and sends it as a bearer.
+    response = flow.oauth2session.get(GOOGLE_USERINFO_URI, timeout=30)
+    response.raise_for_status()
+    return response.json()["email"]
+
+
+def google_transport():
+    """The HTTP transport google-auth refreshes tokens through (tests put a fake one here)."""
+    import google.auth.transport.requests
+
+    return google.auth.transport.requests.Request()
+
+
+def _google_credentials_class():
+    from google.auth import exceptions as auth_exceptions
+    from google.oauth2.credentials import Credentials
+
+    class RoadstarCredentials(Credentials):
+        """Google credentials that save every refresh back to their connection, and map a refused one."""
+
+        connection: Connection | None = None
+
+        def refresh(self, request):
+            connection = self.connection
+            try:
+                super().refresh(request)
+            except auth_exceptions.RefreshError as e:
+                if connection is None:
+                    raise
+                data = e.args[1] if len(e.args) > 1 else e.args[0] if e.args else ""
+                if _is_invalid_grant(data):
+                    raise signed_out(connection, label=f"Google ({connection.account})")
+                if getattr(e, "retryable", False):
+                    raise network_error(e, label=f"Google ({connection.account})")
+                raise ToolError("vendor", f"Google refused to refresh {connection.account}'s sign-in: {e.args[0]}")
+            except auth_exceptions.TransportError as e:
+                if connection is None:
+                    raise
+                raise network_error(e, label=f"Google ({connection.account})")
+            if connection is not None:
+                connection_tokens_save(
+                    connection=connection,
+                    tokens={"access_token": self.token, "refresh_token": self.refresh_token,
+                            "expiry": _iso(self.expiry)},
+                )
+
+    return RoadstarCredentials
+
+
+def google_credentials(connection: Connection):
+    tokens = _tokens_of(connection)
+    expiry = connection.token_expires_at
+    credentials = _google_credentials_class()(
+        token=tokens.get("access_token"),
+        refresh_token=tokens.get("refresh_token"),
+        token_uri=GOOGLE_TOKEN_URI,
+        client_id=setting("GOOGLE_CLIENT_ID"),
+        client_secret=setting("GOOGLE_CLIENT_SECRET"),
+        scopes=connection.scopes or None,
+        # google-auth compares expiry with a naive UTC now.
+        expiry=expiry.astimezone(datetime.UTC).replace(tzinfo=None) if expiry else None,
+    )
+    credentials.connection = connection
+    if not credentials.valid:
+        credentials.refresh(google_transport())
+    return credentials
+
+
+# --- QuickBooks -----------------------------------------------------------------------------------------------
+
+
+def quickbooks_auth_client(*, redirect_uri: str = "", refresh_token: str | None = None, realm_id: str | None = None):
+    """intuit-oauth's AuthClient. Its constructor fetches Intuit's discovery document over the network."""
+    from intuitlib.client import AuthClient
+
+    return AuthClient(
+        setting("QUICKBOOKS_CLIENT_ID"), setting("QUICKBOOKS_CLIENT_SECRET"),
+        redirect_uri or setting("QUICKBOOKS_REDIRECT_URI") or "", quickbooks_environment(),
+        refresh_token=refresh_token, realm_id=realm_id,
+    )
+
+
+def quickbooks_authorization(*, redirect_uri: str) -> dict:
+    from intuitlib.enums import Scopes
+
+    client = quickbooks_auth_client(redirect_uri=redirect_uri)
+    url = client.get_authorization_url([Scopes.ACCOUNTING])
+    return {"url": url, "state": client.state_token, "redirect_uri": redirect_uri}
+
+
+def quickbooks_finish(*, code: str, realm_id: str, pending: dict) -> dict:
+    """Trade the code for tokens. Returns {"scopes", "tokens"}; the company's name is read with the new token."""
+    client = quickbooks_auth_client(redirect_uri=pending["redirect_uri"])
+    client.get_bearer_token(code, realm_id=realm_id)
+    return {"scopes": [catalog.QUICKBOOKS_ACCOUNTING], "tokens": _quickbooks_tokens(client)}
+
+
+def _quickbooks_tokens(client) -> dict:
+    expiry = timezone.now() + datetime.timedelta(seconds=int(client.expires_in or 3600))
+    tokens = {"access_token": client.access_token, "refresh_token": client.refresh_token, "expiry": expiry.isoformat()}
+    if client.x_refresh_token_expires_in:
+        refresh_expiry = timezone.now() + datetime.timedelta(seconds=int(client.x_refresh_token_expires_in))
+        tokens["refresh_expiry"] = refresh_expiry.isoformat()
+    return tokens
+
+
+def _quickbooks_fresh(connection: Connection) -> bool:
+    expires = connection.token_expires_at
+    return expires is not None and expires - _QUICKBOOKS_MARGIN > timezone.now()
+
+
+def quickbooks_access_token(connection: Connection, *, force: bool = False) -> str:
+    """A valid access token, refreshed under a row lock when it has expired (or when `force`, after a 401)."""
+    if not force and _quickbooks_fresh(connection):
+        return _tokens_of(connection)["access_token"]
+    label = f"QuickBooks Online ({connection.account})"
+    # The lock spans the refresh, so two workers never spend the same refresh token. A failure is raised only
+    # after the block: cards and marks written inside it must not go with the savepoint's rollback.
+    fresh, failure = None, None
+    with transaction.atomic():
+        seen = connection.token_version
+        current = Connection.objects.select_for_update().get(pk=connection.pk)
+        _copy_tokens(current, connection)
+        # Unless another worker refreshed while we waited for the lock: then its tokens are the ones to use.
+        if not _quickbooks_fresh(connection) or (force and connection.token_version == seen):
+            fresh, failure = _quickbooks_refresh(connection, label)
+            if fresh is not None:
+                connection_tokens_save(connection=connection, tokens=fresh)
+    if fresh is None and failure is None:
+        return _tokens_of(connection)["access_token"]
+    if failure == "signed_out":
+        raise signed_out(connection, label=label)
+    if failure is not None:
+        raise failure
+    return fresh["access_token"]
+
+
+def _quickbooks_refresh(connection: Connection, label: str) -> tuple[dict | None, ToolError | str | None]:
+    """New tokens from Intuit, or why not: "signed_out" (refused: connect again) or the ToolError to raise."""
+    from intuitlib.exceptions import AuthClientError
+
+    try:
+        refresh_token = connection.read_tokens().get("refresh_token")
+    except TokensUnreadable:
+        return None, "signed_out"
+    if not refresh_token:
+        return None, "signed_out"
+    try:
+        client = quickbooks_auth_client(refresh_token=refresh_token, realm_id=connection.realm_id)
+        client.refresh()
+    except AuthClientError as e:
+        try:
+            body = e.response.json()
+        except ValueError:
+            body = e.content
+        if _is_invalid_grant(body):
+            return None, "signed_out"
+        if e.status_code >= 500:
+            return None, ToolError(
+                "unavailable", f"{label} didn't answer properly (HTTP {e.status_code}). Try again later."
+            )
+        return None, ToolError("vendor", f"{label} refused to refresh its sign-in: HTTP {e.status_code}")
+    except requests.RequestException as e:
+        return None, network_error(e, label=label)
+    return _quickbooks_tokens(client), None
+
+
+def _copy_tokens(source: Connection, target: Connection) -> None:
+    target.tokens, target.token_version = source.tokens, source.token_version
+    target.token_expires_at, target.status = source.token_expires_at, source.status

@@ -1,0 +1,15 @@
+"""/connections/: the owner's apps, each app's connect page, and the OAuth callbacks."""
+
+from django.urls import path
+
+from integrations import views
+
+app_name = "integrations"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("google/callback", views.google_callback, name="google_callback"),
+    path("quickbooks/callback", views.quickbooks_callback, name="quickbooks_callback"),
+    path("<slug:app>/", views.connect, name="connect"),
+    path("<slug:app>/start", views.start, name="start"),
+]

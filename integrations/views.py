@@ -1,0 +1,214 @@
+"""The owner's pages for connecting apps: the list, each app's connect page, and the OAuth web flows.
+
+Google: authorization code flow with PKCE (google-auth-oauthlib); the session keeps state and code_verifier
+between the two halves, once. QuickBooks: intuit-oauth's AuthClient; the session keeps state. Every page is the
+signed-in owner's own workspace (request.user.organization); the callbacks write only through services.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from integrations import catalog, oauth, selectors, services
+from integrations.clients import quickbooks_company_name
+from integrations.models import Connection
+from roadstar.actors import Actor
+
+logger = logging.getLogger(__name__)
+
+SESSION_KEY = "integrations.oauth.{app}"
+REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_REDIRECT_URI"}
+
+
+def _workspace(request):
+    try:
+        return request.user.organization
+    except ObjectDoesNotExist:
+        raise Http404("This sign-in has no workspace.")
+
+
+def _connectable(app: str) -> catalog.App:
+    if app not in catalog.CONNECTABLE:
+        raise Http404("No such app to connect.")
+    return catalog.app(app)
+
+
+def _connection(org, app: str, account_key: str) -> Connection | None:
+    """The account being connected again (a reconnect card's link names it), in this workspace only."""
+    if not account_key:
+        return None
+    return Connection.objects.filter(organization=org, app=app, account_key=account_key).first()
+
+
+def _redirect_uri(request, app: str) -> str:
+    return oauth.setting(REDIRECT_SETTING[app]) or request.build_absolute_uri(
+        reverse(f"integrations:{app}_callback")
+    )
+
+
+def _write_groups(value: str, info: catalog.App) -> list[str]:
+    return [g for g in value.split(",") if g in info.groups] if value else []
+
+
+def _problem(request, *, title: str, text: str, app: str | None = None, status: int = 400):
+    return render(request, "integrations/problem.html", {"title": title, "text": text, "app": app}, status=status)
+
+
+@login_required
+@require_GET
+def index(request):
+    org = _workspace(request)
+    rows = selectors.connections(org=org)
+    apps = [
+        {"info": catalog.app(key), "missing": oauth.missing_settings(key)} for key in catalog.CONNECTABLE
+    ]
+    return render(request, "integrations/index.html", {"org": org, "connections": rows, "apps": apps})
+
+
+@login_required
+@require_GET
+def connect(request, app: str):
+    org = _workspace(request)
+    info = _connectable(app)
+    account_key = request.GET.get("account", "")
+    again = _connection(org, app, account_key)
+    context = {
+        "org": org,
+        "info": info,
+        "missing": oauth.missing_settings(app),
+        "redirect_uri": _redirect_uri(request, app),
+        "write": ",".join(_write_groups(request.GET.get("write", ""), info)),
+        "write_labels": [info.group_labels[g] for g in _write_groups(request.GET.get("write", ""), info)],
+        "again": again,
+        "uses": [(info.group_labels[g], catalog.GROUP_USE[g]) for g in info.groups],
+        "environment": oauth.quickbooks_environment() if app == "quickbooks" else None,
+    }
+    return render(request, "integrations/connect.html", context)
+
+
+@login_required
+@require_POST
+def start(request, app: str):
+    org = _workspace(request)
+    info = _connectable(app)
+    if oauth.missing_settings(app):
+        return redirect("integrations:connect", app=app)
+    redirect_uri = _redirect_uri(request, app)
+    try:
+        if app == "google":
+            again = _connection(org, app, request.POST.get("account", ""))
+            login_hint = again.account if again else None
+            pending = oauth.google_authorization(
+                redirect_uri=redirect_uri, write_groups=_write_groups(request.POST.get("write", ""), info),
+                login_hint=login_hint,
+            )
+        else:
+            pending = oauth.quickbooks_authorization(redirect_uri=redirect_uri)
+    except Exception as e:  # the network, or intuit-oauth's discovery fetch failing: nothing to do but retry
+        logger.warning("could not start the %s sign-in: %s", app, e)
+        return _problem(
+            request, app=app, status=502, title=f"{info.label} didn't answer",
+            text=f"Roadstar couldn't start the sign-in with {info.label}. Try again in a minute.",
+        )
+    url = pending.pop("url")
+    request.session[SESSION_KEY.format(app=app)] = pending
+    return redirect(url)
+
+
+def _pending(request, app: str) -> dict | None:
+    """The first half's state, used once: a callback can't be replayed."""
+    pending = request.session.pop(SESSION_KEY.format(app=app), None)
+    if not pending or not request.GET.get("state") or request.GET["state"] != pending.get("state"):
+        return None
+    return pending
+
+
+def _stale(request, app: str):
+    return _problem(
+        request, app=app, title="That sign-in can't be finished",
+        text="It wasn't started from this browser, or it was finished already. Start again from the connect page.",
+    )
+
+
+def _refused(request, app: str, info: catalog.App):
+    return _problem(
+        request, app=app, title="Nothing was connected",
+        text=f"{info.label} said access wasn't allowed, so Roadstar connected nothing. You can start again any time.",
+    )
+
+
+def _connected(request, connection: Connection, cards) -> None:
+    info = connection.app_info
+    served = ", ".join(info.group_labels[g] for g in connection.groups)
+    text = f"Connected {connection.account}: {served}."
+    if cards:
+        text += " The agents that asked for it will be told."
+    messages.success(request, text)
+
+
+@login_required
+@require_GET
+def google_callback(request):
+    org = _workspace(request)
+    info = catalog.GOOGLE
+    pending = _pending(request, "google")
+    if request.GET.get("error"):
+        return _refused(request, "google", info)
+    if pending is None or not request.GET.get("code"):
+        return _stale(request, "google")
+    try:
+        got = oauth.google_finish(code=request.GET["code"], pending=pending)
+    except Exception as e:  # oauthlib's errors, a refused code, the network: all mean "start again"
+        logger.warning("the Google sign-in could not be finished: %s", e)
+        return _problem(
+            request, app="google", status=502, title="Google didn't finish the sign-in",
+            text="Google didn't give Roadstar access this time. Start again from the connect page.",
+        )
+    try:
+        connection, cards = services.connection_save_oauth(
+            org=org, actor=Actor.for_user(request.user), app="google", account=got["account"], scopes=got["scopes"],
+            tokens=got["tokens"],
+        )
+    except services.NothingGranted:
+        return _problem(
+            request, app="google", title="Nothing was connected",
+            text="The sign-in allowed none of Gmail, Drive or Calendar. Start again and tick what your agents need.",
+        )
+    _connected(request, connection, cards)
+    return redirect("integrations:index")
+
+
+@login_required
+@require_GET
+def quickbooks_callback(request):
+    org = _workspace(request)
+    info = catalog.QUICKBOOKS
+    pending = _pending(request, "quickbooks")
+    if request.GET.get("error"):
+        return _refused(request, "quickbooks", info)
+    if pending is None or not request.GET.get("code") or not request.GET.get("realmId"):
+        return _stale(request, "quickbooks")
+    realm_id = request.GET["realmId"]
+    try:
+        got = oauth.quickbooks_finish(code=request.GET["code"], realm_id=realm_id, pending=pending)
+    except Exception as e:  # AuthClientError, the discovery fetch, the network: all mean "start again"
+        logger.warning("the QuickBooks sign-in could not be finished: %s", e)
+        return _problem(
+            request, app="quickbooks", status=502, title="QuickBooks didn't finish the sign-in",
+            text="QuickBooks didn't give Roadstar access this time. Start again from the connect page.",
+        )
+    name = quickbooks_company_name(access_token=got["tokens"]["access_token"], realm_id=realm_id)
+    connection, cards = services.connection_save_oauth(
+        org=org, actor=Actor.for_user(request.user), app="quickbooks", account=name or f"QuickBooks company {realm_id}",
+        scopes=got["scopes"], tokens=got["tokens"], realm_id=realm_id,
+    )
+    _connected(request, connection, cards)
+    return redirect("integrations:index")

@@ -1,0 +1,24 @@
+"""A throwaway tool for running code through use_tool, as a provider-backed tool would, removed after the test."""
+
+import pytest
+
+from tools import registry
+from tools.registry import Tool, ToolInput
+
+
+class ProbeInput(ToolInput):
+    pass
+
+
+@pytest.fixture
+def probe_tool():
+    registry.load_all()
+    added = []
+
+    def add(run, name="integrations.probe"):
+        registry.register(Tool(name=name, description="A probe", input=ProbeInput, run=run, kind="reads"))
+        added.append(name)
+
+    yield add
+    for name in added:
+        registry.TOOLS.pop(name, None)

@@ -1,0 +1,183 @@
+"""Tokens refresh on their own, are saved back encrypted, and a refused refresh asks the owner to connect again."""
+
+from unittest import mock
+from urllib.parse import parse_qs
+
+import pytest
+from google.oauth2.credentials import Credentials
+
+from integrations.models import Connection
+from roadstar.models import Card
+from tests.integrations.conftest import an_hour_ago, save_google, save_quickbooks
+from tests.integrations.fakes import GoogleTokenEndpoint, intuit, response
+from tools.errors import ToolError
+
+NEW_GOOGLE_TOKEN = {"access_token": "g-access-2", "expires_in": 3599, "token_type": "Bearer"}
+INVALID_GRANT = {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
+
+
+def _google_endpoint(status, body):
+    endpoint = GoogleTokenEndpoint(status, body)
+    return endpoint, mock.patch("integrations.oauth.google_transport", return_value=endpoint)
+
+
+@pytest.fixture
+def expired_google(org, app_settings):
+    return save_google(org, expiry=an_hour_ago())
+
+
+@pytest.fixture
+def expired_quickbooks(org, app_settings):
+    return save_quickbooks(org, expiry=an_hour_ago())
+
+
+# --- Google ---------------------------------------------------------------------------------------------------
+
+
+def test_google_credentials_are_googles_with_the_refresh_token_and_client(google):
+    credentials = google.credentials()
+    assert isinstance(credentials, Credentials) and (
+        credentials.token, credentials.refresh_token, credentials.client_id, credentials.token_uri
+    ) == ("g-access-1", "g-refresh-1", "cid.apps.googleusercontent.com", "https://oauth2.googleapis.com/token")
+
+
+def test_valid_google_credentials_are_not_refreshed(google):
+    endpoint, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
+    with patch:
+        google.credentials()
+    assert endpoint.calls == []
+
+
+def test_expired_google_credentials_are_refreshed_with_the_refresh_token(expired_google):
+    endpoint, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
+    with patch:
+        expired_google.credentials()
+    assert parse_qs(endpoint.calls[0]["body"].decode())["refresh_token"] == ["g-refresh-1"]
+
+
+def test_a_google_refresh_saves_the_new_token_encrypted(expired_google):
+    _, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
+    with patch:
+        expired_google.credentials()
+    stored = Connection.objects.get(pk=expired_google.pk)
+    assert (stored.read_tokens()["access_token"], stored.read_tokens()["refresh_token"], "g-access-2" in stored.tokens) == (
+        "g-access-2", "g-refresh-1", False
+    )
+
+
+def test_a_google_refresh_moves_the_expiry_on(expired_google):
+    _, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
+    with patch:
+        expired_google.credentials()
+    stored = Connection.objects.get(pk=expired_google.pk)
+    assert stored.token_expires_at > expired_google.created_at
+
+
+def test_a_refused_google_refresh_is_reauth_with_a_card(expired_google):
+    _, patch = _google_endpoint(400, INVALID_GRANT)
+    with patch, pytest.raises(ToolError) as caught:
+        expired_google.credentials()
+    assert (caught.value.kind, caught.value.card) == ("reauth", "Connect sam@fernhill.test again")
+
+
+def test_a_refused_google_refresh_marks_the_connection_needs_reconnect(expired_google):
+    _, patch = _google_endpoint(400, INVALID_GRANT)
+    with patch, pytest.raises(ToolError):
+        expired_google.credentials()
+    assert Connection.objects.get(pk=expired_google.pk).status == Connection.Status.NEEDS_RECONNECT
+
+
+def test_a_google_refresh_that_fails_on_googles_side_is_unavailable(expired_google):
+    _, patch = _google_endpoint(503, {"error": "temporarily_unavailable"})
+    with patch, mock.patch("time.sleep"), pytest.raises(ToolError) as caught:
+        expired_google.credentials()
+    assert caught.value.kind == "unavailable"
+
+
+def test_a_refused_refresh_inside_a_tool_stays_marked_after_the_tool_fails(org, expired_google, use, probe_tool):
+    probe_tool(lambda ctx, inp: Connection.objects.get(pk=expired_google.pk).credentials())
+    _, patch = _google_endpoint(400, INVALID_GRANT)
+    with patch:
+        result = use("integrations.probe")
+    assert (result["error"], Connection.objects.get(pk=expired_google.pk).status,
+            Card.objects.filter(organization=org, kind="reconnect").count()) == ("reauth", "needs_reconnect", 1)
+
+
+def test_a_refreshed_token_stays_saved_when_the_tool_then_fails(expired_google, use, probe_tool):
+    def refresh_then_fail(ctx, inp):
+        Connection.objects.get(pk=expired_google.pk).credentials()
+        raise ToolError("not_found", "No such file")
+
+    probe_tool(refresh_then_fail)
+    _, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
+    with patch:
+        use("integrations.probe")
+    assert Connection.objects.get(pk=expired_google.pk).read_tokens()["access_token"] == "g-access-2"
+
+
+# --- QuickBooks -----------------------------------------------------------------------------------------------
+
+NEW_QB_TOKEN = {"access_token": "qb-access-2", "refresh_token": "qb-refresh-2", "expires_in": 3600,
+                "x_refresh_token_expires_in": 8726400, "token_type": "bearer"}
+
+
+def test_a_valid_quickbooks_token_is_used_without_asking_intuit(quickbooks):
+    with intuit() as made:
+        assert quickbooks.credentials() == "qb-access-1"
+    assert made == []
+
+
+def test_an_expired_quickbooks_token_is_refreshed_with_the_refresh_token(expired_quickbooks):
+    with intuit(response(200, NEW_QB_TOKEN)) as made:
+        expired_quickbooks.credentials()
+    assert parse_qs(made[0]["data"])["refresh_token"] == ["qb-refresh-1"]
+
+
+def test_a_quickbooks_refresh_returns_the_new_access_token(expired_quickbooks):
+    with intuit(response(200, NEW_QB_TOKEN)):
+        assert expired_quickbooks.credentials() == "qb-access-2"
+
+
+def test_a_quickbooks_refresh_keeps_the_new_refresh_token(expired_quickbooks):
+    with intuit(response(200, NEW_QB_TOKEN)):
+        expired_quickbooks.credentials()
+    assert Connection.objects.get(pk=expired_quickbooks.pk).read_tokens()["refresh_token"] == "qb-refresh-2"
+
+
+def test_the_next_quickbooks_refresh_spends_the_new_refresh_token(expired_quickbooks):
+    with intuit(response(200, NEW_QB_TOKEN), response(200, {**NEW_QB_TOKEN, "refresh_token": "qb-refresh-3"})) as made:
+        expired_quickbooks.credentials()
+        from integrations.oauth import quickbooks_access_token
+
+        quickbooks_access_token(Connection.objects.get(pk=expired_quickbooks.pk), force=True)
+    assert parse_qs(made[1]["data"])["refresh_token"] == ["qb-refresh-2"]
+
+
+def test_a_refused_quickbooks_refresh_is_reauth_and_needs_reconnect(expired_quickbooks):
+    with intuit(response(400, {"error": "invalid_grant"})), pytest.raises(ToolError) as caught:
+        expired_quickbooks.credentials()
+    assert (caught.value.kind, Connection.objects.get(pk=expired_quickbooks.pk).status) == ("reauth", "needs_reconnect")
+
+
+def test_a_refused_quickbooks_refresh_puts_a_reconnect_card_on_home(org, expired_quickbooks):
+    with intuit(response(400, {"error": "invalid_grant"})), pytest.raises(ToolError):
+        expired_quickbooks.credentials()
+    assert Card.objects.get(organization=org).title == "Connect Fernhill Studio LLC again"
+
+
+def test_a_quickbooks_token_endpoint_down_is_unavailable(expired_quickbooks):
+    with intuit(response(502, "<html>bad gateway</html>")), pytest.raises(ToolError) as caught:
+        expired_quickbooks.credentials()
+    assert caught.value.kind == "unavailable"
+
+
+def test_a_quickbooks_token_another_worker_refreshed_is_used_as_it_is(expired_quickbooks):
+    stale = Connection.objects.get(pk=expired_quickbooks.pk)
+    with intuit(response(200, NEW_QB_TOKEN)) as made:
+        expired_quickbooks.credentials()
+        assert stale.credentials() == "qb-access-2"
+    assert len(made) == 1
+
+
+def test_a_local_connection_has_no_credentials(local):
+    assert local.credentials() is None
