@@ -128,7 +128,7 @@ def match_event(event: Event) -> list[RoutineRun]:
         hits.setdefault(routine_id, set()).add(key)
     runs, candidates = [], []
     if not hits:
-        Event.objects.filter(id=event.id).update(matched_at=timezone.now())
+        # Nothing listens: nothing to mark either, since matching it again would fire nothing.
         return runs
     routines = Routine.objects.filter(id__in=hits, status=Routine.Status.ON).select_related("organization", "agent", "skill")
     for routine in routines:
