@@ -146,3 +146,24 @@ def test_every_agent_knows_the_others_and_sees_who_is_paused(org, staff, model):
     assert "- Proposal writer: Prices and writes proposals" in system
     assert "- Bookkeeper (paused): Sends invoices on time" in system
     assert "- Roadstar:" in system
+
+
+def test_change_agent_goes_past_the_check_and_waits_for_the_owners_word(org, roadstar, staff, model):
+    result = run_in_chat(org, roadstar, model, "change_agent", {"agent": "Client desk", "job": "Answers the phone"},
+                         owner_text="How are things?")
+    staff["Client desk"].refresh_from_db()
+    assert "not_done_yet" in result and staff["Client desk"].job.startswith("Answers new and current clients")
+
+
+def test_change_agent_changes_what_the_owner_asked_for(org, roadstar, staff, model):
+    result = run_in_chat(org, roadstar, model, "change_agent", {"agent": "Client desk", "model": "gpt-6.1-sol"},
+                         owner_text="Change Client desk's model to gpt-6.1-sol.")
+    staff["Client desk"].refresh_from_db()
+    assert (result, staff["Client desk"].model) == ('{"changed": "Client desk"}', "gpt-6.1-sol")
+
+
+def test_change_agent_keeps_the_job_description_within_600_characters(org, roadstar, staff, model):
+    org.check_enabled = False
+    org.save()
+    result = run_in_chat(org, roadstar, model, "change_agent", {"agent": "Client desk", "owns": "o" * 601})
+    assert "600 is the most" in result
