@@ -50,3 +50,21 @@ def test_held_back_then_asked_then_the_owners_yes_lets_the_same_action_go(org, s
     decisions = list(CheckDecision.objects.filter(tool="contacts.context").order_by("created_at")
                      .values_list("outcome", flat=True))
     assert decisions == ["ask", "go"]
+
+
+def test_a_no_keeps_the_action_held_back(org, staff, model):
+    desk = staff["Client desk"]
+    dana = ContactFactory(organization=org, name="Dana Whitfield", context="Email is fine for anything.")
+    context = {"name": "contacts.context",
+               "input": {"contactId": str(dana.id), "text": "Prefers a call to email", "why": "She said so."}}
+    model.add(
+        call("start_thread", {"title": "Juniper Dental", "task": "Keep Dana's record up to date"}), say("Started."),
+        call("use_tool", context), say(ASK),
+        call("message_thread", {"thread": "Juniper Dental", "task": "Sam says no."}), say("Passed on."),
+        call("use_tool", context), say("Left it as it was."),
+    )
+    services.owner_message_send(org=org, agent=desk, text="Keep Dana's record up to date.")
+    drain(org_id=org.id)
+    services.owner_message_send(org=org, agent=desk, text="No, leave her Context as it is.")
+    drain(org_id=org.id)
+    assert Contact.objects.get(id=dana.id).context == "Email is fine for anything."
