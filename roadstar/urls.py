@@ -17,6 +17,14 @@ urlpatterns = [
     path("cards/<uuid:card_id>/dismiss", views.card_dismiss, name="card_dismiss"),
     path("cards/<uuid:card_id>/try-again", views.card_try_again, name="card_try_again"),
     path("cards/<uuid:card_id>/budget", views.card_raise_budget, name="card_raise_budget"),
+    path("cards/<uuid:card_id>/answer", views.card_answer, name="card_answer"),
+    path("asks/<uuid:ask_id>/answer", views.ask_answer, name="ask_answer"),
+    path("home/live/", views.home_live, name="home_live"),
+    path("chat/", views.chats, name="chats"),
+    path("chat/<uuid:agent_id>/", views.chat, name="chat"),
+    path("chat/<uuid:agent_id>/live/", views.chat_live, name="chat_live"),
     path("connections/mcp/", include("mcp_server.urls")),
     path("connections/", include("integrations.urls")),
+    path("api/", include("api.urls")),
+    path("", include("pages.urls")),  # Contacts, Companies, Docs, Agents, Routines; after the routes above
 ]
