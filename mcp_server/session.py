@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from agents.models import Conversation, Work
 from agents.runtime.agent_tools import OUTSIDE, run_agent_tool
-from agents.runtime.turn import check_turns
+from agents.runtime.host import ToolHost
 from mcp_server.models import McpToken
 from roadstar.actors import Actor
-from roadstar.services import change_record
-from tools.context import ToolContext
 
 
-class OutsideSession:
+class OutsideSession(ToolHost):
     """One call of an outside app, as the token's agent, in the token's OUTSIDE conversation.
 
     Permission. The owner's-yes check reads this conversation's own turns (`check_turns`): only the owner's
@@ -41,7 +39,6 @@ class OutsideSession:
         self.actor = Actor.for_agent(self.agent)
         self._work: Work | None = None
         self._work_read = False
-        self._tool_context: ToolContext | None = None
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -66,33 +63,6 @@ class OutsideSession:
 
     def keep(self) -> None:
         """Work was sent on and its answer comes back here; the app reads it when it next calls."""
-
-    def tool_context(self) -> ToolContext:
-        if self._tool_context is None:
-            work = self.current_work()
-            self._tool_context = ToolContext(
-                org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
-                work_id=str(work.id) if work else None,
-                conversation=lambda: check_turns(self.conversation),
-                loaded=set(self.conversation.loaded_tools),
-            )
-        return self._tool_context
-
-    def remember_loaded(self, loaded: set[str]) -> None:
-        merged = sorted(set(self.conversation.loaded_tools) | loaded)
-        if merged != self.conversation.loaded_tools:
-            self.conversation.loaded_tools = merged
-            Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
-
-    def check(self, *, action: dict) -> dict | None:
-        from tools.pipeline import check_action
-
-        return check_action(self.tool_context(), action)
-
-    def record_change(self, **fields):
-        work = self.current_work()
-        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
-                             work_id=str(work.id) if work else None, **fields)
 
     # --- running a call ---------------------------------------------------------------------------------------
 

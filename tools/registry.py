@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 if TYPE_CHECKING:
-    from roadstar.models import Change
     from tools.context import ToolContext
 
 # What a tool does to the owner's things, as the spec's "Owner's yes" says.

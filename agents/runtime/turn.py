@@ -24,12 +24,13 @@ from agents.runtime.agent_tools import (
     run_agent_tool,
     tools_for_place,
 )
+from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for
 from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from roadstar import live
 from roadstar.actors import Actor
-from roadstar.services import card_open, change_record
-from tools.context import ToolContext
+from roadstar.services import card_open
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ INPUT_ROLES = {Message.Role.OWNER, Message.Role.HANDOFF, Message.Role.ANSWER, Me
 STEP_LIMIT_NOTE = "You have reached the step limit for this work: answer now with what you have."
 
 
-class Turn:
+class Turn(ToolHost):
     def __init__(self, conversation: Conversation, run: Run):
         self.conversation = conversation
         self.agent: Agent = conversation.agent
@@ -55,7 +56,6 @@ class Turn:
         )
         self.passed_requesters: set = set()
         self.kept = False
-        self._tool_context: ToolContext | None = None
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -74,33 +74,6 @@ class Turn:
     def keep(self) -> None:
         """Work was sent on and its answer comes back here: this turn's reply is not the answer yet."""
         self.kept = True
-
-    def tool_context(self) -> ToolContext:
-        if self._tool_context is None:
-            work = self.current_work()
-            self._tool_context = ToolContext(
-                org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
-                work_id=str(work.id) if work else None,
-                conversation=lambda: check_turns(self.conversation),
-                loaded=set(self.conversation.loaded_tools),
-            )
-        return self._tool_context
-
-    def remember_loaded(self, loaded: set[str]) -> None:
-        merged = sorted(set(self.conversation.loaded_tools) | loaded)
-        if merged != self.conversation.loaded_tools:
-            self.conversation.loaded_tools = merged
-            Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
-
-    def check(self, *, action: dict) -> dict | None:
-        from tools.pipeline import check_action
-
-        return check_action(self.tool_context(), action)
-
-    def record_change(self, **fields):
-        work = self.current_work()
-        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
-                             work_id=str(work.id) if work else None, **fields)
 
     def memory_text(self) -> str:
         from agents.runtime.agent_tools import memory_text
@@ -291,6 +264,7 @@ def answer_work(work: Work, text: str) -> bool:
         state=Work.State.ANSWERED, answer=text, latest_reply=text[:2000], answered_at=now
     ):
         return False
+    live.notify(work.organization_id, "work")  # sent after commit: Home shows the work done
     work_answered.send(sender=Work, work=work, text=text)
     source = work.agent.name if work.conversation.kind == Conversation.Kind.CHAT else (
         f"{work.agent.name} · {work.conversation.title}"

@@ -1,0 +1,44 @@
+"""What agent tools need from where they run: a Turn (a chat or thread) or an OutsideSession (an MCP app).
+
+A host has `org`, `agent`, `actor`, `conversation`, `place` and `current_work()`; this mixin builds the rest
+from them, so the two hosts can't drift apart in how the check, Home records and loaded tools work.
+"""
+
+from __future__ import annotations
+
+from agents.models import Conversation
+from roadstar.services import change_record
+from tools.context import ToolContext
+
+
+class ToolHost:
+    _tool_context: ToolContext | None = None
+
+    def tool_context(self) -> ToolContext:
+        from agents.runtime.turn import check_turns
+
+        if self._tool_context is None:
+            work = self.current_work()
+            self._tool_context = ToolContext(
+                org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
+                work_id=str(work.id) if work else None,
+                conversation=lambda: check_turns(self.conversation),
+                loaded=set(self.conversation.loaded_tools),
+            )
+        return self._tool_context
+
+    def remember_loaded(self, loaded: set[str]) -> None:
+        merged = sorted(set(self.conversation.loaded_tools) | loaded)
+        if merged != self.conversation.loaded_tools:
+            self.conversation.loaded_tools = merged
+            Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
+
+    def check(self, *, action: dict) -> dict | None:
+        from tools.pipeline import check_action
+
+        return check_action(self.tool_context(), action)
+
+    def record_change(self, **fields):
+        work = self.current_work()
+        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
+                             work_id=str(work.id) if work else None, **fields)
