@@ -1,7 +1,7 @@
 """Roadstar's settings. Everything that differs between machines comes from the environment.
 
-The embedded default (no environment at all) is SQLite in WAL mode, the django-q2 ORM broker, the in-memory
-channel layer and the local providers: the one-command start and the tests. `DATABASE_URL` moves the data to
+The embedded default (no environment at all) is SQLite in WAL mode, the django-q2 ORM broker, a channel layer
+in a SQLite file and the local providers: the one-command start and the tests. `DATABASE_URL` moves the data to
 PostgreSQL and `REDIS_URL` the channel layer to Redis.
 """
 
@@ -36,6 +36,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
     "django_q",
     "channels",
     "roadstar",
@@ -48,6 +50,8 @@ INSTALLED_APPS = [
     "checks",
     "integrations",
     "mcp_server",
+    "pages",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -118,7 +122,9 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "var" / "static"
 
-# Channels: Redis across processes when REDIS_URL is set, else the in-memory layer of one process.
+# Channels: how what a worker does reaches the owner's open pages (roadstar/live.py). Redis when REDIS_URL is set
+# (any number of machines). Else a small SQLite file that daphne and the worker, two processes on one machine,
+# both open (roadstar/channel_layer.py): the in-memory layer would not cross processes. Each test run has its own.
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
@@ -127,7 +133,17 @@ if os.environ.get("REDIS_URL"):
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    if os.environ.get("CHANNELS_SQLITE_PATH"):
+        _channels_path = Path(os.environ["CHANNELS_SQLITE_PATH"])
+    elif "pytest" in sys.modules:
+        import tempfile
+
+        _channels_path = Path(tempfile.gettempdir()) / f"roadstar-channels-{os.getpid()}.sqlite3"
+    else:
+        _channels_path = SQLITE_PATH.parent / "channels.sqlite3"
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "roadstar.channel_layer.SQLiteChannelLayer", "CONFIG": {"path": str(_channels_path)}}
+    }
 
 # django-q2 with the ORM broker: it hands out again a task that was never acknowledged, so a worker that dies
 # mid-task loses nothing (tasks are written to be idempotent). retry must exceed timeout or tasks run twice.
@@ -150,6 +166,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every failure in one shape, {error, message}, with the spec's error kinds (api/errors.py).
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
 
 # The model layer. Roadstar's four model ids map to real model names on any OpenAI-compatible endpoint.
@@ -186,4 +205,23 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# Outgoing mail of the local mailbox (integrations/providers/local_mail.py): SMTP when EMAIL_HOST is set, else
+# written to the worker's log. Tests use Django's locmem outbox.
+_EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+MAILERS = {
+    "default": {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": _EMAIL_HOST,
+            "port": int(os.environ.get("EMAIL_PORT", "587")),
+            "username": os.environ.get("EMAIL_HOST_USER", ""),
+            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": os.environ.get("EMAIL_USE_TLS", "1") == "1",
+            "timeout": 30,
+        },
+    }
+    if _EMAIL_HOST
+    else {"BACKEND": "django.core.mail.backends.console.EmailBackend"},
 }

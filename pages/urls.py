@@ -1,0 +1,24 @@
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/ and /routines/ (Home and chats are roadstar's)."""
+
+from django.urls import path
+
+from pages import views
+
+app_name = "pages"
+
+urlpatterns = [
+    path("contacts/", views.contacts, name="contacts"),
+    path("contacts/<uuid:contact_id>/", views.contact, name="contact"),
+    path("contacts/<uuid:contact_id>/log/<uuid:entry_id>/undo", views.contact_log_undo, name="contact_log_undo"),
+    path("companies/", views.companies, name="companies"),
+    path("companies/<uuid:company_id>/", views.company, name="company"),
+    path("companies/<uuid:company_id>/log/<uuid:entry_id>/undo", views.company_log_undo, name="company_log_undo"),
+    path("docs/", views.docs, name="docs"),
+    path("docs/<uuid:doc_id>/", views.doc, name="doc"),
+    path("docs/<uuid:doc_id>/versions/<int:number>/", views.doc_version, name="doc_version"),
+    path("docs/<uuid:doc_id>/notes", views.doc_note, name="doc_note"),
+    path("agents/", views.agents, name="agents"),
+    path("agents/<uuid:agent_id>/budget", views.agent_budget, name="agent_budget"),
+    path("routines/", views.routines, name="routines"),
+    path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
+]

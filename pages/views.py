@@ -1,0 +1,549 @@
+"""The owner's pages beside Home: Contacts, Companies, Docs, Agents (the chart) and Routines.
+
+Each page reads through the record apps' selectors and shapes and writes through their services, as every other
+caller does. Every page sees only the signer's workspace: an id of another workspace's record is a 404, and a
+button pressed on one changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import zoneinfo
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.http import require_POST
+
+from agents import services as agent_services
+from agents.models import Agent
+from companies import selectors as company_selectors
+from companies import shapes as company_shapes
+from contacts import selectors as contact_selectors
+from contacts import shapes as contact_shapes
+from contacts.models import OpenItem
+from docs import selectors as doc_selectors
+from docs import services as doc_services
+from pages import mdx
+from pages import selectors
+from pages.links import WorkspaceLinks
+from roadstar import services as roadstar_services
+from roadstar.actors import Actor
+from roadstar.models import Organization
+from routines import services as routine_services
+from routines.models import Routine
+from tools.errors import ToolError
+
+MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
+NOTE_LIMIT = 4000
+NOTE_ON_LIMIT = 2000
+TIMELINE_PAGE = 20
+
+
+# --- the workspace, and pages drawn in its time zone ------------------------------------------------------
+
+
+def _workspace(request: HttpRequest) -> Organization:
+    try:
+        return request.user.organization
+    except ObjectDoesNotExist:
+        raise Http404("This sign-in has no workspace.")
+
+
+def _zone(org: Organization) -> datetime.tzinfo:
+    try:
+        return zoneinfo.ZoneInfo(org.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
+def _page(request: HttpRequest, org: Organization, template: str, context: dict, status: int = 200) -> HttpResponse:
+    """Render with times in the owner's time zone, and with who's who for `by` and `ours`."""
+    context = {"org": org, "names": _names(request, org), **context}
+    with timezone.override(_zone(org)):
+        return render(request, template, context, status=status)
+
+
+def _names(request: HttpRequest, org: Organization) -> dict:
+    """Who is who for a page: agents by id, the owner as "You", the system as Roadstar."""
+    names = getattr(request, "_pages_names", None)
+    if names is None:
+        names = {"agent": selectors.agent_names(org=org), "owner": str(org.owner_id)}
+        request._pages_names = names
+    return names
+
+
+def _offset(request: HttpRequest) -> int:
+    try:
+        return max(0, min(int(request.GET.get("offset", 0)), 10_000_000))
+    except ValueError:
+        return 0
+
+
+def _query_string(request: HttpRequest, **changes) -> str:
+    """This page's query with some parameters changed (None drops one), for paging links."""
+    params = {k: v for k, v in request.GET.items()}
+    for key, value in changes.items():
+        if value is None:
+            params.pop(key, None)
+        else:
+            params[key] = value
+    return "?" + urlencode(params) if params else "?"
+
+
+def _pager(request: HttpRequest, *, offset: int, size: int, shown: int, more: bool) -> dict:
+    return {
+        "first": offset + 1 if shown else 0,
+        "last": offset + shown,
+        "previous": _query_string(request, offset=max(0, offset - size) or None) if offset else None,
+        "next": _query_string(request, offset=offset + size) if more else None,
+    }
+
+
+def _back_to(url: str, anchor: str = "") -> HttpResponseRedirect:
+    return HttpResponseRedirect(url + (f"#{anchor}" if anchor else ""))
+
+
+def _log_lines(org: Organization, entries) -> list[dict]:
+    """Log entries as the page shows them, each with its Undo when the change behind it allows one."""
+    changes = selectors.changes_by_id(org=org, ids=[e.change_id for e in entries])
+    lines = []
+    for entry in entries:
+        change = changes.get(entry.change_id)
+        lines.append(contact_shapes.log_entry_shape(entry) | {
+            "at_time": entry.at,
+            "can_undo": bool(change and change.can_undo),
+            "undone": bool(change and change.undone_at),
+        })
+    return lines
+
+
+# --- Contacts ---------------------------------------------------------------------------------------------
+
+
+@login_required
+def contacts(request: HttpRequest) -> HttpResponse:
+    org = _workspace(request)
+    query = request.GET.get("q", "").strip()[:200]
+    label = request.GET.get("label", "").strip()[:40]
+    open_kind = request.GET.get("open", "")
+    open_kind = open_kind if open_kind in OpenItem.Kind.values else ""
+    offset = _offset(request)
+    rows, total = contact_selectors.contact_list(
+        org=org, query=query or None, label=label or None, open_kind=open_kind or None, offset=offset
+    )
+    items = [
+        contact_shapes.contact_compact(c) | {"jobTitle": c.job_title, "status": c.status} for c in rows
+    ]
+    return _page(request, org, "pages/contacts.html", {
+        "items": items,
+        "total": total,
+        "query": query,
+        "label": label,
+        "open_kind": open_kind,
+        "open_kinds": OpenItem.Kind.values,
+        "pager": _pager(request, offset=offset, size=contact_selectors.PAGE_SIZE, shown=len(rows),
+                        more=offset + len(rows) < total),
+    })
+
+
+@login_required
+def contact(request: HttpRequest, contact_id) -> HttpResponse:
+    org = _workspace(request)
+    try:
+        found = contact_selectors.contact_get(org=org, contact_id=contact_id)
+    except ToolError:
+        raise Http404("No such contact in this workspace.")
+    log_size = _log_size(request)
+    log = contact_selectors.contact_log(contact=found, limit=log_size + 1)
+    timeline = contact_selectors.contact_timeline(
+        org=org, actor=Actor.for_user(request.user), contact=found, limit=TIMELINE_PAGE
+    )
+    record = contact_shapes.contact_record(found)
+    return _page(request, org, "pages/contact.html", {
+        "contact": record,
+        "fields": _free_fields(record["fields"]),
+        "log": _log_lines(org, log[:log_size]),
+        "more_log": len(log) > log_size,
+        "log_size": log_size * 2,
+        "timeline": timeline,
+        "undo_url": "pages:contact_log_undo",
+    })
+
+
+def _log_size(request: HttpRequest) -> int:
+    try:
+        return max(selectors.LOG_PAGE, min(int(request.GET.get("log", selectors.LOG_PAGE)), 1000))
+    except ValueError:
+        return selectors.LOG_PAGE
+
+
+# Named fields Roadstar itself keeps on a contact, shown in words of their own rather than as raw values.
+_OWN_FIELDS = {"ask", "source", "addedBy", "notDuplicate"}
+
+
+def _free_fields(fields: dict) -> list[tuple[str, str]]:
+    shown = []
+    for key, value in fields.items():
+        if key in _OWN_FIELDS or value is None or value == "":
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ", ".join(str(v) for v in value)
+        elif isinstance(value, dict):
+            value = ", ".join(f"{k}: {v}" for k, v in value.items())
+        shown.append((key, str(value)))
+    return shown
+
+
+# --- Companies --------------------------------------------------------------------------------------------
+
+
+@login_required
+def companies(request: HttpRequest) -> HttpResponse:
+    org = _workspace(request)
+    query = request.GET.get("q", "").strip()[:200]
+    label = request.GET.get("label", "").strip()[:40]
+    offset = _offset(request)
+    rows, total = company_selectors.company_list(org=org, query=query or None, label=label or None, offset=offset)
+    return _page(request, org, "pages/companies.html", {
+        "items": [company_shapes.company_row(c) | {"handler_id": c.handler_id} for c in rows],
+        "total": total,
+        "query": query,
+        "label": label,
+        "pager": _pager(request, offset=offset, size=company_selectors.PAGE_SIZE, shown=len(rows),
+                        more=offset + len(rows) < total),
+    })
+
+
+@login_required
+def company(request: HttpRequest, company_id) -> HttpResponse:
+    org = _workspace(request)
+    try:
+        found = company_selectors.company_for_record(org=org, company_id=company_id)
+    except ToolError:
+        raise Http404("No such company in this workspace.")
+    before = _before(request.GET.get("before"))
+    page = company_selectors.timeline_page(org=org, company_id=found.id, before=before, limit=TIMELINE_PAGE)
+    log_size = _log_size(request)
+    log = selectors.company_log(company=found, limit=log_size + 1)
+    record = company_shapes.company_record(found)
+    items = page["items"]
+    older = None
+    if page["more"] and items:
+        older = _query_string(request, before=items[-1].at.isoformat())
+    return _page(request, org, "pages/company.html", {
+        "company": record,
+        "handler_id": found.handler_id,
+        "about": _about(record["about"]),
+        "timeline": [company_shapes.timeline_entry_shape(e) | {"at_time": e.at} for e in items],
+        "timeline_total": page["total"],
+        "timeline_paged": before is not None,
+        "timeline_older": older,
+        "log": _log_lines(org, log[:log_size]),
+        "more_log": len(log) > log_size,
+        "log_size": log_size * 2,
+        "undo_url": "pages:company_log_undo",
+    })
+
+
+def _before(value: str | None) -> datetime.datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        return None
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, datetime.UTC)
+    return parsed
+
+
+def _about(about: dict | None) -> dict | None:
+    """The About with its sources numbered from 1, as the text cites them ([1], [2] …)."""
+    if not about:
+        return None
+    sources = [
+        {"number": i, "title": s.get("title") or s.get("url") or f"Source {i}", "url": s.get("url") or ""}
+        for i, s in enumerate(about.get("sources") or [], start=1)
+        if isinstance(s, dict)
+    ]
+    return {
+        "text": about.get("text") or "",
+        "facts": [f for f in about.get("facts") or [] if isinstance(f, dict)],
+        "lately": [item for item in about.get("lately") or [] if isinstance(item, dict)],
+        "sources": sources,
+        "by": about.get("by"),
+        "at": about.get("at"),
+    }
+
+
+# --- Undo from a record's log -----------------------------------------------------------------------------
+
+
+@require_POST
+@login_required
+def contact_log_undo(request: HttpRequest, contact_id, entry_id) -> HttpResponse:
+    org = _workspace(request)
+    entry = selectors.log_entry_get(org=org, entry_id=entry_id, contact_id=contact_id)
+    return _undo(request, org, entry, reverse("pages:contact", args=[contact_id]))
+
+
+@require_POST
+@login_required
+def company_log_undo(request: HttpRequest, company_id, entry_id) -> HttpResponse:
+    org = _workspace(request)
+    entry = selectors.log_entry_get(org=org, entry_id=entry_id, company_id=company_id)
+    return _undo(request, org, entry, reverse("pages:company", args=[company_id]))
+
+
+def _undo(request: HttpRequest, org: Organization, entry, back: str) -> HttpResponse:
+    if entry is None:
+        raise Http404("No such log entry on this record.")
+    change = selectors.changes_by_id(org=org, ids=[entry.change_id]).get(entry.change_id)
+    if change is None or not change.can_undo:
+        if change is not None and change.undone_at is not None:
+            messages.info(request, "That was undone already.")
+        else:
+            messages.error(request, "That entry has nothing to undo.")
+        return _back_to(back, "log")
+    try:
+        roadstar_services.change_undo(org=org, change_id=entry.change_id, actor=Actor.for_user(request.user))
+    except ToolError as error:
+        messages.error(request, f"Couldn't undo “{entry.text or entry.kind}”. {error.message}")
+    else:
+        messages.success(request, f"Undone: {entry.text or entry.kind}.")
+    return _back_to(back, "log")
+
+
+# --- Docs -------------------------------------------------------------------------------------------------
+
+
+@login_required
+def docs(request: HttpRequest) -> HttpResponse:
+    org = _workspace(request)
+    project = None
+    if request.GET.get("project"):
+        project = selectors.project_get(org=org, project_id=request.GET["project"])
+        if project is None:
+            raise Http404("No such project in this workspace.")
+    title = request.GET.get("q", "").strip()[:300]
+    offset = _offset(request)
+    rows, next_offset = doc_selectors.doc_page(org=org, project=project, title=title or None, offset=offset)
+    groups: OrderedDict = OrderedDict()
+    for doc in rows:  # newest first; a project shows where its newest doc is
+        groups.setdefault(doc.project_id, {"project": doc.project, "docs": []})["docs"].append(doc)
+    return _page(request, org, "pages/docs.html", {
+        "groups": list(groups.values()),
+        "project": project,
+        "query": title,
+        "pager": _pager(request, offset=offset, size=doc_selectors.PAGE_SIZE, shown=len(rows),
+                        more=next_offset is not None),
+    })
+
+
+def _doc_or_404(org: Organization, doc_id):
+    try:
+        return doc_selectors.doc_get(org=org, doc_id=doc_id)
+    except ToolError:
+        raise Http404("No such doc in this workspace.")
+
+
+@login_required
+def doc(request: HttpRequest, doc_id) -> HttpResponse:
+    org = _workspace(request)
+    found = _doc_or_404(org, doc_id)
+    return _doc_page(request, org, found, text=found.text, version=None)
+
+
+@login_required
+def doc_version(request: HttpRequest, doc_id, number: int) -> HttpResponse:
+    org = _workspace(request)
+    found = _doc_or_404(org, doc_id)
+    version = selectors.doc_version(doc=found, number=number)
+    if version is None:
+        raise Http404("That doc has no such version.")
+    return _doc_page(request, org, found, text=version.text, version=version)
+
+
+def _doc_page(request: HttpRequest, org: Organization, found, *, text, version) -> HttpResponse:
+    rendered = mdx.render(text, links=WorkspaceLinks(org), id_prefix="doc-chart")
+    return _page(request, org, "pages/doc.html", {
+        "doc": found,
+        "body": rendered,
+        "version": version,
+        "versions": selectors.doc_versions(doc=found),
+        "notes": selectors.doc_notes_with_answers(doc=found),
+        "note_limit": NOTE_LIMIT,
+        "note_on_limit": NOTE_ON_LIMIT,
+    })
+
+
+@require_POST
+@login_required
+def doc_note(request: HttpRequest, doc_id) -> HttpResponse:
+    org = _workspace(request)
+    found = _doc_or_404(org, doc_id)
+    back = reverse("pages:doc", args=[found.id])
+    note = request.POST.get("note", "").strip()
+    on = request.POST.get("on", "").strip()
+    if not note:
+        messages.error(request, "Write the note first: what should change, or what you'd like to know.")
+        return _back_to(back, "notes")
+    if len(note) > NOTE_LIMIT or len(on) > NOTE_ON_LIMIT:
+        messages.error(
+            request, f"A note holds up to {NOTE_LIMIT:,} characters, and the words it is on up to {NOTE_ON_LIMIT:,}."
+        )
+        return _back_to(back, "notes")
+    doc_services.doc_note_add(org=org, actor=Actor.for_user(request.user), doc=found, on=on, note=note)
+    messages.success(request, "Your note is on the doc. The agents read it with the doc, and answer it here.")
+    return _back_to(back, "notes")
+
+
+# --- Agents: the chart ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ChartNode:
+    agent: Agent
+    spend: decimal.Decimal
+    departments: list = field(default_factory=list)  # [(department, [ChartNode])], named ones first
+
+
+def _chart(agents: list[Agent], spend: dict) -> ChartNode | None:
+    """Roadstar at the top, each agent under the agent it reports to, its reports grouped by department.
+
+    An agent whose manager is gone, or who sits in a loop of reports, is put under Roadstar.
+    """
+    by_id = {a.id: a for a in agents}
+    top = next((a for a in agents if a.is_roadstar), None)
+    if top is None:
+        return None
+    reports: dict = {}
+    for agent in agents:
+        if agent is top:
+            continue
+        boss = agent.reports_to_id if agent.reports_to_id in by_id and agent.reports_to_id != agent.id else top.id
+        reports.setdefault(boss, []).append(agent)
+    placed: set = set()
+
+    def node(agent: Agent) -> ChartNode:
+        placed.add(agent.id)
+        groups: dict[str, list] = {}
+        for report in reports.get(agent.id, []):
+            if report.id not in placed:
+                groups.setdefault(report.department.strip(), []).append(report)
+        built = ChartNode(agent, spend.get(agent.id, decimal.Decimal(0)))
+        for department in sorted(groups, key=lambda d: (d == "", d.lower())):
+            built.departments.append((department, [node(r) for r in groups[department] if r.id not in placed]))
+        return built
+
+    root = node(top)
+    stray = [a for a in agents if a.id not in placed]  # a loop that never reaches Roadstar
+    for agent in stray:
+        if agent.id not in placed:
+            loose = node(agent)
+            department = agent.department.strip()
+            for name, members in root.departments:
+                if name == department:
+                    members.append(loose)
+                    break
+            else:
+                root.departments.append((department, [loose]))
+    return root
+
+
+@login_required
+def agents(request: HttpRequest) -> HttpResponse:
+    org = _workspace(request)
+    staff = selectors.agents_of(org=org)
+    spend = selectors.spend_this_month(org=org)
+    return _page(request, org, "pages/agents.html", {
+        "chart": _chart(staff, spend),
+        "count": sum(1 for a in staff if not a.is_roadstar),
+    })
+
+
+def _dollars(value: str) -> decimal.Decimal | None:
+    """A positive amount of dollars to the cent, as typed ("60", "$75.50", "1,200"); None when it isn't one."""
+    try:
+        amount = decimal.Decimal(value.strip().lstrip("$").replace(",", ""))
+    except decimal.InvalidOperation:
+        return None
+    if not amount.is_finite() or amount <= 0 or amount > MAX_BUDGET:
+        return None
+    return amount.quantize(decimal.Decimal("0.01"))
+
+
+@require_POST
+@login_required
+def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
+    org = _workspace(request)
+    agent = selectors.agent_get(org=org, agent_id=agent_id)
+    if agent is None:
+        raise Http404("No such agent in this workspace.")
+    back = reverse("pages:agents")
+    amount = _dollars(request.POST.get("monthly_budget", ""))
+    if amount is None:
+        messages.error(request, f"Give {agent.name}'s monthly budget in dollars, such as 60 or 75.50.")
+        return _back_to(back, f"agent-{agent.id}")
+    try:
+        agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
+    except ToolError as error:
+        messages.error(request, f"Couldn't set the budget. {error.message}")
+        return _back_to(back, f"agent-{agent.id}")
+    if agent.paused:
+        spent = agent_services.agent_spend_this_month(agent=agent)
+        messages.error(
+            request,
+            f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
+            "Raise it above that to let it work again.",
+        )
+    else:
+        messages.success(request, f"{agent.name}'s budget is ${amount:,.2f} a month.")
+    return _back_to(back, f"agent-{agent.id}")
+
+
+# --- Routines ---------------------------------------------------------------------------------------------
+
+
+@login_required
+def routines(request: HttpRequest) -> HttpResponse:
+    org = _workspace(request)
+    staff = selectors.agents_of(org=org)
+    by_agent: dict = {a.id: [] for a in staff}
+    for routine in selectors.routines_of(org=org):
+        by_agent.setdefault(routine.agent_id, []).append({
+            "routine": routine,
+            "when": routine_services.when_text(routine),
+        })
+    return _page(request, org, "pages/routines.html", {
+        "groups": [(agent, by_agent[agent.id]) for agent in staff],
+        "count": sum(len(v) for v in by_agent.values()),
+    })
+
+
+@require_POST
+@login_required
+def routine_on(request: HttpRequest, routine_id: int) -> HttpResponse:
+    org = _workspace(request)
+    routine = selectors.routine_get(org=org, routine_id=routine_id)
+    if routine is None:
+        raise Http404("No such routine in this workspace.")
+    back = reverse("pages:routines")
+    anchor = f"routine-{routine.id}"
+    if routine.status == Routine.Status.CLOSED:
+        messages.error(request, f"“{routine.name}” fired and closed; it can't be turned on again.")
+        return _back_to(back, anchor)
+    on = request.POST.get("on") == "1"
+    routine_services.routine_set_on(routine=routine, on=on)
+    messages.success(request, f"“{routine.name}” is {'on' if on else 'off'}.")
+    return _back_to(back, anchor)
