@@ -1,0 +1,27 @@
+"""Who may use the API: a signed-in owner, and only with their own workspace.
+
+Every view scopes each query by `request.user.organization`; a sign-in without a workspace (staff, who use the
+Django admin) is refused here, so no view has to ask.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ObjectDoesNotExist
+from rest_framework.permissions import BasePermission
+
+
+def workspace_of(user):
+    """The signed-in owner's workspace, or None for a sign-in that has none."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    try:
+        return user.organization
+    except ObjectDoesNotExist:
+        return None
+
+
+class IsWorkspaceOwner(BasePermission):
+    message = "This sign-in has no workspace: the API is for a workspace's owner. Staff use the Django admin."
+
+    def has_permission(self, request, view) -> bool:
+        return workspace_of(request.user) is not None
