@@ -215,7 +215,7 @@ class Turn(ToolHost):
         call.done_at = timezone.now()
         call.save(update_fields=["result", "done_at"])
         services.message_append(
-            conversation=self.conversation, role=Message.Role.TOOL, text=json.dumps(result),
+            conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
             data={"call_id": call.call_id, "name": call.name},
         )
 
@@ -255,6 +255,12 @@ class Turn(ToolHost):
         )
         self.run.error = error
         return Run.Outcome.FAILED
+
+
+def compact_json(result) -> str:
+    """A tool's result as the model reads it: no spaces between tokens, and text as text rather than escapes.
+    The model reads every result again on every later step, so each character saved is saved many times."""
+    return json.dumps(result, separators=(",", ":"), ensure_ascii=False)
 
 
 def answer_work(work: Work, text: str) -> bool:

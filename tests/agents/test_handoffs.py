@@ -1,5 +1,6 @@
 """Hand-offs: the packet and its limits, where answers go, depth and loops, andThen."""
 
+import json
 import pytest
 
 from agents import services
@@ -65,7 +66,7 @@ def test_hand_off_returns_that_the_answer_comes_back(org, desk, writer, model):
     services.owner_message_send(org=org, agent=desk, text="quote")
     drain(org_id=org.id)
     tool_result = Message.objects.filter(conversation=chat_of(desk), role="tool").get().text
-    assert tool_result == '{"handed": "Proposal writer", "answer": "comes back to you"}'
+    assert json.loads(tool_result) == {"handed": "Proposal writer", "answer": "comes back to you"}
 
 
 def test_the_answer_comes_back_to_the_asker_and_wakes_it(org, desk, writer, model):

@@ -1,5 +1,6 @@
 """remember, make_agent and change_agent, as the chats use them."""
 
+import json
 import pytest
 
 from agents import services
@@ -42,7 +43,7 @@ def run_in_chat(org, agent, model, tool, arguments, owner_text="please"):
 
 def test_make_agent_returns_the_spec_answer(org, roadstar, staff, model):
     result = run_in_chat(org, roadstar, model, "make_agent", {**PROPOSAL_WRITER, "name": "Quote writer"})
-    assert result == '{"made": "Quote writer", "next": "Hand it the work with hand_off."}'
+    assert json.loads(result) == {"made": "Quote writer", "next": "Hand it the work with hand_off."}
 
 
 def test_a_made_agent_sits_under_who_it_reports_to(org, roadstar, staff, model):
@@ -94,7 +95,7 @@ def test_only_roadstars_chat_holds_make_agent(org, staff, model):
 
 def test_remember_keeps_a_note_and_returns_the_notes(org, staff, model):
     result = run_in_chat(org, staff["Proposal writer"], model, "remember", {"note": "Sam wants proposals as Google Docs."})
-    assert result == '{"notes": ["Sam wants proposals as Google Docs."]}'
+    assert json.loads(result) == {"notes": ["Sam wants proposals as Google Docs."]}
 
 
 def test_forget_drops_a_note_given_word_for_word(org, staff, model):
@@ -102,7 +103,7 @@ def test_forget_drops_a_note_given_word_for_word(org, staff, model):
     writer.notes = ["Quotes in USD.", "One page."]
     writer.save()
     result = run_in_chat(org, writer, model, "remember", {"forget": "One page."})
-    assert result == '{"notes": ["Quotes in USD."]}'
+    assert json.loads(result) == {"notes": ["Quotes in USD."]}
 
 
 def test_forget_with_words_that_are_not_a_note_drops_nothing(org, staff, model):
@@ -123,7 +124,7 @@ def test_only_roadstar_keeps_the_about(org, staff, model):
 def test_roadstar_saving_the_about_alone_says_saved(org, roadstar, model):
     result = run_in_chat(org, roadstar, model, "remember", {"about": "Fernhill Studio designs brands."})
     org.refresh_from_db()
-    assert (result, org.about) == ('{"about": "saved"}', "Fernhill Studio designs brands.")
+    assert (json.loads(result), org.about) == ({"about": "saved"}, "Fernhill Studio designs brands.")
 
 
 def test_notes_reach_the_agents_threads(org, staff, model):
@@ -159,7 +160,7 @@ def test_change_agent_changes_what_the_owner_asked_for(org, roadstar, staff, mod
     result = run_in_chat(org, roadstar, model, "change_agent", {"agent": "Client desk", "model": "gpt-6.1-sol"},
                          owner_text="Change Client desk's model to gpt-6.1-sol.")
     staff["Client desk"].refresh_from_db()
-    assert (result, staff["Client desk"].model) == ('{"changed": "Client desk"}', "gpt-6.1-sol")
+    assert (json.loads(result), staff["Client desk"].model) == ({"changed": "Client desk"}, "gpt-6.1-sol")
 
 
 def test_change_agent_keeps_the_job_description_within_600_characters(org, roadstar, staff, model):
