@@ -133,17 +133,26 @@ def _schema_for(model: type[BaseModel]) -> dict:
 
 
 def _without_titles(schema):
-    """Pydantic titles every field after its own name: words the model reads on every step and learns nothing
-    from. Titles go; a property literally named "title" stays."""
+    """The schema as the model reads it on every step, without what it learns nothing from: pydantic's titles
+    (each field's own name again; a property literally named "title" stays), `"default": null` (leaving an input
+    out means that already), and `anyOf: [{type: X, …}, {type: null}]` written as `type: [X, "null"]`."""
     if isinstance(schema, dict):
         cleaned = {}
         for key, value in schema.items():
             if key == "title" and isinstance(value, str):
                 continue
+            if key == "default" and value is None:
+                continue
             if key == "properties" and isinstance(value, dict):
                 cleaned[key] = {name: _without_titles(prop) for name, prop in value.items()}
             else:
                 cleaned[key] = _without_titles(value)
+        options = cleaned.get("anyOf")
+        if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+            other = next(o for o in options if o != {"type": "null"})
+            if isinstance(other, dict) and isinstance(other.get("type"), str) and "anyOf" not in other:
+                cleaned.pop("anyOf")
+                cleaned = {**other, "type": [other["type"], "null"], **cleaned}
         return cleaned
     if isinstance(schema, list):
         return [_without_titles(item) for item in schema]
