@@ -30,8 +30,11 @@ run: seed
 	@echo "Starting Roadstar at http://127.0.0.1:$(PORT) (web and worker; Ctrl-C stops both)"
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
 
+# The browser tests drive Debian's Chromium: ensure-chromium installs it where it is missing (apt-get, as root).
+# They share one running stack, so they stay together on one worker (loadgroup; the rest spread as with load).
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -q -n 2
+	scripts/ensure-chromium
+	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py

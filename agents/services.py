@@ -11,6 +11,7 @@ from django.db.models import Max, Sum
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
+from roadstar import live
 from roadstar.actors import Actor
 from tools.errors import ToolError
 
@@ -202,6 +203,7 @@ def message_append(*, conversation: Conversation, role: str, text: str, data: di
     with transaction.atomic():
         Conversation.objects.select_for_update().filter(id=conversation.id).first()
         last = Message.objects.filter(conversation=conversation).aggregate(last=Max("seq"))["last"]
+        live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
         return Message.objects.create(
             conversation=conversation, seq=0 if last is None else last + 1, role=role, text=text, data=data or {}
         )

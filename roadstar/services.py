@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from roadstar import live
 from roadstar.actors import Actor
 from roadstar.models import Card, Change, Organization
 from roadstar.undo import UNDO_HANDLERS
@@ -16,11 +17,13 @@ def change_record(
     target_id: str = "", undo: dict | None = None, conversation_id: str | None = None, work_id: str | None = None,
 ) -> Change:
     """Record a change an agent made: a line on Home's Your work, or behind the record's own log."""
-    return Change.objects.create(
+    change = Change.objects.create(
         organization=org, actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind,
         sentence=sentence[:500], listing=listing, target_type=target_type, target_id=target_id, undo=undo,
         conversation_id=conversation_id or "", work_id=work_id or "",
     )
+    live.notify(org.id, "work")  # after commit: the owner's open Home shows the line
+    return change
 
 
 def _load_undo_handlers():
@@ -62,6 +65,7 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
         change.undone_at = timezone.now()
         change.undone_by = undo_record
         change.save(update_fields=["undone_at", "undone_by"])
+        live.notify(org.id, "work")
     return undo_record
 
 
@@ -74,6 +78,7 @@ def card_open(
         existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
         if existing is not None:
             return existing
+        live.notify(org.id, "cards")
         return Card.objects.create(
             organization=org, kind=kind, subject=subject, title=title, body=body, action_label=action_label,
             action_url=action_url, data=data or {},
@@ -87,4 +92,5 @@ def card_resolve(*, org: Organization, card_id) -> Card:
     if card.resolved_at is None:
         card.resolved_at = timezone.now()
         card.save(update_fields=["resolved_at"])
+        live.notify(org.id, "cards")
     return card

@@ -1,5 +1,7 @@
-"""The owner's pages: Home (Waiting for you, Your work), and the buttons on it (Undo; on cards Dismiss,
-Try again and Raise the budget).
+"""The owner's pages: Home (Waiting for you, Your work, the morning summary) with the buttons on it (Undo; on
+cards Dismiss, Try again and Raise the budget; an agent's ask answered in place), and the chats with each agent.
+Both are live: `home_live` and `chat_live` are the parts a page fetches again when its websocket says something
+changed (roadstar/live.py).
 
 Reads go through roadstar.selectors and writes through roadstar.services, as every other caller's do.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import re
 import uuid
 import zoneinfo
 from dataclasses import dataclass
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -24,7 +28,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from agents import services as agent_services
-from agents.models import Agent
+from agents.models import Agent, Conversation, Message
+from checks import services as check_services
+from checks.models import Ask
 from roadstar import selectors, services
 from roadstar.actors import Actor
 from roadstar.models import Card, Change, Organization
@@ -55,23 +61,70 @@ def home(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     if org is None:
         return render(request, "no_workspace.html", status=403)
+    return render(request, "home.html", _home_context(request, org))
+
+
+@login_required
+def home_live(request: HttpRequest) -> HttpResponse:
+    """The live part of Home, fetched again by the page when a websocket message says something changed."""
+    org = _workspace_or_404(request)
+    return render(request, "partials/home_live.html", _home_context(request, org))
+
+
+def _home_context(request: HttpRequest, org: Organization) -> dict:
     before = _parse_before(request.GET.get("before"))
     page = selectors.home_work_lines(org=org, before=before)
     tz = _zone(org)
     now = timezone.now()
-    lines = [_work_line(change, org=org, tz=tz, now=now) for change in page.lines]
-    return render(
-        request,
-        "home.html",
-        {
-            "org": org,
-            "cards": [_with_safe_action(card) for card in selectors.home_cards(org=org)],
-            "lines": lines,
-            "paged": before is not None,
-            "older": _iso(page.next_before) if page.next_before else None,
-            "here": request.get_full_path(),
-        },
-    )
+    query = request.GET.urlencode()
+    asks = selectors.home_asks(org=org)
+    return {
+        "org": org,
+        "asks": asks,
+        "cards": [_with_safe_action(card) for card in selectors.home_cards(org=org)],
+        "agent_work": [
+            _timed_work(group, tz=tz, now=now)
+            for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
+        ],
+        "held": [_timed_held(line, tz=tz, now=now) for line in selectors.home_held(org=org)],
+        "lines": [_work_line(change, org=org, tz=tz, now=now) for change in page.lines],
+        "summary": _timed_summary(selectors.home_summary(org=org), tz=tz, now=now),
+        "paged": before is not None,
+        "older": _iso(page.next_before) if page.next_before else None,
+        # Buttons come back to the Home page they were on, also when the live part was fetched on its own.
+        "here": reverse("home") + (f"?{query}" if query else ""),
+        "live_src": reverse("home_live") + (f"?{query}" if query else ""),
+        "now_ms": _ms(now),
+    }
+
+
+def _timed_work(group: selectors.AgentWork, *, tz, now) -> dict:
+    return {
+        "agent_id": group.agent_id,
+        "agent_name": group.agent_name,
+        "items": [
+            {"item": item, "relative": relative_time(item.at, now=now, tz=tz), "exact": exact_time(item.at, tz=tz)}
+            for item in group.items
+        ],
+    }
+
+
+def _timed_held(line: selectors.HeldLine, *, tz, now) -> dict:
+    left = max(0, int((line.held_until - now).total_seconds() + 0.999))
+    return {"line": line, "until_ms": _ms(line.held_until), "left": f"{left // 60}:{left % 60:02d}",
+            "exact": exact_time(line.held_until, tz=tz)}
+
+
+def _ms(at: datetime.datetime) -> int:
+    """Milliseconds since the epoch: what the page's countdowns compute with."""
+    return int(at.timestamp() * 1000)
+
+
+def _timed_summary(summary, *, tz, now) -> dict | None:
+    if summary is None:
+        return None
+    return {"text": summary.text, "at": summary.at, "relative": relative_time(summary.at, now=now, tz=tz),
+            "exact": exact_time(summary.at, tz=tz)}
 
 
 def _with_safe_action(card):
@@ -199,6 +252,16 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
     if card.resolved_at is not None:
         messages.info(request, "That was dealt with already.")
         return _back(request)
+    if card.data.get("held_email_id"):  # an email that couldn't go: it goes now
+        from integrations.mail_hold import email_try_again
+
+        try:
+            email_try_again(org=org, held_id=_uuid(card.data["held_email_id"]))
+        except ToolError as error:
+            messages.error(request, f"Couldn't try again. {error.message}")
+        else:
+            messages.success(request, "Sending it again.")
+        return _back(request)
     try:
         agent_services.conversation_try_again(org=org, conversation_id=_uuid(card.data.get("conversation_id")))
     except ToolError as error:
@@ -241,6 +304,204 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     else:
         messages.success(request, f"{agent.name} can work again, with a budget of ${amount:,.2f} a month.")
     return _back(request)
+
+
+ANSWER_LIMIT = 4000  # characters of an owner's answer typed on Home or in a chat
+DEFAULT_YES = "Yes, go ahead."
+
+
+@require_POST
+@login_required
+def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
+    """The owner answers an agent's ask in place. The answer goes to the agent's chat as the owner's own message,
+    after a note saying which question it answers, so the chat sends it to the thread that holds the work. "Yes"
+    also gives the owner's yes to exactly the action that was held back; other words are read by the check when
+    the thread tries again, like any answer in the chat."""
+    org = _workspace_or_404(request)
+    ask = Ask.objects.filter(organization=org, id=ask_id).select_related("decision").first()
+    if ask is None:
+        raise Http404("No such ask in this workspace.")
+    if ask.state != Ask.State.WAITING:
+        messages.info(request, "That was answered already.")
+        return _back(request)
+    decision = ask.decision
+    agent = None
+    if decision.actor_kind == "agent":
+        agent = Agent.objects.filter(organization=org, id=_uuid(decision.actor_id)).first()
+    if agent is None:
+        messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
+        return _back(request)
+    yes = "yes" in request.POST
+    words = request.POST.get("answer", "").strip()[:ANSWER_LIMIT]
+    if not words and not yes:
+        messages.error(request, f"Write your answer to {agent.name}, or press Yes.")
+        return _back(request)
+    text = words or DEFAULT_YES
+    where = Conversation.objects.filter(organization=org, id=_uuid(decision.conversation_id), kind="thread").first()
+    if where is not None:
+        note = (f"{org.owner_first_name} answers, from Home, the question your thread “{where.title}” asked "
+                f"(held back because {decision.reason or 'the check asked'}). Their answer follows: send it to that "
+                "thread.")
+    else:
+        note = f"{org.owner_first_name} answers, from Home, the question you asked. Their answer follows."
+    with transaction.atomic():
+        if not Ask.objects.select_for_update().filter(id=ask.id, state=Ask.State.WAITING).exists():
+            messages.info(request, "That was answered already.")  # a second press of the same button
+            return _back(request)
+        check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text)
+        agent_services.message_append(
+            conversation=agent_services.chat_for(agent=agent), role=Message.Role.SYSTEM, text=note,
+            data={"ask_id": str(ask.id), "conversation_id": decision.conversation_id or "",
+                  "thread": where.title if where is not None else ""},
+        )
+        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+    messages.success(request, f"Sent to {agent.name}: “{text}”")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_answer(request: HttpRequest, card_id) -> HttpResponse:
+    """An ask put on Home as a card: the answer goes to the asking agent's chat, and the card is done."""
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.ASK)
+    if card.resolved_at is not None:
+        messages.info(request, "That was answered already.")
+        return _back(request)
+    agent = Agent.objects.filter(organization=org, id=_uuid(card.data.get("agent_id"))).first()
+    if agent is None:
+        messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
+        return _back(request)
+    text = request.POST.get("answer", "").strip()[:ANSWER_LIMIT] or ("" if "yes" not in request.POST else DEFAULT_YES)
+    if not text:
+        messages.error(request, f"Write your answer to {agent.name}.")
+        return _back(request)
+    with transaction.atomic():
+        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        services.card_resolve(org=org, card_id=card.id)
+    messages.success(request, f"Sent to {agent.name}: “{text}”")
+    return _back(request)
+
+
+# --- Chats ------------------------------------------------------------------------------------------------------
+
+_ANSWER_FROM = re.compile(r"^\[Answers? from ([^\]]+)\]\s*")
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One message of a chat as the owner reads it."""
+
+    key: int  # the message's id in its conversation
+    who: str  # owner, agent, answer, handoff, routine, note
+    label: str
+    text: str
+    relative: str
+    exact: str
+
+
+@login_required
+def chats(request: HttpRequest) -> HttpResponse:
+    """Chats start with Roadstar's."""
+    org = _workspace_or_404(request)
+    roadstar = Agent.objects.filter(organization=org).order_by("-is_roadstar", "name").only("id").first()
+    if roadstar is None:
+        raise Http404("This workspace has no agents.")
+    return HttpResponseRedirect(reverse("chat", args=[roadstar.id]))
+
+
+@login_required
+def chat(request: HttpRequest, agent_id) -> HttpResponse:
+    """The owner's chat with one agent: what was said, replies as they come, and a box to write in."""
+    org = _workspace_or_404(request)
+    agent = _agent_or_404(org, agent_id)
+    if request.method == "POST":
+        return _chat_send(request, org, agent)
+    context = _chat_context(org, agent)
+    context["agents"] = selectors.staff(org=org)
+    return render(request, "chat.html", context)
+
+
+@login_required
+def chat_live(request: HttpRequest, agent_id) -> HttpResponse:
+    """The live part of a chat: its messages and whether the agent is at work, fetched again on a notify."""
+    org = _workspace_or_404(request)
+    agent = _agent_or_404(org, agent_id)
+    return render(request, "partials/chat_live.html", _chat_context(org, agent))
+
+
+def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpResponse:
+    fetched = request.headers.get("X-Requested-With") == "fetch"
+    text = request.POST.get("text", "").strip()[:ANSWER_LIMIT]
+    if not text:
+        if fetched:
+            return HttpResponse("Write something first.", status=400, content_type="text/plain")
+        messages.error(request, "Write something first.")
+    else:
+        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        if fetched:
+            return HttpResponse(status=204)
+    return HttpResponseRedirect(reverse("chat", args=[agent.id]))
+
+
+def _agent_or_404(org: Organization, agent_id) -> Agent:
+    agent = Agent.objects.filter(organization=org, id=agent_id).first()
+    if agent is None:
+        raise Http404("No such agent in this workspace.")
+    return agent
+
+
+def _chat_context(org: Organization, agent: Agent) -> dict:
+    tz = _zone(org)
+    now = timezone.now()
+    conversation = selectors.chat_of(agent=agent)
+    lines = []
+    if conversation is not None:
+        lines = [_chat_line(m, agent=agent, tz=tz, now=now) for m in selectors.chat_messages(conversation=conversation)]
+    return {
+        "org": org,
+        "agent": agent,
+        "chat_id": str(conversation.id) if conversation else "",
+        "lines": lines,
+        # At work on something the owner wrote, not yet replied to (a turn's last moments after its reply count
+        # as done, so a page that refetches on the reply doesn't keep saying "replying").
+        "busy": conversation is not None and conversation.state != Conversation.State.IDLE
+        and bool(lines) and lines[-1].who != "agent",
+        "working_on": selectors.agent_threads_at_work(agent=agent),
+        "live_src": reverse("chat_live", args=[agent.id]),
+    }
+
+
+def _chat_line(message: Message, *, agent: Agent, tz, now) -> ChatLine:
+    data = message.data or {}
+    text, label = message.text, ""
+    role = message.role
+    if role == Message.Role.OWNER:
+        who, label = "owner", "You"
+    elif role == Message.Role.AGENT:
+        who, label = "agent", agent.name
+    elif role == Message.Role.ANSWER:
+        who = "answer"
+        found = _ANSWER_FROM.match(text)
+        if found:
+            label, text = f"From {found.group(1)}", text[found.end():]
+        else:
+            label = "An answer"
+    elif role == Message.Role.HANDOFF:
+        who, label = "handoff", f"Work from {data.get('from') or 'another agent'}"
+        text = data.get("task") or text
+    elif role == Message.Role.ROUTINE:
+        who, label = "routine", f"Routine: {data.get('name') or 'a routine'}"
+        text = data.get("note") or text
+    elif data.get("ask_id"):
+        # The note that tells the chat which question the owner's answer below it is for.
+        who, label = "note", "From Home"
+        text = f"Your answer to the question from “{data['thread']}”:" if data.get("thread") else "Your answer:"
+    else:
+        who, label = "note", "Note"
+    return ChatLine(key=message.seq, who=who, label=label, text=text,
+                    relative=relative_time(message.created_at, now=now, tz=tz),
+                    exact=exact_time(message.created_at, tz=tz))
 
 
 def _card_or_404(org: Organization, card_id, kind: str) -> Card:

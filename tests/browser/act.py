@@ -1,0 +1,136 @@
+"""What the browser tests do to the workspace from outside the browser, as another process would (a worker).
+
+Run as `python tests/browser/act.py COMMAND [ARG]` with the test stack's environment (its SQLite files):
+- `seed`: the example workspace (seed_demo), plus what Home should show: a change with Undo, an ask from
+  Client desk's thread (run here on the scripted model), and a morning summary. Prints ids as JSON.
+- `change SENTENCE`: Client desk records a change, as a worker's tool would; prints the commit time as JSON.
+- `undoable CONTACT CONTEXT`: Client desk sets CONTACT's Context, a change with Undo; prints its sentence.
+- `ask TITLE QUESTION`: Client desk's thread TITLE waits for the owner's yes and asks QUESTION (the rows an ask
+  leaves, written directly: no turn runs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+ASK = "Set Rosa's Context to “Prefers invoices by post”? She said so on the phone."
+
+
+def seed() -> dict:
+    from agents import services as agent_services
+    from agents.models import Agent, Conversation
+    from agents.runtime import scheduler
+    from agents.runtime.model import ScriptedModel, call, say, set_model
+    from checks.models import Ask
+    from contacts.models import Contact
+    from roadstar.models import Organization
+    from routines.models import Summary
+
+    call_command("seed_demo", stdout=open(os.devnull, "w"))
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    rosa = Contact.objects.get(organization=org, name="Rosa Ortiz")
+
+    change = undoable("Rosa Ortiz", "Pays by card, on the day.", why="She said so at the shop.")
+
+    # An ask: Client desk's thread is held back from rewriting Rosa's Context, and asks Sam. The turns run here, in
+    # order (drain), rather than on the stack's worker, which answers everything with the same words.
+    scheduler.dispatch = lambda **kwargs: []
+    set_model(ScriptedModel([
+        call("start_thread", {"title": "Ortiz Bakery", "task": "Keep Rosa's record up to date"}),
+        say("Started a thread on Ortiz Bakery."),
+        call("use_tool", {"name": "contacts.context", "input": {"contactId": str(rosa.id),
+                                                                 "text": "Prefers invoices by post",
+                                                                 "why": "She said so on the phone."}}),
+        say(ASK),
+    ]))
+    agent_services.owner_message_send(org=org, agent=desk, text="Keep Rosa's record up to date.")
+    scheduler.drain(org_id=org.id)
+    set_model(None)
+    ask = Ask.objects.get(organization=org, state=Ask.State.WAITING)
+    assert Conversation.objects.filter(agent=desk, kind="thread", title="Ortiz Bakery").exists()
+
+    Summary.objects.create(organization=org, text="Good morning, Sam. Client desk kept Rosa's record up to date; "
+                                                  "Rosa's invoice preference waits for your word.")
+    return {
+        "username": "sam",
+        "password": os.environ.get("DEMO_PASSWORD") or "fernhill",
+        "agents": {a.name: str(a.id) for a in Agent.objects.filter(organization=org)},
+        "change": change,
+        "ask": {"id": str(ask.id)},
+    }
+
+
+def undoable(contact: str, context: str, why: str = "She said so.") -> dict:
+    """A change with Undo, made by Client desk's tool with the check off for that one call."""
+    from agents.models import Agent
+    from contacts.models import Contact
+    from roadstar.actors import Actor
+    from roadstar.models import Change, Organization
+    from tools.context import ToolContext
+    from tools.pipeline import use_tool
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    person = Contact.objects.get(organization=org, name=contact)
+    org.check_enabled = False
+    org.save(update_fields=["check_enabled"])
+    try:
+        ctx = ToolContext(org=org, actor=Actor.for_agent(desk), conversation_id="browser-tests")
+        result = use_tool(ctx, "contacts.context", {"contactId": str(person.id), "text": context, "why": why})
+    finally:
+        org.check_enabled = True
+        org.save(update_fields=["check_enabled"])
+    assert "error" not in result, result
+    made = Change.objects.filter(organization=org, tool="contacts.context").latest("at")
+    return {"id": str(made.id), "sentence": made.sentence}
+
+
+def change(sentence: str) -> dict:
+    from agents.models import Agent
+    from roadstar.actors import Actor
+    from roadstar.models import Change, Organization
+    from roadstar.services import change_record
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    change_record(org=org, actor=Actor.for_agent(desk), tool="contacts.create", kind="makes", sentence=sentence,
+                  listing=Change.Listing.HOME)  # autocommit: committed, and the notify sent, on return
+    return {"committed_at": time.time()}
+
+
+def ask(title: str, question: str) -> dict:
+    from agents import services as agent_services
+    from agents.models import Agent
+    from checks.models import Ask, CheckDecision
+    from roadstar.models import Organization
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    thread = agent_services.thread_start(agent=desk, title=title)
+    decision = CheckDecision.objects.create(
+        organization=org, tool="contacts.context", outcome="ask", reason="it removes or rewrites something the "
+        "owner didn't point to", decided_by="rules", fingerprint=f"browser:{title}", actor_kind="agent",
+        actor_id=str(desk.id), conversation_id=str(thread.id),
+    )
+    created = Ask.objects.create(organization=org, fingerprint=decision.fingerprint, decision=decision)
+    agent_services.message_append(conversation=thread, role="agent", text=question)  # notifies Home
+    return {"id": str(created.id)}
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    print(json.dumps({"seed": seed, "change": change, "undoable": undoable, "ask": ask}[command](*args)))
