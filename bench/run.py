@@ -33,7 +33,6 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 
 def timed(fn, repeat: int) -> list[float]:
@@ -111,7 +110,13 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
     client = Client()
     client.force_login(user)
     client.get("/")  # warm: templates compiled, connection open
-    with CaptureQueriesContext(connection) as queries:
+    queries = []
+
+    def count(execute, sql, params, many, context):
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
         response = client.get("/")
     assert response.status_code == 200, response.status_code
     samples = timed(lambda _: client.get("/"), repeat)

@@ -14,6 +14,8 @@ from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
+from integrations.mail_timeline import mail_timeline
+from integrations.meetings import meeting_timeline
 from roadstar.timefmt import iso
 from tools.errors import ToolError
 
@@ -209,8 +211,8 @@ class TimelineSource:
 # Where contacts.timeline reads from. The mail and calendar apps are not built yet: when they are, each
 # replaces its entry's `provider` with one that finds the workspace's connection (integrations/).
 TIMELINE_SOURCES: dict[str, TimelineSource] = {
-    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads"),
-    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings"),
+    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads", mail_timeline),
+    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings", meeting_timeline),
 }
 
 

@@ -23,3 +23,7 @@ class ConnectionAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+from integrations.local import admin_books, admin_calendar  # noqa: E402,F401  (the local calendar's and books' pages)
+from integrations.local import admin_files  # noqa: E402,F401  (the local files' pages)

@@ -121,6 +121,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# daphne serves no static files of its own: WhiteNoise does, from the apps' folders directly (no collectstatic
+# needed for `make run`); `manage.py collectstatic` into STATIC_ROOT is for a production setup.
+WHITENOISE_USE_FINDERS = True
 
 # Channels: how what a worker does reaches the owner's open pages (roadstar/live.py). Redis when REDIS_URL is set
 # (any number of machines). Else a small SQLite file that daphne and the worker, two processes on one machine,

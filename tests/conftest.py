@@ -13,6 +13,12 @@ from tools.pipeline import use_tool
 registry.load_all()
 
 
+@pytest.fixture(autouse=True)
+def files_on_disk(settings, tmp_path_factory):
+    """The local files' bytes go to a folder of the test's own, never to var/files."""
+    settings.ROADSTAR_FILES_ROOT = str(tmp_path_factory.mktemp("files"))
+
+
 @pytest.fixture
 def org(db):
     organization = OrganizationFactory(name="Fernhill Studio", owner_name="Sam Rivera", owner_email="sam@fernhill.test")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime
 import os
+from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
@@ -218,6 +220,7 @@ class Seed:
         companies = self.companies()
         self.timeline(companies)
         self.project_and_doc()
+        self.made += seed_apps(self.org)
         return self.made
 
     def note(self, what: str, count: int = 1) -> None:
@@ -355,3 +358,128 @@ class Seed:
                 org=self.org, actor=actor, title=DOC["title"], text=DOC["text"], lines=DOC["lines"], project=project
             )
             self.note(f"the doc {DOC['title']}")
+
+
+# --- The owner's apps: Fernhill Studio's mail, files, calendar and books in the local providers ---------------
+#
+# One local connection serves all four groups, under the account key of the spec's examples (7c41e2d0), so ids
+# such as 7c41e2d0:19a2c4e07d5b3f18 are the example workspace's own. Each group seeds its data in its own
+# function of APP_SEEDS: (org, connection) -> the notes of what it made; each finds its records by a natural key
+# first (an event's uid, an invoice's id), so running it again changes nothing.
+#
+# The story's "today" is Tuesday, November 10, 2026, the day of the spec's use cases: invoice 1042 is ten days
+# overdue then, and the meetings are the week after, when the kickoff call is booked.
+
+APPS_ACCOUNT = "sam@fernhill.test"
+APPS_ACCOUNT_KEY = "7c41e2d0"
+
+
+def seed_apps(org: Organization) -> list[str]:
+    """The example workspace's apps: the local connection, then each group's data."""
+    from integrations.models import Connection
+    from integrations.services import connection_create_local
+
+    made: list[str] = []
+    connection = Connection.objects.filter(organization=org, app=Connection.App.LOCAL, account=APPS_ACCOUNT).first()
+    if connection is None:
+        connection = connection_create_local(
+            org=org, account=APPS_ACCOUNT, groups=["mail", "files", "calendar", "books"]
+        )
+        if not Connection.objects.filter(organization=org, account_key=APPS_ACCOUNT_KEY).exists():
+            Connection.objects.filter(pk=connection.pk).update(account_key=APPS_ACCOUNT_KEY)
+            connection.refresh_from_db()
+        made.append(f"the local mail, files, calendar and books of {APPS_ACCOUNT}")
+    for seed in APP_SEEDS:
+        made += seed(org, connection)
+    return made
+
+
+# The week after the story's today, in Sam's time (New York). Mornings are busy but for Tuesday 10 to 11 and
+# Thursday 9 to 10: the free hours the kickoff-call use case finds.
+MEETINGS = [
+    # (uid, day, start, end, title, guests)
+    ("fernhill-planning-20261116", 16, "09:00", "10:00", "Studio planning", []),
+    ("fernhill-harbor-catalogue-20261116", 16, "10:00", "12:00", "Harbor Florists catalogue: layouts", []),
+    ("fernhill-ruiz-proofs-20261116", 16, "14:00", "14:30", "Print proofs with Ruiz Print Co.",
+     ["marco@ruizprint.test"]),
+    ("fernhill-harbor-visit-20261117", 17, "09:00", "10:00", "Site visit: Harbor Florists shopfront", []),
+    ("fernhill-ortiz-menu-20261117", 17, "11:00", "12:00", "Ortiz Bakery: spring menu boards",
+     ["rosa@ortizbakery.test"]),
+    ("fernhill-workshop-20261118", 18, "09:00", "12:00", "Signage materials workshop", []),
+    ("fernhill-ruiz-run-20261118", 18, "15:00", "16:00", "Print run check-in with Marco", ["marco@ruizprint.test"]),
+    ("fernhill-brand-guide-20261119", 19, "10:00", "12:00", "Brand guide writing (focus)", []),
+    ("fernhill-harbor-present-20261120", 20, "09:00", "11:00", "Harbor Florists catalogue presentation", []),
+    ("fernhill-admin-20261120", 20, "11:00", "12:00", "Studio admin and invoices", []),
+]
+
+
+def seed_calendar(org: Organization, connection) -> list[str]:
+    from integrations.providers.local_calendar import event_put
+    from integrations.local.models_calendar import LocalEvent
+
+    zone = ZoneInfo(org.time_zone)
+    known = set(LocalEvent.objects.filter(connection=connection).values_list("uid", flat=True))
+    new = 0
+    for uid, day, start, end, title, guests in MEETINGS:
+        if f"{uid}@fernhill.test" in known:
+            continue
+        on = datetime.date(2026, 11, day)
+        event_put(
+            connection, uid=f"{uid}@fernhill.test", title=title, guests=guests,
+            start=datetime.datetime.combine(on, datetime.time.fromisoformat(start), tzinfo=zone),
+            end=datetime.datetime.combine(on, datetime.time.fromisoformat(end), tzinfo=zone),
+        )
+        new += 1
+    return [f"{new} meetings"] if new else []
+
+
+CUSTOMERS = {
+    "Ortiz Bakery": {"number": 58, "email": "rosa@ortizbakery.test"},
+    "Harbor Florists": {"number": 61, "email": "accounts@harborflorists.test"},
+}
+
+# Invoices: (id, customer, date, due, balance, memo, emailed, lines [(description, item, quantity, unit price)]).
+INVOICES = [
+    (1038, "Harbor Florists", "2026-09-08", "2026-10-08", "0", "Shopfront sign, design and install", True,
+     [("Shopfront sign design", "Design", 1, "1600"), ("Sign fabrication and install, via Ruiz Print Co.",
+                                                        "Production", 1, "800")]),
+    (1040, "Ortiz Bakery", "2026-09-15", "2026-10-15", "0", "Seasonal window posters", True,
+     [("Window poster design, autumn", "Design", 1, "480"), ("Poster printing", "Production", 4, "50")]),
+    (1042, "Ortiz Bakery", "2026-10-01", "2026-10-31", "1250", "Bakery menu boards. Thank you for your business!",
+     True, [("Menu board design, three boards", "Design", 3, "250"), ("Menu board printing and mounting",
+                                                                      "Production", 1, "500")]),
+    (1043, "Harbor Florists", "2026-11-02", "2026-12-02", "1800", "Spring catalogue layout", True,
+     [("Spring catalogue layout, 24 pages", "Design", 24, "75")]),
+]
+
+
+def seed_books(org: Organization, connection) -> list[str]:
+    from integrations.local.models_books import LocalInvoice
+    from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
+
+    known = set(LocalInvoice.objects.filter(connection=connection).values_list("number", flat=True))
+    new = 0
+    for number, customer, date, due, balance, memo, emailed, lines in INVOICES:
+        if number in known:
+            continue
+        items = [LineIn(description=d, item=i, quantity=Decimal(q), unit_price=Decimal(p),
+                        amount=Decimal(q) * Decimal(p)) for d, i, q, p in lines]
+        invoice_put(connection, InvoiceIn(
+            number=number, doc_number=str(number), customer=customer,
+            customer_number=CUSTOMERS[customer]["number"], email=CUSTOMERS[customer]["email"],
+            date=datetime.date.fromisoformat(date), due=datetime.date.fromisoformat(due),
+            total=sum((line.amount for line in items), Decimal("0")), balance=Decimal(balance), currency="USD",
+            memo=memo, emailed=emailed, url=f"https://app.qbo.intuit.com/app/invoice?txnId={number}", lines=items,
+        ))
+        new += 1
+    return [f"{new} invoices"] if new else []
+
+
+def seed_files(org: Organization, connection) -> list[str]:
+    from integrations.files.example import seed_files as files_example
+
+    return files_example(org, connection)
+
+
+# Each group's seed, in order. The mail and files seeds join this list.
+APP_SEEDS = [seed_calendar, seed_books, seed_files]

@@ -6,8 +6,13 @@ class Command(BaseCommand):
     help = "Make the worker's schedules: the routines tick and the agents' dispatch sweep, every minute."
 
     def handle(self, *args, **options):
-        for func, name in (("routines.tasks.tick", "routines tick"), ("agents.tasks.dispatch_all", "dispatch sweep")):
+        from integrations.tasks_apps import SCHEDULES as APP_WATCHES
+        from integrations.files.events import SCHEDULES as DOC_WATCHES
+        from integrations.tasks_mail import SCHEDULES as MAIL_TASKS
+
+        every_minute = (("routines.tasks.tick", "routines tick", 1), ("agents.tasks.dispatch_all", "dispatch sweep", 1))
+        for func, name, minutes in every_minute + APP_WATCHES + MAIL_TASKS + DOC_WATCHES:
             Schedule.objects.update_or_create(
-                name=name, defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": 1, "repeats": -1}
+                name=name, defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes, "repeats": -1}
             )
-        self.stdout.write("Schedules ready: routines tick and dispatch sweep, every minute.")
+        self.stdout.write("Schedules ready: routines tick and dispatch sweep, every minute; the apps' watches.")

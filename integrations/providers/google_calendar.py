@@ -1,0 +1,168 @@
+"""Google Calendar: the owner's primary calendar, read live, and time held on it (Calendar API v3).
+
+- meetings: events.list on the window (singleEvents, soonest first), leaving out what the owner declined and
+  cancelled occurrences; guests are the attendees but the owner and rooms.
+- hold: events.insert with no attendees and sendUpdates "none", marked as Roadstar's hold in its private
+  extended properties (so the new-meeting watch doesn't tell of it); Undo deletes it, but only while it is as
+  it was held (its etag), else `changed`.
+- changes: events created since the cursor (a time), read with updatedMin; the cursor moves to the calendar's
+  own `updated` time, so a slow clock here loses nothing.
+"""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+
+from django.utils import timezone
+
+from integrations.clients import google_execute, google_service
+from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
+from integrations.providers.registry import register_provider
+from roadstar.timefmt import iso
+from tools.errors import ToolError
+
+CALENDAR = "primary"
+HOLD_MARK = {"roadstar": "hold"}
+PAGE = 250
+MAX_PAGES = 8
+
+
+def _time(value: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+class GoogleCalendarProvider(CalendarProvider):
+    def _calendar(self):
+        # self.options["http"] is a HttpMockSequence in tests; None in production.
+        return google_service(self.connection, "calendar", "v3", http=self.options.get("http"))
+
+    def _run(self, request):
+        return google_execute(request, connection=self.connection, group="calendar",
+                              asked_by=self.options.get("asked_by"))
+
+    # --- reading events ---------------------------------------------------------------------------------
+
+    def _zone(self, name: str | None) -> datetime.tzinfo:
+        for candidate in (name, self.connection.organization.time_zone):
+            try:
+                return zoneinfo.ZoneInfo(candidate)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+                continue
+        return datetime.UTC
+
+    def _when(self, value: dict, zone) -> datetime.datetime:
+        if value.get("dateTime"):
+            return _time(value["dateTime"])
+        day = datetime.date.fromisoformat(value["date"])  # a whole-day event: midnight in the calendar's zone
+        return datetime.datetime.combine(
+            day, datetime.time(), tzinfo=self._zone(value["timeZone"]) if value.get("timeZone") else zone
+        )
+
+    def _declined(self, event: dict) -> bool:
+        return any(a.get("self") and a.get("responseStatus") == "declined" for a in event.get("attendees", []))
+
+    def _shown(self, event: dict) -> bool:
+        return event.get("status") != "cancelled" and "start" in event and not self._declined(event)
+
+    def meeting(self, event: dict, zone) -> Meeting:
+        own = self.connection.account.lower()
+        guests = [
+            a["email"] for a in event.get("attendees", [])
+            if a.get("email") and not a.get("self") and not a.get("resource") and a["email"].lower() != own
+        ]
+        return Meeting(
+            id=self.global_id(event["id"]), title=event.get("summary") or "(no title)",
+            start=self._when(event["start"], zone), end=self._when(event.get("end") or event["start"], zone),
+            guests=guests, url=event.get("htmlLink") or "",
+        )
+
+    def meetings(self, *, after, before, query, limit):
+        found, page = [], None
+        for _ in range(MAX_PAGES):
+            answer = self._run(self._calendar().events().list(
+                calendarId=CALENDAR, timeMin=iso(after), timeMax=iso(before), q=query or None, singleEvents=True,
+                orderBy="startTime", maxResults=min(PAGE, limit + 10), pageToken=page,
+            ))
+            zone = self._zone(answer.get("timeZone"))
+            found += [self.meeting(e, zone) for e in answer.get("items", []) if self._shown(e)]
+            page = answer.get("nextPageToken")
+            if len(found) >= limit or not page:
+                break
+        return found[:limit]
+
+    # --- holding time -----------------------------------------------------------------------------------
+
+    def hold(self, *, title, start, end, note):
+        body = {
+            "summary": title,
+            "start": {"dateTime": start.isoformat()},
+            "end": {"dateTime": end.isoformat()},
+            "transparency": "opaque",
+            "extendedProperties": {"private": HOLD_MARK},
+        }
+        if note:
+            body["description"] = note
+        event = self._run(self._calendar().events().insert(calendarId=CALENDAR, body=body, sendUpdates="none"))
+        return Written(self.meeting(event, self._zone(None)), {"event": event["id"], "etag": event.get("etag")})
+
+    def undo(self, data):
+        events = self._calendar().events()
+        try:
+            event = self._run(events.get(calendarId=CALENDAR, eventId=data["event"]))
+        except ToolError as error:
+            if error.kind == "not_found":
+                return  # deleted since: what Undo would do is done
+            raise
+        if event.get("status") == "cancelled":
+            return
+        if data.get("etag") and event.get("etag") != data["etag"]:
+            raise ToolError(
+                "changed",
+                f"The hold \"{event.get('summary', '')}\" was changed in Google Calendar since, so Undo would lose "
+                "that change; it is still there.",
+            )
+        request = events.delete(calendarId=CALENDAR, eventId=data["event"], sendUpdates="none")
+        if data.get("etag"):
+            request.headers["If-Match"] = data["etag"]  # changed between the read and the delete: 412, `changed`
+        try:
+            self._run(request)
+        except ToolError as error:
+            if error.kind != "not_found":
+                raise
+
+    # --- new meetings -----------------------------------------------------------------------------------
+
+    def changes(self, cursor):
+        now = iso(timezone.now())
+        if cursor is None:
+            return Changes([], now)
+        since, found, page, newest, last = _time(cursor), [], None, cursor, None
+        for _ in range(MAX_PAGES):
+            try:
+                answer = self._run(self._calendar().events().list(
+                    calendarId=CALENDAR, updatedMin=cursor, showDeleted=False, singleEvents=False, orderBy="updated",
+                    maxResults=PAGE, pageToken=page,
+                ))
+            except ToolError as error:
+                if error.kind == "not_found":  # Google forgets changes older than it keeps: start again from now
+                    return Changes([], now)
+                raise
+            zone = self._zone(answer.get("timeZone"))
+            for event in answer.get("items", []):
+                last = event.get("updated") or last
+                held = (event.get("extendedProperties") or {}).get("private", {}).get("roadstar") == "hold"
+                created = event.get("created")
+                if self._shown(event) and not held and created and _time(created) > since:
+                    found.append(self.meeting(event, zone))
+            if answer.get("updated") and _time(answer["updated"]) > _time(newest):
+                newest = answer["updated"]
+            page = answer.get("nextPageToken")
+            if not page:
+                break
+        if page and last:
+            newest = last  # more than the pages read this time: carry on after the last one read next time
+        return Changes(found, newest)
+
+
+register_provider("google", "calendar", GoogleCalendarProvider)

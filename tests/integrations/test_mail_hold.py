@@ -1,0 +1,388 @@
+"""The two-minute hold: sent once after it, never after Undo, never lost and never twice when a worker dies, tried
+again when the app may get over it, and on Home with Try again when it can't."""
+
+import datetime
+import random
+from collections import Counter
+
+import pytest
+from django.core import mail as django_mail
+from django.utils import timezone
+
+from integrations import mail_hold, tasks_mail
+from integrations.local.models_mail import HeldEmail
+from integrations.mail_service import Outgoing, mail_provider
+from integrations.models import Connection
+from integrations.providers.local_mail import LocalMailProvider
+from integrations.services import connection_create_local
+from roadstar.actors import Actor
+from roadstar.models import Card
+from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
+from tools.errors import ToolError
+
+T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
+DUE = T0 + mail_hold.HOLD
+PAST_LEASE = mail_hold.LEASE + datetime.timedelta(seconds=1)
+
+
+class Killed(BaseException):
+    """The worker dies here (a BaseException: nothing in the send path may catch it)."""
+
+
+@pytest.fixture
+def box(org):
+    return connection_create_local(org=org, account="sam@fernhill.test", groups=["mail"])
+
+
+def hold(org, connection, *, to="dana@juniperdental.test", subject="Quote", now=T0) -> HeldEmail:
+    outgoing = Outgoing(connection, mail_provider(connection), None, None, [to], [], [])
+    held, _, _ = mail_hold.email_hold(org=org, actor=Actor.system(), conversation_id=None, outgoing=outgoing,
+                                      subject=subject, text="Hi", signature=True, now=now)
+    return held
+
+
+def deliveries() -> Counter:
+    return Counter(m.extra_headers["Message-ID"] for m in django_mail.outbox)
+
+
+def state(held) -> str:
+    return HeldEmail.objects.get(pk=held.pk).state
+
+
+# --- the ordinary way -----------------------------------------------------------------------------------------
+
+
+def test_nothing_goes_before_the_hold_ends(org, box):
+    held = hold(org, box)
+    assert (mail_hold.email_send(held.id, now=DUE - datetime.timedelta(seconds=1)), django_mail.outbox) == (
+        "skipped", []
+    )
+
+
+def test_at_the_end_of_the_hold_it_is_sent(org, box):
+    held = hold(org, box)
+    outcome = mail_hold.email_send(held.id, now=DUE)
+    assert (outcome, state(held), list(deliveries().values())) == ("sent", "sent", [1])
+
+
+def test_a_sent_email_is_never_sent_again(org, box):
+    held = hold(org, box)
+    mail_hold.email_send(held.id, now=DUE)
+    assert (mail_hold.email_send(held.id, now=DUE + PAST_LEASE), len(django_mail.outbox)) == ("skipped", 1)
+
+
+def test_it_goes_with_the_message_id_it_was_given_and_is_kept_as_sent(org, box):
+    held = hold(org, box)
+    mail_hold.email_send(held.id, now=DUE)
+    held.refresh_from_db()
+    assert (list(deliveries()), sent_copies(box)[0].message_id, held.sent_message_id) == (
+        [held.message_id], held.message_id, f"{box.account_key}:{sent_copies(box)[0].key}"
+    )
+
+
+def test_the_send_task_sends_a_due_email(org, box):
+    held = hold(org, box, now=timezone.now() - mail_hold.HOLD)
+    assert (tasks_mail.send_held(str(held.id)), len(django_mail.outbox)) == ("sent", 1)
+
+
+def test_the_sweep_task_sends_what_is_due(org, box):
+    hold(org, box, now=timezone.now() - mail_hold.HOLD)
+    hold(org, box, now=timezone.now())
+    assert (tasks_mail.sweep(), len(django_mail.outbox)) == (1, 1)
+
+
+def test_holds_are_numbered_in_the_workspace(org, box, other_org):
+    far = connection_create_local(org=other_org, account="alex@far.test", groups=["mail"])
+    numbers = [hold(org, box).number, hold(org, box).number, hold(other_org, far).number]
+    assert numbers == [1, 2, 1]
+
+
+# --- Undo -----------------------------------------------------------------------------------------------------
+
+
+def test_undo_within_the_hold_sends_nothing(org, box):
+    held = hold(org, box)
+    mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+    assert (mail_hold.email_send(held.id, now=DUE), state(held), django_mail.outbox) == ("skipped", "undone", [])
+
+
+def test_undo_takes_the_scheduled_send_away(org, box):
+    from django_q.models import Schedule
+
+    held = hold(org, box)
+    mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+    assert Schedule.objects.filter(func=mail_hold.SEND_TASK).count() == 0
+
+
+def test_undo_while_a_worker_sends_it_is_changed(org, box):
+    held = hold(org, box)
+    HeldEmail.objects.filter(pk=held.pk).update(state="sending", claimed_at=DUE)
+    with pytest.raises(ToolError) as caught:
+        mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+    assert (caught.value.kind, "going out right now" in caught.value.message) == ("changed", True)
+
+
+def test_undo_twice_is_changed(org, box):
+    held = hold(org, box)
+    mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+    with pytest.raises(ToolError) as caught:
+        mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+    assert caught.value.kind == "changed"
+
+
+# --- a worker that dies ---------------------------------------------------------------------------------------
+
+
+def test_a_worker_that_died_after_claiming_leaves_it_to_the_sweep_after_the_lease(org, box, monkeypatch):
+    held = hold(org, box)
+    real = mail_hold._claim
+
+    def claim_and_die(held_id, now):
+        real(held_id, now)
+        raise Killed
+
+    monkeypatch.setattr(mail_hold, "_claim", claim_and_die)
+    with pytest.raises(Killed):
+        mail_hold.email_send(held.id, now=DUE)
+    monkeypatch.setattr(mail_hold, "_claim", real)
+    early = mail_hold.email_sweep(now=DUE + datetime.timedelta(minutes=1))
+    late = mail_hold.email_sweep(now=DUE + PAST_LEASE)
+    assert (early, late, list(deliveries().values())) == (0, 1, [1])
+
+
+def test_a_worker_that_died_after_sending_is_not_followed_by_a_second_send(org, box, monkeypatch):
+    held = hold(org, box)
+    real = mail_hold._mark_sent
+
+    def die(*args, **kwargs):
+        raise Killed
+
+    monkeypatch.setattr(mail_hold, "_mark_sent", die)
+    with pytest.raises(Killed):
+        mail_hold.email_send(held.id, now=DUE)
+    monkeypatch.setattr(mail_hold, "_mark_sent", real)
+    mail_hold.email_sweep(now=DUE + PAST_LEASE)
+    assert (state(held), list(deliveries().values())) == ("sent", [1])
+
+
+def test_a_send_of_unknown_outcome_is_looked_for_in_sent_mail_before_trying_again(org, box, monkeypatch):
+    held = hold(org, box)
+    real = LocalMailProvider.send
+
+    def sent_but_no_answer(self, mail):
+        real(self, mail)
+        raise ToolError("unknown_outcome", "The mail server hung up.")
+
+    monkeypatch.setattr(LocalMailProvider, "send", sent_but_no_answer)
+    first = mail_hold.email_send(held.id, now=DUE)
+    monkeypatch.setattr(LocalMailProvider, "send", real)
+    second = mail_hold.email_send(held.id, now=DUE + datetime.timedelta(minutes=1))
+    assert (first, second, list(deliveries().values())) == ("retrying", "sent", [1])
+
+
+# --- failures -------------------------------------------------------------------------------------------------
+
+
+def refuse(monkeypatch, kind="unavailable"):
+    def send(self, mail):
+        raise ToolError(kind, "The mail server didn't answer.")
+
+    monkeypatch.setattr(LocalMailProvider, "send", send)
+
+
+def test_a_failure_the_app_may_get_over_is_tried_again_later(org, box, monkeypatch):
+    refuse(monkeypatch)
+    held = hold(org, box)
+    outcome = mail_hold.email_send(held.id, now=DUE)
+    held.refresh_from_db()
+    assert (outcome, held.state, held.send_at, held.last_error) == (
+        "retrying", "held", DUE + mail_hold.RETRY_WAITS[0], "The mail server didn't answer."
+    )
+
+
+def test_after_its_tries_a_failed_send_waits_on_home_with_try_again(org, box, monkeypatch):
+    refuse(monkeypatch)
+    held = hold(org, box)
+    now = DUE
+    for _ in range(mail_hold.TRIES):
+        mail_hold.email_send(held.id, now=now)
+        now += datetime.timedelta(minutes=5)
+    card = Card.objects.get(organization=org, kind="try_again")
+    assert (state(held), card.title, card.action_label, card.data["held_email_id"]) == (
+        "failed", "An email couldn't go: Quote", "Try again", str(held.id)
+    )
+
+
+def test_a_failure_no_retry_fixes_fails_at_once(org, box):
+    held = hold(org, box)
+    Connection.objects.filter(pk=box.pk).update(status=Connection.Status.NEEDS_RECONNECT)
+    outcome = mail_hold.email_send(held.id, now=DUE)
+    assert (outcome, state(held), Card.objects.filter(kind="try_again").count(),
+            Card.objects.filter(kind="reconnect").count()) == ("failed", "failed", 1, 1)
+
+
+def test_try_again_sends_it_and_takes_the_card_away(org, box, monkeypatch, django_capture_on_commit_callbacks):
+    refuse(monkeypatch, kind="forbidden")
+    held = hold(org, box)
+    mail_hold.email_send(held.id, now=DUE)
+    monkeypatch.undo()
+    queued = []
+    monkeypatch.setattr("django_q.tasks.async_task", lambda func, *args, **kwargs: queued.append((func, args)))
+    with django_capture_on_commit_callbacks(execute=True):
+        mail_hold.email_try_again(org=org, held_id=held.id)
+    outcome = mail_hold.email_send(*queued[0][1])
+    assert (queued[0][0], outcome, Card.objects.filter(resolved_at__isnull=True).count(), len(django_mail.outbox)) == (
+        mail_hold.SEND_TASK, "sent", 0, 1
+    )
+
+
+def test_undo_of_a_failed_email_takes_its_card_away(org, box, monkeypatch):
+    refuse(monkeypatch, kind="forbidden")
+    held = hold(org, box)
+    mail_hold.email_send(held.id, now=DUE)
+    mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+    assert (state(held), Card.objects.filter(kind="try_again", resolved_at__isnull=True).count()) == ("undone", 0)
+
+
+# --- the fault test -------------------------------------------------------------------------------------------
+
+KILL_POINTS = ("before claim", "after claim", "after the app sent it", "before marking it sent")
+
+
+def test_workers_killed_at_random_points_send_each_email_once_and_undone_ones_never(org, box, monkeypatch):
+    """200 held emails, some undone (before the worker, or between its tries), workers killed at random points
+    of the send path; sweeps run until nothing is left. Each email went exactly once, or, undone, never."""
+    rng = random.Random(20261110)
+    kills = Counter()
+
+    def maybe_die(point):
+        if rng.random() < 0.2:
+            kills[point] += 1
+            raise Killed(point)
+
+    real_claim, real_mark, real_send = mail_hold._claim, mail_hold._mark_sent, LocalMailProvider.send
+
+    def claim(held_id, now):
+        maybe_die("before claim")
+        token = real_claim(held_id, now)
+        if token:
+            maybe_die("after claim")
+        return token
+
+    def send(self, mail):
+        sent = real_send(self, mail)
+        maybe_die("after the app sent it")
+        return sent
+
+    def mark(held, token, sent, now):
+        maybe_die("before marking it sent")
+        return real_mark(held, token, sent, now)
+
+    monkeypatch.setattr(mail_hold, "_claim", claim)
+    monkeypatch.setattr(mail_hold, "_mark_sent", mark)
+    monkeypatch.setattr(LocalMailProvider, "send", send)
+
+    emails = [hold(org, box, to=f"client{i}@clients.test", subject=f"Email {i}") for i in range(200)]
+    undone = set()
+
+    def try_undo(held):
+        try:
+            mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
+        except ToolError:
+            return
+        undone.add(held.message_id)
+
+    for held in rng.sample(emails, 30):  # undone within the hold
+        try_undo(held)
+    now = DUE
+    for _ in range(200):
+        if not HeldEmail.objects.filter(state__in=("held", "sending")).exists():
+            break
+        try:
+            mail_hold.email_sweep(now=now)
+        except Killed:
+            pass
+        for held in rng.sample(emails, 3):  # the owner presses Undo while workers come and go
+            try_undo(held)
+        now += PAST_LEASE
+
+    sent = deliveries()
+    states = Counter(HeldEmail.objects.values_list("state", flat=True))
+    assert set(kills) == set(KILL_POINTS)  # every point was hit
+    assert states == {"sent": 200 - len(undone), "undone": len(undone)}
+    assert set(sent) == {h.message_id for h in emails} - undone
+    assert set(sent.values()) == {1}
+    assert len(sent_copies(box)) == 200 - len(undone)
+
+
+# --- on Home --------------------------------------------------------------------------------------------------
+
+
+def mail_send(use):
+    return use("mail.send", to=["dana@juniperdental.test"], subject="Quote", text="Hi Dana")
+
+
+@pytest.fixture
+def dana(org):
+    from tests.factories import ContactFactory
+
+    return ContactFactory(organization=org, name="Dana Whitfield", emails=["dana@juniperdental.test"])
+
+
+def test_home_shows_a_held_email_with_its_countdown_and_undo(client, org, box, use, dana):
+    from roadstar.models import Change
+
+    mail_send(use)
+    client.force_login(org.owner)
+    page = client.get("/").content.decode()
+    change = Change.objects.get(tool="mail.send")
+    assert ("Client desk is sending Dana Whitfield “Quote”" in page, f"/changes/{change.id}/undo" in page,
+            "held__countdown" in page) == (True, True, True)
+
+
+def test_undo_on_home_stops_the_held_email(client, org, box, use):
+    from roadstar.models import Change
+
+    mail_send(use)
+    client.force_login(org.owner)
+    client.post(f"/changes/{Change.objects.get(tool='mail.send').id}/undo", {"next": "/"})
+    assert (HeldEmail.objects.get().state, mail_hold.held_lines(org)) == ("undone", [])
+
+
+def test_held_lines_cost_three_queries_however_many_wait(org, box, use, django_assert_num_queries):
+    for _ in range(4):
+        mail_send(use)
+    with django_assert_num_queries(3):
+        assert len(mail_hold.held_lines(org)) == 4
+
+
+def test_try_again_on_home_sends_a_failed_email(client, org, box, monkeypatch, django_capture_on_commit_callbacks):
+    refuse(monkeypatch, kind="forbidden")
+    held = hold(org, box)
+    mail_hold.email_send(held.id, now=DUE)
+    monkeypatch.undo()
+    monkeypatch.setattr("django_q.tasks.async_task", lambda func, *args, **kwargs: mail_hold.email_send(*args))
+    card = Card.objects.get(kind="try_again")
+    client.force_login(org.owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/cards/{card.id}/try-again", {"next": "/"})
+    assert (state(held), len(django_mail.outbox)) == ("sent", 1)
+
+
+def test_homes_try_again_card_for_an_email_has_its_button(client, org, box, monkeypatch):
+    refuse(monkeypatch, kind="forbidden")
+    held = hold(org, box)
+    mail_hold.email_send(held.id, now=DUE)
+    client.force_login(org.owner)
+    card = Card.objects.get(kind="try_again")
+    assert f"/cards/{card.id}/try-again" in client.get("/").content.decode()
+
+
+def test_the_workers_schedules_sweep_held_emails_and_poll_new_mail_every_minute(db):
+    from django.core.management import call_command
+    from django_q.models import Schedule
+
+    call_command("schedule_ticks")
+    rows = {s.name: (s.func, s.minutes) for s in Schedule.objects.filter(name__in=["held emails sweep", "new mail"])}
+    assert rows == {"held emails sweep": ("integrations.tasks_mail.sweep", 1),
+                    "new mail": ("integrations.tasks_mail.poll", 1)}

@@ -1,0 +1,75 @@
+"""The books group: invoices and what customers owe, read live. Thin declarations over integrations.invoices."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from integrations import invoices
+from integrations.services import Asker
+from tools.inputs import Text
+from tools.registry import Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="books",
+        summary="invoices and what customers owe, from the owner's accounting app",
+        how_to=(
+            "The owner's own QuickBooks: invoices, what each customer owes and what was paid, read live as them. "
+            "Amounts are in the invoice's currency."
+        ),
+    )
+)
+
+
+# --- invoices -------------------------------------------------------------------------------------------------
+
+
+class InvoicesInput(ToolInput):
+    status: Literal["open", "overdue", "paid"] | None = None
+    customer: Text(1, 200) | None = None
+    limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 20
+
+
+def invoices_(ctx, inp: InvoicesInput):
+    return invoices.invoice_list(org=ctx.org, status=inp.status, customer=inp.customer, limit=inp.limit,
+                                 asked_by=Asker.of(ctx))
+
+
+register(
+    Tool(
+        name="books.invoices",
+        description=(
+            "Invoices, newest first, with customer, email, total, balance and due date. status is \"open\" (money "
+            "owed), \"overdue\" (owed past its due date) or \"paid\"; customer matches part of a name"
+        ),
+        input=InvoicesInput,
+        run=invoices_,
+        kind="reads",
+    )
+)
+
+
+# --- invoice --------------------------------------------------------------------------------------------------
+
+
+class InvoiceInput(ToolInput):
+    id: Annotated[str, StringConstraints(max_length=30, pattern=r"^\d+$")]
+
+
+def invoice(ctx, inp: InvoiceInput):
+    return invoices.invoice_get(org=ctx.org, invoice_id=inp.id, asked_by=Asker.of(ctx))
+
+
+register(
+    Tool(
+        name="books.invoice",
+        description=(
+            "One invoice's lines, amounts, tax, due date, customer email, whether it was emailed, and its link"
+        ),
+        input=InvoiceInput,
+        run=invoice,
+        kind="reads",
+    )
+)

@@ -1,0 +1,83 @@
+"""The calendar group: the owner's calendar, meetings and time held. Thin declarations over integrations.meetings."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from contacts.shapes import local_time_words
+from integrations import meetings
+from integrations.services import Asker
+from tools.inputs import Text
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="calendar",
+        summary="the owner's calendar: meetings and time held",
+        how_to="The owner's own Google Calendar, read and written as them.",
+    )
+)
+
+
+# --- list -----------------------------------------------------------------------------------------------------
+
+
+class ListInput(ToolInput):
+    after: Text(0, 40)
+    before: Text(0, 40)
+    query: Text(0, 200) | None = None
+    limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 20
+
+
+def list_(ctx, inp: ListInput):
+    return meetings.meeting_list(org=ctx.org, after=inp.after, before=inp.before, query=inp.query, limit=inp.limit,
+                                 asked_by=Asker.of(ctx))
+
+
+register(
+    Tool(
+        name="calendar.list",
+        description="Meetings between two times, soonest first, with guests",
+        input=ListInput,
+        run=list_,
+        kind="reads",
+    )
+)
+
+
+# --- hold -----------------------------------------------------------------------------------------------------
+
+
+class HoldInput(ToolInput):
+    title: Text(1, 200)
+    start: Text(0, 40)
+    end: Text(0, 40)
+    note: Text(0, 2000) | None = None
+
+
+def hold(ctx, inp: HoldInput):
+    connection, written = meetings.meeting_hold(org=ctx.org, title=inp.title, start=inp.start, end=inp.end,
+                                                note=inp.note, asked_by=Asker.of(ctx))
+    meeting = written.value
+    return Done(
+        result={"id": meeting.id, "url": meeting.url},
+        sentence=f"held time on the calendar: “{meeting.title}”, {local_time_words(meeting.start, ctx.org.time_zone)}",
+        target_type="meeting",
+        target_id=meeting.id,
+        undo={"connection": str(connection.id), "provider": written.undo},
+    )
+
+
+register(
+    Tool(
+        name="calendar.hold",
+        description="Hold time on the owner's own calendar; invites nobody",
+        input=HoldInput,
+        run=hold,
+        kind="makes",
+        your_work="home_undo",
+        undo=meetings.meeting_hold_undo,
+    )
+)

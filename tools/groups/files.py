@@ -1,0 +1,455 @@
+"""The files group: the owner's Drive (and Roadstar's own files). Thin declarations over integrations.files."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, StrictFloat, StrictInt, StrictStr
+
+from integrations.files import services
+from integrations.services import Asker
+from tools.inputs import Offset, Text
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="files",
+        summary="the owner's Drive: files, Google Docs and Sheets",
+        how_to=(
+            "The owner's files, such as Google Drive, searched live across every account they connected. Read a "
+            "folder to work through it. A Drive link the owner pastes opens directly. Spreadsheets read tab by "
+            "tab, pictures as images; a scanned PDF has no text, so search for its words instead. Google Drive: "
+            "Drive matches words in names and file text, by relevance, not meaning: try other words when a search "
+            "misses. OneDrive: OneDrive searches the files the owner can open in OneDrive and SharePoint with "
+            "Microsoft Search: words, \"exact phrases\", filetype:xlsx, author:\"Name\". Older Office files such as "
+            ".doc and .ppt are read from a PDF copy."
+        ),
+    )
+)
+
+FileId = Text(3, 500)
+Name = Text(1, 200)
+Range = Text(0, 200)
+Cell = StrictStr | StrictInt | StrictFloat
+Rows = Annotated[list[list[Cell]], Field(min_length=1, max_length=200)]
+
+
+def _asker(ctx) -> Asker:
+    return Asker.of(ctx)
+
+
+def _done(outcome: services.Outcome) -> Done:
+    return Done(result=outcome.result, sentence=outcome.sentence, target_type="file", target_id=outcome.target_id,
+                undo=outcome.undo)
+
+
+def undo(*, org, actor, change) -> None:
+    services.file_change_undo(org=org, actor=actor, change=change)
+
+
+# --- search ---------------------------------------------------------------------------------------------------
+
+
+class SearchInput(ToolInput):
+    query: Text(1, 500)
+    source: Text(0, 120) | None = None
+    modified_after: Text(0, 40) | None = None
+    limit: Annotated[int, Field(ge=1, le=20, strict=True)] = 10
+    page: Text(0, 4000) | None = None
+
+
+def search(ctx, inp: SearchInput):
+    return services.files_search(org=ctx.org, asker=_asker(ctx), query=inp.query, source=inp.source,
+                                 modified_after=inp.modified_after, limit=inp.limit, page=inp.page)
+
+
+register(
+    Tool(
+        name="files.search",
+        description="Files whose name or text match, across the owner's accounts, and which accounts failed. "
+                    "nextPage, passed as page, gives more.",
+        input=SearchInput,
+        run=search,
+        kind="reads",
+    )
+)
+
+
+# --- read -----------------------------------------------------------------------------------------------------
+
+
+class ReadInput(ToolInput):
+    id: FileId
+    offset: Offset = 0
+    page: Text(0, 4000) | None = None
+
+
+def read(ctx, inp: ReadInput):
+    return services.files_read(org=ctx.org, asker=_asker(ctx), id=inp.id, offset=inp.offset, page=inp.page)
+
+
+register(
+    Tool(
+        name="files.read",
+        description="A file's text by id or Drive link, 30,000 characters at a time (nextOffset gives the rest), or "
+                    "a folder's items (nextPage gives more). A picture comes back as an image.",
+        input=ReadInput,
+        run=read,
+        kind="reads",
+    )
+)
+
+
+# --- copy -----------------------------------------------------------------------------------------------------
+
+
+class CopyInput(ToolInput):
+    id: FileId
+    name: Name
+    folder_id: FileId | None = None
+
+
+def copy(ctx, inp: CopyInput):
+    return _done(services.file_copy(org=ctx.org, asker=_asker(ctx), id=inp.id, name=inp.name,
+                                    folder_id=inp.folder_id))
+
+
+register(
+    Tool(
+        name="files.copy",
+        description="A copy of a file, such as a template, under a new name, in a folder (an id from search or "
+                    "folder) when given",
+        input=CopyInput,
+        run=copy,
+        kind="makes",
+        your_work="home_undo",
+        undo=undo,
+    )
+)
+
+
+# --- folder ---------------------------------------------------------------------------------------------------
+
+
+class FolderInput(ToolInput):
+    name: Name
+    parent_id: FileId | None = None
+
+
+def folder(ctx, inp: FolderInput):
+    return _done(services.folder_create(org=ctx.org, asker=_asker(ctx), name=inp.name, parent_id=inp.parent_id))
+
+
+register(
+    Tool(
+        name="files.folder",
+        description="A new folder, inside another when parentId is given",
+        input=FolderInput,
+        run=folder,
+        kind="makes",
+        your_work="home_undo",
+        undo=undo,
+    )
+)
+
+
+# --- move -----------------------------------------------------------------------------------------------------
+
+
+class MoveInput(ToolInput):
+    ids: Annotated[list[FileId], Field(min_length=1, max_length=50)]
+    folder_id: FileId
+
+
+def move(ctx, inp: MoveInput):
+    return _done(services.files_move(org=ctx.org, asker=_asker(ctx), ids=inp.ids, folder_id=inp.folder_id))
+
+
+register(
+    Tool(
+        name="files.move",
+        description="Move files or folders into a folder, up to 50 at once",
+        input=MoveInput,
+        run=move,
+        kind="changes",
+        your_work="home_undo",
+        undo=undo,
+        replaces=lambda ctx, inp: services.move_replaces(org=ctx.org, asker=_asker(ctx), ids=inp.ids),
+    )
+)
+
+
+# --- rename ---------------------------------------------------------------------------------------------------
+
+
+class RenameInput(ToolInput):
+    id: FileId
+    name: Name
+
+
+def rename(ctx, inp: RenameInput):
+    return _done(services.file_rename(org=ctx.org, asker=_asker(ctx), id=inp.id, name=inp.name))
+
+
+register(
+    Tool(
+        name="files.rename",
+        description="Rename a file or folder",
+        input=RenameInput,
+        run=rename,
+        kind="changes",
+        your_work="home_undo",
+        undo=undo,
+        replaces=lambda ctx, inp: services.rename_replaces(org=ctx.org, asker=_asker(ctx), id=inp.id),
+    )
+)
+
+
+# --- create_doc -----------------------------------------------------------------------------------------------
+
+
+class CreateDocInput(ToolInput):
+    name: Name
+    markdown: Text(1, 200_000)
+    folder_id: FileId | None = None
+
+
+def create_doc(ctx, inp: CreateDocInput):
+    return _done(services.doc_create(org=ctx.org, asker=_asker(ctx), name=inp.name, markdown=inp.markdown,
+                                     folder_id=inp.folder_id))
+
+
+register(
+    Tool(
+        name="files.create_doc",
+        description="A new Google Doc written from Markdown: headings, lists, tables, bold and links",
+        input=CreateDocInput,
+        run=create_doc,
+        kind="makes",
+        your_work="home_undo",
+        undo=undo,
+    )
+)
+
+
+# --- append_text ----------------------------------------------------------------------------------------------
+
+
+class AppendTextInput(ToolInput):
+    id: FileId
+    text: Text(1, 50_000)
+
+
+def append_text(ctx, inp: AppendTextInput):
+    return _done(services.text_append(org=ctx.org, asker=_asker(ctx), id=inp.id, text=inp.text))
+
+
+register(
+    Tool(
+        name="files.append_text",
+        description="Add text as a new paragraph at the end of a Google Doc",
+        input=AppendTextInput,
+        run=append_text,
+        kind="changes",
+        your_work="home_undo",
+        undo=undo,
+        replaces=lambda ctx, inp: services.file_replaces(org=ctx.org, asker=_asker(ctx), id=inp.id),
+    )
+)
+
+
+# --- create_sheet ---------------------------------------------------------------------------------------------
+
+
+class CreateSheetInput(ToolInput):
+    name: Name
+    rows: Rows
+    folder_id: FileId | None = None
+
+
+def create_sheet(ctx, inp: CreateSheetInput):
+    return _done(services.sheet_create(org=ctx.org, asker=_asker(ctx), name=inp.name, rows=inp.rows,
+                                       folder_id=inp.folder_id))
+
+
+register(
+    Tool(
+        name="files.create_sheet",
+        description="A new Google Sheet from rows, the first row its headings",
+        input=CreateSheetInput,
+        run=create_sheet,
+        kind="makes",
+        your_work="home_undo",
+        undo=undo,
+    )
+)
+
+
+# --- save -----------------------------------------------------------------------------------------------------
+
+
+class SaveInput(ToolInput):
+    workspace: Text(1, 500)
+    folder_id: FileId | None = None
+    name: Name | None = None
+    as_google: bool | None = None
+    over: FileId | None = None
+
+
+def save(ctx, inp: SaveInput):
+    return _done(services.workspace_file_save(org=ctx.org, asker=_asker(ctx), workspace=inp.workspace))
+
+
+register(
+    Tool(
+        name="files.save",
+        description="Put a workspace file in Drive: a new file, or with over, a new version of the Drive file it "
+                    "was opened from",
+        input=SaveInput,
+        run=save,
+        kind=lambda ctx, inp: "changes" if inp.over else "makes",
+        your_work="home_undo",
+        undo=undo,
+    )
+)
+
+
+# --- save_attachment ------------------------------------------------------------------------------------------
+
+
+class SaveAttachmentInput(ToolInput):
+    email: Text(3, 500) | None = None
+    attachment: Text(3, 300)
+    folder_id: FileId | None = None
+    name: Name | None = None
+
+
+def save_attachment(ctx, inp: SaveAttachmentInput):
+    return _done(services.attachment_save(org=ctx.org, asker=_asker(ctx), email=inp.email,
+                                          attachment=inp.attachment, folder_id=inp.folder_id, name=inp.name))
+
+
+register(
+    Tool(
+        name="files.save_attachment",
+        description="Save an email's attachment into Drive: attachment is its id from search (gmail:…:a:…). For "
+                    "mail not in search, email is the thread's id from mail search and attachment the id mail read "
+                    "listed",
+        input=SaveAttachmentInput,
+        run=save_attachment,
+        kind="makes",
+        your_work="home_undo",
+        undo=undo,
+    )
+)
+
+
+# --- sheet_rows -----------------------------------------------------------------------------------------------
+
+
+class SheetRowsInput(ToolInput):
+    id: FileId
+    range: Range
+
+
+def sheet_rows(ctx, inp: SheetRowsInput):
+    return services.sheet_rows(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range)
+
+
+register(
+    Tool(
+        name="files.sheet_rows",
+        description="A sheet's cells, such as \"Projects!A1:H50\"",
+        input=SheetRowsInput,
+        run=sheet_rows,
+        kind="reads",
+    )
+)
+
+
+# --- append_rows ----------------------------------------------------------------------------------------------
+
+
+class AppendRowsInput(ToolInput):
+    id: FileId
+    range: Range
+    values: Rows
+
+
+def append_rows(ctx, inp: AppendRowsInput):
+    return _done(services.rows_append(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range,
+                                      values=inp.values))
+
+
+register(
+    Tool(
+        name="files.append_rows",
+        description="Add rows after a sheet's table, such as range \"Leads!A:F\"",
+        input=AppendRowsInput,
+        run=append_rows,
+        kind="changes",
+        your_work="home_undo",
+        undo=undo,
+        replaces=lambda ctx, inp: services.file_replaces(org=ctx.org, asker=_asker(ctx), id=inp.id,
+                                                         range=inp.range),
+    )
+)
+
+
+# --- update_cells ---------------------------------------------------------------------------------------------
+
+
+class UpdateCellsInput(ToolInput):
+    id: FileId
+    range: Range
+    values: Rows
+
+
+def update_cells(ctx, inp: UpdateCellsInput):
+    return _done(services.cells_update(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range,
+                                       values=inp.values))
+
+
+register(
+    Tool(
+        name="files.update_cells",
+        description="Write over cells, such as a date in \"Projects!F12\"; their old values are kept for Undo",
+        input=UpdateCellsInput,
+        run=update_cells,
+        kind="changes",
+        your_work="home_undo",
+        undo=undo,
+        replaces=lambda ctx, inp: services.cells_replaces(org=ctx.org, asker=_asker(ctx), id=inp.id,
+                                                          range_=inp.range, values=inp.values),
+    )
+)
+
+
+# --- replace_text ---------------------------------------------------------------------------------------------
+
+
+class ReplaceTextInput(ToolInput):
+    id: FileId
+    find: Text(1, 2000)
+    replace: Text(0, 5000)
+
+
+def replace_text(ctx, inp: ReplaceTextInput):
+    outcome = services.text_replace(org=ctx.org, asker=_asker(ctx), id=inp.id, find=inp.find, replace=inp.replace)
+    # Nothing matched: nothing changed, so nothing is listed on Home.
+    return _done(outcome) if isinstance(outcome, services.Outcome) else outcome
+
+
+register(
+    Tool(
+        name="files.replace_text",
+        description="Replace every match of some text in a Google Doc",
+        input=ReplaceTextInput,
+        run=replace_text,
+        kind="changes",
+        your_work="home_undo",
+        undo=undo,
+        replaces=lambda ctx, inp: services.file_replaces(org=ctx.org, asker=_asker(ctx), id=inp.id,
+                                                         text=inp.find),
+    )
+)

@@ -1,0 +1,254 @@
+"""The mail group: the owner's mail, read live, with drafting and sending. Thin declarations over
+integrations.mail_service (search, read, draft) and integrations.mail_hold (mail.send's two-minute hold)."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
+from pydantic import AfterValidator, Field, model_validator
+
+from contacts.shapes import local_time_words
+from integrations.mail_hold import email_hold, email_undo
+from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
+from integrations.providers.base import MailQuery
+from integrations.services import Asker
+from roadstar.timefmt import iso
+from tools.inputs import Offset, Text
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="mail",
+        summary="the owner's Gmail",
+        how_to=(
+            "The owner's mail, such as Gmail, searched live. A thread reads as its messages without quoted text; "
+            "attachments read like files. Gmail's web links don't open here: search by sender and subject. Gmail: "
+            "Gmail's query takes its search box syntax, and results come back newest first."
+        ),
+    )
+)
+
+
+def _email(value: str) -> str:
+    value = value.strip()
+    try:
+        validate_email(value)
+    except DjangoValidationError:
+        raise ValueError(f"{value!r} is not an email address such as dana@juniperdental.test")
+    return value
+
+
+def _day(value: str | None) -> datetime.date | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return datetime.date.fromisoformat(value.strip().replace("/", "-"))
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date; give YYYY-MM-DD")
+
+
+Email = Annotated[Text(0, 200), AfterValidator(_email)]
+Day = Annotated[Text(0, 40) | None, AfterValidator(_day)]
+
+
+def _who(addresses: list[str]) -> str:
+    return addresses[0] if len(addresses) == 1 else f"{', '.join(addresses[:-1])} and {addresses[-1]}"
+
+
+# --- search ---------------------------------------------------------------------------------------------------
+
+
+class SearchInput(ToolInput):
+    query: Text(0, 500) | None = None
+    from_: Text(0, 200) | None = Field(default=None, alias="from")
+    to: Text(0, 200) | None = None
+    after: Day = None
+    before: Day = None
+    has_attachment: bool | None = None
+    source: Text(0, 120) | None = None
+    limit: Annotated[int, Field(ge=1, le=20, strict=True)] = 10
+    page: Text(0, 4000) | None = None
+
+
+def search(ctx, inp: SearchInput):
+    query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=inp.after, before=inp.before,
+                      has_attachment=inp.has_attachment)
+    return mail_search(org=ctx.org, asker=Asker.of(ctx), query=query, source=inp.source or None, limit=inp.limit,
+                       page=inp.page or None)
+
+
+register(
+    Tool(
+        name="mail.search",
+        description=(
+            "Threads, newest first, across the owner's mail accounts, each with everyone on it but the owner; query "
+            "takes the mail's own search words, such as in:sent; dates as YYYY-MM-DD. nextPage, passed as page, gives "
+            "older threads"
+        ),
+        input=SearchInput,
+        run=search,
+        kind="reads",
+    )
+)
+
+
+# --- read -----------------------------------------------------------------------------------------------------
+
+
+class ReadInput(ToolInput):
+    id: Text(3, 500)
+    attachment: Text(0, 300) | None = None
+    offset: Offset = 0
+
+
+def read(ctx, inp: ReadInput):
+    return mail_read(org=ctx.org, asker=Asker.of(ctx), thread_id=inp.id, attachment=inp.attachment or None,
+                     offset=inp.offset)
+
+
+register(
+    Tool(
+        name="mail.read",
+        description=(
+            "A thread's messages with sender, recipients, date and text, and its attachments. With an attachment's "
+            "id, that file's text."
+        ),
+        input=ReadInput,
+        run=read,
+        kind="reads",
+    )
+)
+
+
+# --- what draft and send take ---------------------------------------------------------------------------------
+
+
+class Attach(ToolInput):
+    """One of `{ file }` (a Drive file's id or link), `{ email?, attachment }` (an attachment's id from read) or
+    `{ workspace }` (a workspace file's path)."""
+
+    file: Text(1, 500) | None = None
+    email: Text(1, 300) | None = None
+    attachment: Text(1, 300) | None = None
+    workspace: Text(1, 500) | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self):
+        given = [k for k in ("file", "attachment", "workspace") if getattr(self, k) is not None]
+        if len(given) != 1 or (self.email is not None and self.attachment is None):
+            raise ValueError("give one of { file }, { email?, attachment } or { workspace }")
+        return self
+
+
+class OutgoingInput(ToolInput):
+    to: Annotated[list[Email], Field(max_length=20)] = []
+    cc: Annotated[list[Email], Field(max_length=20)] | None = None
+    subject: Text(0, 300)
+    thread_id: Text(0, 300) | None = None
+    reply_all: bool = False
+    attach: Annotated[list[Attach], Field(max_length=10)] | None = None
+    signature: bool = True
+
+
+def _prepare(ctx, inp: OutgoingInput):
+    return outgoing_prepare(org=ctx.org, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [],
+                            thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [])
+
+
+# --- draft ----------------------------------------------------------------------------------------------------
+
+
+class DraftInput(OutgoingInput):
+    text: Text(0, 20000)
+
+
+def draft(ctx, inp: DraftInput):
+    result, entries = mail_draft(
+        org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [], subject=inp.subject,
+        text=inp.text, thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
+        signature=inp.signature,
+    )
+    return Done(
+        result=result,
+        sentence=f"drafted an email to {_who(result['to'] or ['nobody yet'])}: “{inp.subject}”",
+        target_type="mail_draft",
+        target_id=result["draftId"],
+        log_entry=entries[0] if entries else None,
+    )
+
+
+register(
+    Tool(
+        name="mail.draft",
+        description="Make a draft in the owner's Gmail, in its thread when replying. Sends nothing.",
+        input=DraftInput,
+        run=draft,
+        kind="makes",
+        your_work="home",
+    )
+)
+
+
+# --- send -----------------------------------------------------------------------------------------------------
+
+
+class SendInput(OutgoingInput):
+    text: Text(1, 20000)
+
+
+def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:
+    """The check read the input, whose `to` may leave out whom a reply reaches (the thread's sender, replyAll's
+    everyone): when it does, the check reads the email again with every recipient, before anything is held."""
+    from tools.pipeline import check_action
+
+    given = {a.strip().lower() for a in [*inp.to, *(inp.cc or [])]}
+    if not ctx.org.check_enabled or set(to + cc) <= given:
+        return None
+    action_input = inp.model_dump(by_alias=True, exclude_none=True) | {"to": to, "cc": cc}
+    return check_action(ctx, {"tool": "mail.send", "input": action_input})
+
+
+def send(ctx, inp: SendInput):
+    outgoing = _prepare(ctx, inp)
+    held_back = _check_whom_it_reaches(ctx, inp, outgoing.to, outgoing.cc)
+    if held_back is not None:
+        return held_back
+    held, thread_id, entries = email_hold(
+        org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, outgoing=outgoing, subject=inp.subject,
+        text=inp.text, signature=inp.signature,
+    )
+    goes = local_time_words(held.goes_at, ctx.org.time_zone)
+    also = f" (cc {_who(held.cc)})" if held.cc else ""
+    return Done(
+        result={
+            "held": {"trigger": held.number, "at": iso(held.goes_at), "to": list(held.to)},
+            "threadId": thread_id,
+            "note": f"Held on Home for two minutes, where {ctx.org.owner_first_name} can Undo it; it goes to "
+                    f"{_who(held.to or held.cc)}{also} at {goes}. It's done: don't send it again.",
+        },
+        sentence=f"emailed {_who(held.to or held.cc)}: “{inp.subject}”",
+        target_type="email",
+        target_id=str(held.id),
+        undo={"held": str(held.id), "goesAt": iso(held.goes_at)},
+        log_entry=entries[0] if entries else None,
+    )
+
+
+def undo_send(*, org, actor, change):
+    email_undo(org=org, held_id=change.undo["held"], actor=actor)
+
+
+register(
+    Tool(
+        name="mail.send",
+        description="Send an email from the owner's Gmail. It goes after a two-minute Undo.",
+        input=SendInput,
+        run=send,
+        kind="sends",
+        your_work="home_undo",
+        undo=undo_send,
+    )
+)
