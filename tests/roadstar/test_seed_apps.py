@@ -1,6 +1,7 @@
 """The example workspace's apps: Fernhill Studio's calendar and books in the local providers, made once."""
 
 import datetime
+import json
 import io
 from zoneinfo import ZoneInfo
 
@@ -170,3 +171,21 @@ def test_rosas_timeline_shows_her_meeting(bookkeeper):
     assert [(i["title"], i["at"]) for i in items if i["kind"] == "meeting"] == [
         ("Ortiz Bakery: spring menu boards", "2026-11-17T16:00:00Z")
     ]
+
+
+# --- mail -----------------------------------------------------------------------------------------------------
+
+
+def test_danas_enquiry_is_in_the_mailbox(fernhill, bookkeeper):
+    hits = use_tool(bookkeeper, "mail.search", {"query": "from:dana@juniperdental.test"})["hits"]
+    assert [h["title"] for h in hits] == ["Rebrand for our second clinic"]
+    thread = use_tool(bookkeeper, "mail.read", {"id": hits[0]["id"]})
+    assert hits[0]["id"].startswith("7c41e2d0:") and "second clinic in March" in json.dumps(thread)
+
+
+def test_the_mail_is_seeded_once(fernhill):
+    from integrations.local.models_mail import LocalMailMessage
+
+    before = LocalMailMessage.objects.count()
+    seed()
+    assert LocalMailMessage.objects.count() == before == 3

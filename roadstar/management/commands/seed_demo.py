@@ -481,5 +481,40 @@ def seed_files(org: Organization, connection) -> list[str]:
     return files_example(org, connection)
 
 
-# Each group's seed, in order. The mail and files seeds join this list.
-APP_SEEDS = [seed_calendar, seed_books, seed_files]
+# Fernhill's mail: Dana's enquiry (new-client-enquiry) and Sam's own mail to the clients (contacts-from-mail).
+MAIL = [
+    # (key, box, sender, to, subject, day, time (New York), text)
+    ("fernhill-dana-enquiry", "inbox", "Dana Whitfield <dana@juniperdental.test>", ["sam@fernhill.test"],
+     "Rebrand for our second clinic", 10, "10:12",
+     "Hi Sam,\n\nWe're opening our second clinic in March and would love a new logo, plus signage for both "
+     "locations. Could you send us a quote?\n\nThanks,\nDana Whitfield\nPractice manager, Juniper Dental"),
+    ("fernhill-rosa-boards", "sent", "Sam Rivera <sam@fernhill.test>", ["rosa@ortizbakery.test"],
+     "Menu boards: final files", 2, "16:40",
+     "Hi Rosa,\n\nThe final files for the menu boards are attached to the invoice. Thanks for a lovely job!\n\nSam"),
+    ("fernhill-marco-proofs", "sent", "Sam Rivera <sam@fernhill.test>", ["marco@ruizprint.test"],
+     "Proofs for Harbor Florists", 5, "09:05",
+     "Hi Marco,\n\nCould you send proofs for the Harbor Florists catalogue by Friday?\n\nSam Rivera\nFernhill Studio"),
+]
+
+
+def seed_mail(org: Organization, connection) -> list[str]:
+    import zoneinfo
+
+    from integrations.local.mailbox import Incoming, message_store
+    from integrations.local.models_mail import LocalMailMessage
+
+    zone = zoneinfo.ZoneInfo(org.time_zone)
+    new = 0
+    for key, box, sender, to, subject, day, time, text in MAIL:
+        if LocalMailMessage.objects.filter(connection=connection, key=key).exists():
+            continue
+        hour, minute = (int(part) for part in time.split(":"))
+        at = datetime.datetime(2026, 11, day, hour, minute, tzinfo=zone)
+        message_store(connection, Incoming(sender=sender, to=to, subject=subject, text=text, date=at, box=box,
+                                           key=key))
+        new += 1
+    return [f"{new} emails"] if new else []
+
+
+# Each group's seed, in order.
+APP_SEEDS = [seed_calendar, seed_books, seed_files, seed_mail]
