@@ -5,7 +5,6 @@ from agents.models import Agent, Message, Work
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
 from roadstar.models import Change
-from tests.agents.conftest import model, staff  # noqa: F401, F811  (fixtures shared with the agents tests)
 from tests.factories import ContactFactory
 
 SAM_ASKS = (
