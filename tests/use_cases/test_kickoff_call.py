@@ -1,7 +1,9 @@
 """spec/use-cases/kickoff-call.md end to end on the example workspace's calendar and mail: what Sam sees."""
 
+import datetime
 import io
 import json
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -16,6 +18,7 @@ from integrations.local.models_calendar import LocalEvent
 from roadstar.models import Change, Organization
 from tests.use_cases.staff_script import StaffScript
 
+NY = ZoneInfo("America/New_York")
 SAM = "Juniper signed! Book a kickoff call with Dana next week, an hour, mornings are best for me."
 OFFER = ("Hi Dana,\n\nThanks for signing! Could we do a one-hour kickoff on Tuesday, November 17 at 10:00 AM Eastern? "
          "If that doesn't suit, Thursday at 9:00 works too.\n\nSam")
@@ -33,7 +36,11 @@ def fernhill(db, settings, tmp_path):
 def free_mornings(request) -> list[tuple[str, str]]:
     """What a model would find: the weekday morning hours (9–12, New York) no meeting overlaps."""
     meetings = json.loads([m for m in request["messages"] if m["role"] == "tool"][-1]["content"])
-    busy = [(m["start"][:16], m["end"][:16]) for m in meetings]
+
+    def local(value: str) -> str:
+        return datetime.datetime.fromisoformat(value).astimezone(NY).strftime("%Y-%m-%dT%H:%M")
+
+    busy = [(local(m["start"]), local(m["end"])) for m in meetings]
     free = []
     for day in range(16, 21):
         for hour in (9, 10, 11):
