@@ -5,6 +5,9 @@ Run as `python tests/browser/act.py COMMAND [ARG]` with the test stack's environ
   Client desk's thread (run here on the scripted model), and a morning summary. Prints ids as JSON.
 - `change SENTENCE`: Client desk records a change, as a worker's tool would; prints the commit time as JSON.
 - `undoable CONTACT CONTEXT`: Client desk sets CONTACT's Context, a change with Undo; prints its sentence.
+- `held SUBJECT`: Client desk emails Dana with mail.send, the check off for that one call: a held email, on Home
+  for two minutes with Undo; prints its id and its change's sentence.
+- `held_state ID`: the held email's state, and how many copies of it are in the account's sent mail.
 - `ask TITLE QUESTION`: Client desk's thread TITLE waits for the owner's yes and asks QUESTION (the rows an ask
   leaves, written directly: no turn runs).
 """
@@ -112,6 +115,40 @@ def change(sentence: str) -> dict:
     return {"committed_at": time.time()}
 
 
+def held(subject: str) -> dict:
+    from agents.models import Agent
+    from integrations.local.models_mail import HeldEmail
+    from roadstar.actors import Actor
+    from roadstar.models import Change, Organization
+    from tools.context import ToolContext
+    from tools.pipeline import use_tool
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    org.check_enabled = False
+    org.save(update_fields=["check_enabled"])
+    try:
+        ctx = ToolContext(org=org, actor=Actor.for_agent(desk), conversation_id="browser-tests")
+        result = use_tool(ctx, "mail.send", {"to": ["dana@juniperdental.test"], "subject": subject,
+                                             "text": "Hi Dana, the proofs are ready."})
+    finally:
+        org.check_enabled = True
+        org.save(update_fields=["check_enabled"])
+    assert "error" not in result and "held" in result, result
+    made = HeldEmail.objects.get(organization=org, number=result["held"]["trigger"])
+    sentence = Change.objects.get(organization=org, tool="mail.send", target_id=str(made.id)).sentence
+    return {"id": str(made.id), "sentence": sentence}
+
+
+def held_state(held_id: str) -> dict:
+    from integrations.local.models_mail import HeldEmail, LocalMailMessage
+
+    made = HeldEmail.objects.get(pk=held_id)
+    sent = LocalMailMessage.objects.filter(connection=made.connection, box=LocalMailMessage.Box.SENT,
+                                           message_id=made.message_id).count()
+    return {"state": made.state, "sent": sent, "sent_at": made.sent_at is not None}
+
+
 def ask(title: str, question: str) -> dict:
     from agents import services as agent_services
     from agents.models import Agent
@@ -133,4 +170,5 @@ def ask(title: str, question: str) -> dict:
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    print(json.dumps({"seed": seed, "change": change, "undoable": undoable, "ask": ask}[command](*args)))
+    print(json.dumps({"seed": seed, "change": change, "undoable": undoable, "held": held,
+                      "held_state": held_state, "ask": ask}[command](*args)))

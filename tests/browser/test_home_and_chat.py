@@ -46,6 +46,26 @@ def test_undo_a_change_from_home(signed_in, stack):
     assert page.locator("li.line--undo", has_text="You undid: " + sentence).count() == 1
 
 
+def test_a_held_email_counts_down_on_home_and_undo_stops_it(signed_in, stack):
+    page = signed_in
+    subject = "Proofs for the Juniper Dental signs"
+    held = stack.act("held", subject)
+    line = page.locator("li.held", has_text=f"Client desk is sending Dana Whitfield “{subject}”")
+    line.wait_for(timeout=5_000)  # it appears live on the open Home
+    countdown = line.locator(".held__countdown")
+    first = countdown.inner_text()
+    assert re.fullmatch(r"[12]:\d\d", first), first  # under the two minutes, m:ss
+    page.wait_for_function(  # the countdown ticks in the page: a new value within two seconds
+        "([el, was]) => el.textContent.trim() !== was", arg=[countdown.element_handle(), first], timeout=2_500
+    )
+    second = countdown.inner_text()
+    assert re.fullmatch(r"[0-2]:\d\d", second) and second < first, (first, second)
+    line.get_by_role("button", name="Undo").click()
+    page.wait_for_selector(f"text=Undone: {held['sentence']}.")
+    assert page.locator("li.held", has_text=subject).count() == 0
+    assert stack.act("held_state", held["id"]) == {"state": "undone", "sent": 0, "sent_at": False}
+
+
 def test_a_workers_change_appears_live_within_two_seconds(signed_in, stack):
     page = signed_in
     mark_page(page)
