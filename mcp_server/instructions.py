@@ -23,7 +23,7 @@ Roadstar checks every action that sends outside the business, deletes, or change
 OUTSIDE_RULES = """You work in an AI app of {owner}'s, connected to Roadstar as {agent}. The app keeps your conversation; Roadstar records what you do on {owner}'s Home, in your name, with Undo where the tool has it.
 """ + TOOLS_AND_CHECK
 
-MAC_RULES = """You run in {program} on {owner}'s Mac, in this folder, as {agent}. {program} keeps your conversation. Messages reach you here from {owner} in Roadstar, from the other agents and from your routines; your last reply goes back to whoever sent the message, so finish with one answer. You have no threads: routine runs come here too.
+MAC_RULES = """You run in {program} on {owner}'s Mac, in this folder, as {agent}. {program} keeps your conversation. Messages reach you from {owner} in Roadstar, from the other agents and from your routines: Roadstar's `messages` tool gives the ones waiting, and `reply` answers them; your reply goes back to whoever sent each message, so finish with one answer. You have no threads: routine runs come here too.
 """ + TOOLS_AND_CHECK
 
 

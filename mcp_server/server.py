@@ -184,12 +184,12 @@ REVOKED = {
 # --- tools --------------------------------------------------------------------------------------------------------
 
 
-def outside_tools() -> list[types.Tool]:
-    """The agent tools held OUTSIDE, as the registry declares them."""
+def outside_tools(place: str = OUTSIDE) -> list[types.Tool]:
+    """The agent tools held OUTSIDE (and, for an agent on the Mac, its messages and reply), as declared."""
     from tools.catalog import browse_description
 
     listed = []
-    for tool in tools_for_place(OUTSIDE):
+    for tool in tools_for_place(place):
         spec = tool.spec()
         # browse_tools' description lists the groups, so it is built when it is read, as a thread's prompt does.
         description = browse_description() if tool.name == "browse_tools" else spec["description"]
@@ -222,8 +222,14 @@ def tool_result(result, answers: list[str]) -> types.CallToolResult:
     return types.CallToolResult(content=content, is_error=failed)
 
 
+def _place(token_id: str) -> str:
+    token = _token(token_id)
+    return OutsideSession(token).place if token is not None else OUTSIDE
+
+
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=outside_tools())
+    place = await in_worker(_place, _signed_in())
+    return types.ListToolsResult(tools=outside_tools(place))
 
 
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -9,8 +9,8 @@ call.
 
 from __future__ import annotations
 
-from agents.models import Conversation, Work
-from agents.runtime.agent_tools import OUTSIDE, run_agent_tool
+from agents.models import Agent, Conversation, Work
+from agents.runtime.agent_tools import MAC, OUTSIDE, run_agent_tool
 from agents.runtime.host import ToolHost
 from mcp_server.models import McpToken
 from roadstar.actors import Actor
@@ -29,14 +29,14 @@ class OutsideSession(ToolHost):
     What this connection made itself it may change freely, as a thread may change what its work made.
     """
 
-    place = OUTSIDE
-
     def __init__(self, token: McpToken):
         self.token = token
         self.org = token.organization
         self.agent = token.agent
         self.conversation: Conversation = token.conversation
         self.actor = Actor.for_agent(self.agent)
+        # An agent set to run on the owner's Mac also reads its chat's messages here and replies to them.
+        self.place = MAC if self.agent.runs_on == Agent.RunsOn.MAC else OUTSIDE
         self._work: Work | None = None
         self._work_read = False
 

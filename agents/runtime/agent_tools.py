@@ -23,6 +23,9 @@ from tools.inputs import describe_validation_error
 from tools.registry import ToolInput
 
 ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outside"
+# A program on the owner's Mac (Claude Code, Codex) working as one of the agents: an outside app's tools, and the
+# messages that reach its chat, which it answers itself.
+MAC = "mac"
 
 TASK_LIMIT = 600
 NOTES_LIMIT = 2_000
@@ -66,7 +69,8 @@ def place_of(conversation: Conversation) -> str:
 
 
 def tools_for_place(place: str) -> list[AgentTool]:
-    return [tool for tool in AGENT_TOOLS.values() if place in tool.places]
+    places = {OUTSIDE, MAC} if place == MAC else {place}
+    return [tool for tool in AGENT_TOOLS.values() if places & tool.places]
 
 
 # Tools that only read memory (and may write a summary of it with the cheapest model on the way): they run
@@ -81,7 +85,7 @@ def holds_transaction(name: str) -> bool:
 def run_agent_tool(turn, name: str, arguments: dict) -> dict:
     """Run one agent tool the model called; every failure comes back in-band, never as an exception."""
     tool = AGENT_TOOLS.get(name)
-    if tool is None or turn.place not in tool.places:
+    if tool is None or tool not in tools_for_place(turn.place):
         held = ", ".join(t.name for t in tools_for_place(turn.place))
         return {"error": "bad_input", "message": f"You don't hold a tool {name!r} here. You hold: {held}."}
     try:
@@ -510,6 +514,68 @@ def _register_catalog():
 
 
 _register_catalog()
+
+
+# --- an agent on the owner's Mac: its chat's messages, and its replies ------------------------------------------
+
+
+class MessagesInput(ToolInput):
+    pass
+
+
+def _waiting(agent) -> list[Message]:
+    chat = services.chat_for(agent=agent)
+    last_reply = Message.objects.filter(conversation=chat, role=Message.Role.AGENT).order_by("-seq").first()
+    waiting = Message.objects.filter(conversation=chat).exclude(role__in=[Message.Role.AGENT, Message.Role.TOOL])
+    if last_reply is not None:
+        waiting = waiting.filter(seq__gt=last_reply.seq)
+    return list(waiting.order_by("seq"))
+
+
+@agent_tool(
+    "messages",
+    "The messages waiting for you in Roadstar: from the owner, from the other agents and from your routines. "
+    "Do the work, then answer with reply.",
+    MessagesInput,
+    {MAC},
+)
+def messages(turn, inp: MessagesInput):
+    from roadstar.timefmt import iso
+
+    return {"messages": [
+        {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(turn.agent)
+    ]}
+
+
+def _sender(message: Message) -> str:
+    if message.role == Message.Role.OWNER:
+        return "the owner"
+    if message.role == Message.Role.ROUTINE:
+        return f"your routine {message.data.get('name', '')}".strip()
+    return message.data.get("from") or message.role
+
+
+class ReplyInput(ToolInput):
+    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
+@agent_tool(
+    "reply",
+    "Answer the messages waiting for you: your reply goes back to whoever sent each of them.",
+    ReplyInput,
+    {MAC},
+)
+def reply(turn, inp: ReplyInput):
+    from agents.runtime.turn import answer_work
+
+    chat = services.chat_for(agent=turn.agent)
+    with transaction.atomic():
+        services.message_append(conversation=chat, role=Message.Role.AGENT, text=inp.text)
+        open_work = list(Work.objects.filter(conversation=chat, state=Work.State.OPEN)
+                         .select_related("conversation", "agent", "requester"))
+        answered = [work for work in open_work if answer_work(work, inp.text)]
+    return {"replied": len(answered), "to": sorted({
+        work.requester.agent.name if work.requester_id else "the owner" for work in answered})}
 
 
 # The routines app's agent tools (triggers, skills) register themselves on import.

@@ -27,6 +27,8 @@ def wake(*, conversation: Conversation) -> None:
     """It has something new to act on: queue it (a running one takes it at its next step) and dispatch."""
     if conversation.kind == Conversation.Kind.OUTSIDE:
         return  # an outside app reads what arrived when it asks; nothing runs here
+    if conversation.kind == Conversation.Kind.CHAT and conversation.agent.runs_on == Agent.RunsOn.MAC:
+        return  # the program on the owner's Mac reads its chat's messages over MCP and replies itself
     Conversation.objects.filter(id=conversation.id, state=Conversation.State.IDLE).update(
         state=Conversation.State.QUEUED, queued_at=timezone.now()
     )

@@ -42,7 +42,7 @@ def test_claude_md_is_for_claude_code_and_agents_md_for_codex(mac_desk):
 
 def test_a_mac_agent_has_no_threads_and_answers_whoever_asked(mac_desk):
     text = mac_instructions(mac_desk)
-    assert "You have no threads" in text and "goes back to whoever sent the message" in text
+    assert "You have no threads" in text and "goes back to whoever sent each message" in text
 
 
 def test_the_instructions_carry_no_chat_or_thread_rules(mac_desk):
