@@ -128,7 +128,7 @@ def _record(request):
 
 def run_enquiry():
     from agents import services as agent_services
-    from agents.models import Agent, Message, Work
+    from agents.models import Agent, Message
     from agents.runtime.model import ScriptedModel, set_model, say
     from agents.runtime.scheduler import drain
     from bench.common import make_workspace
