@@ -228,7 +228,8 @@ class Usage(models.Model):
     input_tokens = models.PositiveIntegerField(default=0)
     cached_input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
-    cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    # Eight places: a cached Luna token costs $0.00000001, and budgets add these rows up.
+    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
     at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

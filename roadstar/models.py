@@ -112,6 +112,13 @@ class Card(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["organization", "resolved_at"], name="card_open_idx")]
+        constraints = [
+            # One open card per subject, even when two workers open it at once.
+            models.UniqueConstraint(
+                fields=["organization", "subject"], condition=models.Q(resolved_at__isnull=True) & ~models.Q(subject=""),
+                name="one_open_card_per_subject",
+            )
+        ]
 
     def __str__(self):
         return self.title

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from roadstar import live
@@ -74,15 +74,20 @@ def card_open(
     action_url: str = "", data: dict | None = None,
 ) -> Card:
     """Put a card on Waiting for you, or return the one already open for the same subject."""
-    with transaction.atomic():
-        existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
-        if existing is not None:
-            return existing
-        live.notify(org.id, "cards")
-        return Card.objects.create(
-            organization=org, kind=kind, subject=subject, title=title, body=body, action_label=action_label,
-            action_url=action_url, data=data or {},
-        )
+    existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            card = Card.objects.create(
+                organization=org, kind=kind, subject=subject, title=title, body=body, action_label=action_label,
+                action_url=action_url, data=data or {},
+            )
+            live.notify(org.id, "cards")
+            return card
+    except IntegrityError:
+        # Another worker opened the same card a moment ago: that one is the card.
+        return Card.objects.get(organization=org, subject=subject, resolved_at__isnull=True)
 
 
 def card_resolve(*, org: Organization, card_id) -> Card:

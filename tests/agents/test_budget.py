@@ -106,9 +106,9 @@ def test_the_tokens_the_server_reports_are_the_tokens_recorded(org, desk, settin
             set_model(None)
     [row] = Usage.objects.filter(agent=desk)
     assert (row.input_tokens, row.cached_input_tokens, row.output_tokens) == (4321, 4096, 17)
-    # 225 uncached at $1/M + 4,096 cached at $0.05/M + 17 out at $5/M = $0.0005148, kept to the micro-dollar
+    # 225 uncached at $1/M + 4,096 cached at $0.05/M + 17 out at $5/M = $0.0005148, kept exactly (8 places)
     assert cost_of(TERRA, ModelUsage(4321, 4096, 17)) == Decimal("0.0005148")
-    assert row.cost == Decimal("0.000515")
+    assert row.cost == Decimal("0.0005148")
 
 
 # --- passing the budget --------------------------------------------------------------------------------------
