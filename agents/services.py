@@ -32,12 +32,8 @@ def agent_by_name(*, org, name: str) -> Agent:
     return agent
 
 
-def _job_description_length(owns: str, good: str, works: str, asks_first: str) -> int:
-    return sum(len(part or "") for part in (owns, good, works, asks_first))
-
-
 def _check_job_description(owns, good, works, asks_first):
-    length = _job_description_length(owns, good, works, asks_first)
+    length = sum(len(part or "") for part in (owns, good, works, asks_first))
     if length > JOB_DESCRIPTION_LIMIT:
         raise ToolError(
             "bad_input",
@@ -292,10 +288,6 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
         )
         wake(conversation=chat)
     return message
-
-
-def when_text(at: datetime.datetime) -> str:
-    return at.isoformat(timespec="minutes")
 
 
 def conversation_try_again(*, org, conversation_id) -> Conversation:

@@ -1,12 +1,9 @@
 """spec/use-cases/kickoff-call.md end to end on the example workspace's calendar and mail: what Sam sees."""
 
 import datetime
-import io
 import json
 from zoneinfo import ZoneInfo
 
-import pytest
-from django.core.management import call_command
 from freezegun import freeze_time
 
 from agents import services as agent_services
@@ -15,7 +12,7 @@ from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from contacts.models import Contact, OpenItem
 from integrations.local.models_calendar import LocalEvent
-from roadstar.models import Change, Organization
+from roadstar.models import Change
 from tests.use_cases.staff_script import StaffScript
 
 NY = ZoneInfo("America/New_York")
@@ -24,13 +21,6 @@ OFFER = ("Hi Dana,\n\nThanks for signing! Could we do a one-hour kickoff on Tues
          "If that doesn't suit, Thursday at 9:00 works too.\n\nSam")
 ANSWER = ("I've held Tuesday 10 to 11 for the Juniper kickoff and offered it to Dana, with Thursday 9 as a backup. "
           "I'll check Friday if she hasn't answered.")
-
-
-@pytest.fixture
-def fernhill(db, settings, tmp_path):
-    settings.ROADSTAR_MAIL_ROOT = tmp_path / "mail"
-    call_command("seed_demo", stdout=io.StringIO())
-    return Organization.objects.get(owner__username="sam")
 
 
 def free_mornings(request) -> list[tuple[str, str]]:

@@ -2,11 +2,8 @@
 scripted model (and a scripted judge where the check needs one): what Sam sees."""
 
 import datetime
-import io
 import json
 
-import pytest
-from django.core.management import call_command
 from django.utils import timezone
 from freezegun import freeze_time
 
@@ -19,7 +16,6 @@ from companies.models import Company, TimelineEntry
 from contacts.models import Contact, OpenItem
 from integrations import mail_hold
 from integrations.local.models_mail import LocalMailMessage
-from roadstar.models import Organization
 from routines import engine
 from routines.models import Routine, Skill
 from tests.use_cases.staff_script import StaffScript
@@ -35,13 +31,6 @@ CHASE = ("Hi Rosa,\n\nA quick note that invoice 1042 for $1,250, the bakery menu
          "can see and pay it here: https://app.qbo.intuit.com/app/invoice?txnId=1042\n\nThanks so much,\nSam")
 ANSWER = ("Chased one overdue invoice: Ortiz Bakery, $1,250, 10 days late. Friendly reminder sent to Rosa; I'll "
           "check again next Monday.")
-
-
-@pytest.fixture
-def fernhill(db, settings, tmp_path):
-    settings.ROADSTAR_MAIL_ROOT = tmp_path / "mail"
-    call_command("seed_demo", stdout=io.StringIO())
-    return Organization.objects.get(owner__username="sam")
 
 
 def last_result(request):

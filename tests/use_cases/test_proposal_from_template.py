@@ -1,17 +1,14 @@
 """spec/use-cases/proposal-from-template.md end to end on the example workspace's local files, with the check on
 and the scripted model: what Sam sees."""
 
-import io
 import json
 
-import pytest
-from django.core.management import call_command
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
-from roadstar.models import Change, Organization
+from roadstar.models import Change
 from tests.use_cases.staff_script import StaffScript
 
 FILLED = {
@@ -22,13 +19,6 @@ FILLED = {
 }
 ANSWER = ("The Ortiz Bakery packaging proposal is ready for you in Drive: six product lines, $6,200, four weeks. "
           "Shall I send it to Rosa?")
-
-
-@pytest.fixture
-def fernhill(db, settings, tmp_path):
-    settings.ROADSTAR_MAIL_ROOT = tmp_path / "mail"
-    call_command("seed_demo", stdout=io.StringIO())
-    return Organization.objects.get(owner__username="sam")
 
 
 def results(request):
