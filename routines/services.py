@@ -39,6 +39,12 @@ def skill_get(*, agent: Agent, skill_id: str) -> Skill:
     return skill
 
 
+def skill_names(*, agent: Agent) -> list[str]:
+    """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)"."""
+    return [f"{name} (id {slug})" for name, slug in Skill.objects.filter(agent=agent).order_by("name")
+            .values_list("name", "slug")]
+
+
 def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str = "") -> Skill:
     if not (name or "").strip() or not (steps or "").strip():
         raise ToolError("bad_input", "name, steps: a skill needs a name and its steps")

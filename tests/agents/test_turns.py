@@ -178,3 +178,21 @@ def test_use_tool_passes_a_tools_null_through(org, desk):
             return ToolContext(org=org, actor=Actor.for_agent(desk))
 
     assert run_agent_tool(Host(), "use_tool", {"name": "contacts.find", "input": {"email": "x@y.test"}}) is None
+
+
+def test_an_agents_skills_are_named_in_its_instructions_in_chat_and_thread(org, desk, model):
+    # spec/how-it-works/routines-and-skills.md: "Agents read their skills' names in their instructions".
+    from routines.services import skill_add
+
+    skill_add(org=org, agent=desk, name="Onboard a client", about="A new client signs", steps="1. Welcome them.")
+    model.add(
+        call("start_thread", {"title": "Juniper Dental", "task": "Onboard Juniper Dental"}),
+        say("Started."),
+        say("Onboarded."),
+    )
+    services.owner_message_send(org=org, agent=desk, text="Onboard Juniper Dental")
+    drain(org_id=org.id)
+    for request in (model.requests[0], model.requests[2]):
+        system = request["messages"][0]["content"]
+        assert "Your skills (read one in full with skills before doing that work): Onboard a client (id " \
+               "onboard-a-client)" in system
