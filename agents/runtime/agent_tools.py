@@ -82,7 +82,7 @@ def holds_transaction(name: str) -> bool:
     return name not in MEMORY_READERS
 
 
-def run_agent_tool(turn, name: str, arguments: dict) -> dict:
+def run_agent_tool(turn, name: str, arguments: dict) -> dict | None:
     """Run one agent tool the model called; every failure comes back in-band, never as an exception."""
     tool = AGENT_TOOLS.get(name)
     if tool is None or tool not in tools_for_place(turn.place):
@@ -96,7 +96,11 @@ def run_agent_tool(turn, name: str, arguments: dict) -> dict:
         result = tool.handler(turn, inp)
     except ToolError as error:
         return error.as_result()
-    return {"done": True} if result is None else result
+    if result is None and tool.name != "use_tool":
+        return {"done": True}
+    # use_tool answers with the tool's own result, and a tool whose result may be null (contacts.find for an
+    # unknown address) answers null: the pipeline has already said `{"done": true}` for a tool that returns nothing.
+    return result
 
 
 # --- packets --------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from roadstar import live
 from roadstar.actors import Actor
 from roadstar.services import card_open
+from routines.services import skill_names
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ class Turn(ToolHost):
 
     def prompt(self, *, last_step: bool = False) -> list[dict]:
         staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
-        system = instructions_for(self.conversation, staff=staff)
+        system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
         lines = memory.top_lines(self.conversation)
         preamble = memory.memory_preamble(lines)
         if preamble:
