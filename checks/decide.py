@@ -10,7 +10,6 @@ import logging
 
 from checks import reasons
 from checks.judge import (
-    FaultyJudge,
     Judge,
     JudgeRequest,
     JudgeUnreachable,
@@ -42,8 +41,6 @@ def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True) 
     if not result.open:
         return Decision(outcome="go", relied_on=result.relied_on)
 
-    if request.judge_fault:
-        judge = FaultyJudge(request.judge_fault, judge)
     relied_on = _open_words(result)
     if judge is None:
         return Decision(outcome="ask", reason=reasons.UNREACHABLE, relied_on=relied_on)

@@ -9,9 +9,9 @@ import respx
 
 from checks import reasons
 from checks.decide import decide, judge_request
+from checks.evaluation import FaultyJudge
 from checks.judge import (
     VERDICT_SCHEMA,
-    FaultyJudge,
     JudgeUnreachable,
     JudgeUnsure,
     JudgeVerdict,
