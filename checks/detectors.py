@@ -95,14 +95,14 @@ def card_issuer(digits: str) -> str | None:
 
 
 def _card_grouping(run: DigitRun, i: int, j: int) -> bool:
-    """Groups i..j are written the way a card is: joined by single spaces or hyphens (any sizes, as today's
-    forms have them), or by other separators in groups of three or more digits (`4111.1111.1111.1111`,
-    `4111 / 1111 / ...`, a line break between subject and text) or all of one size (`4 1 1 1 ...`). A date or a
-    time (`2026/11/10 09.12`) is made of short groups, so it doesn't chain into a card."""
+    """Groups i..j are written the way a card is. Joined by single spaces or hyphens, any grouping goes (issuers
+    print 4-4-4-4, 4-6-5, 4-6-4 and more). Joined by anything else (`4111.1111.1111.1111`, `4111 / 1111 / ...`, a
+    line break between subject and text), the groups must be a card's: fours, sixes or eights and a last group,
+    or one digit at a time. Two phone numbers (3-3-4 / 3-3-4) or a date and a time are not."""
     if run.plainly_joined(i, j):
         return True
     sizes = [len(g.digits) for g in run.groups[i:j + 1]]
-    return all(n >= 3 for n in sizes[:-1]) or len(set(sizes)) == 1
+    return all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1}
 
 
 def _find_cards(text: str) -> Iterator[Finding]:
@@ -209,6 +209,8 @@ class _Scheme:
     loose: bool = False
     # Where the scheme's rules go beyond its shape (issued prefixes, no checksum), what its cue word is enough for.
     cued_valid: Callable[[str], bool] | None = None
+    # The number as its validator takes it, from what the form matched (default: letters and digits, upper case).
+    compact: Callable[[str], str] | None = None
 
 
 def _nino_plain(raw: str, compact: str) -> bool:
@@ -251,7 +253,9 @@ _SCHEMES = (
     _Scheme("pl_pesel", ids.pl_pesel_valid, frozenset({11})),
     _Scheme("se_personnummer", ids.se_personnummer_valid, frozenset({10, 12})),
     _Scheme("fi_hetu", ids.fi_hetu_valid, form=re.compile(
-        rf"{_EDGE_L}{_digits_re(6)}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}")),
+        rf"{_EDGE_L}{_digits_re(6)}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}"),
+            # The sign between date and number is the century: it stays.
+            compact=lambda raw: re.sub(r"\D", "", raw[:-5]) + raw[-5:].upper()),
     _Scheme("no_fodselsnummer", ids.no_fodselsnummer_valid, frozenset({11})),
     _Scheme("dk_cpr", ids.dk_cpr_valid, frozenset({10})),
     _Scheme("za_id", ids.za_id_valid, frozenset({13})),
@@ -286,7 +290,7 @@ _CUES: tuple[tuple[re.Pattern, frozenset[str]], ...] = (
     (_cue(rf"tfn|tax\s+file{_NO}"), frozenset({"au_tfn"})),
     (_cue(rf"medicare(?:\s+card)?{_NO}"), frozenset({"au_medicare"})),
     (_cue(rf"inland\s+revenue{_NO}", rf"IRD{_NO}"), frozenset({"nz_ird"})),
-    (_cue(rf"aadhaa?r(?:\s+card)?{_NO}|uidai", r"UID"), frozenset({"in_aadhaar"})),
+    (_cue(rf"aadhaa?r(?:\s+card)?{_NO}|uidai"), frozenset({"in_aadhaar"})),
     (_cue(rf"permanent\s+account\s+number|pan\s+card{_NO}", r"PAN"), frozenset({"in_pan"})),
     (_cue(rf"nric{_NO}", rf"FIN{_NO}|IC{_NO}"), frozenset({"sg_nric"})),
     (_cue(r"documento\s+nacional(?:\s+de\s+identidad)?|n[úu]mero\s+de\s+identi\w+", r"DNI|NIE|NIF"),
@@ -313,7 +317,7 @@ _CUES: tuple[tuple[re.Pattern, frozenset[str]], ...] = (
     (_cue(rf"national\s+(?:id|identity|identification)(?:\s+card)?{_NO}|identity\s+(?:card\s+)?number"
           rf"|(?:personal|government|citizen|civil)\s+(?:id|identification|identity)(?:\s+card)?{_NO}"
           rf"|id\s+card{_NO}|id\s+(?:number|no\.?|num|#)|tax\s+(?:id|identification){_NO}|tax\s+number"
-          rf"|taxpayer\s+id\w*{_NO}|personal\s+(?:number|code)",
+          rf"|taxpayer\s+id\w*{_NO}",
           r"TIN|ID#"), _CHECKED),
     # "my social is ...", "Social: ...": social security or insurance, whichever the number is.
     (re.compile(r"(?i:social)(?=\s*(?:[:#]|is\b|was\b|number\b|no\b))"), frozenset({"us_ssn", "ca_sin", "fr_nir"})),
@@ -325,11 +329,11 @@ _OTHER = (
     r"order|invoice|inv|booking|reservation|case|ticket|ref|reference|tracking|shipment|parcel|po|purchase|"
     r"confirmation|transaction|receipt|account|acct|phone|tel|telephone|mobile|cell|fax|whatsapp|routing|sort|"
     r"member|membership|policy|claim|serial|part|sku|item|product|model|batch|lot|flight|voucher|coupon|promo|"
-    r"discount|employee|staff|vat|abn|acn|ein|gst|registration|reg|company|job|quote|estimate|unit|room|suite"
+    r"discount|employee|staff|vat|abn|acn|ein|gst|registration|reg|company|job|quote|estimate|unit|room|suite|call|dial"
 )
 _RELABEL = re.compile(rf"(?i:(?<![A-Za-z])(?:{_OTHER})(?![A-Za-z]))")
 _WHO_ELSE = re.compile(rf"(?i:(?<![A-Za-z])(?:{_OTHER}|customer|client|patient|student|user|vendor|supplier|"
-                       rf"device|session|meeting|app|product|tax\s+office)(?![A-Za-z]))")
+                       rf"device|session|meeting|app|product|tax\s+office|our|business|employer|federal)(?![A-Za-z]))")
 _SENTENCE_END = re.compile(r"[.!?;](?:\s+[A-Z]|\s*\n)|\n\s*\n")
 _AFTER = re.compile(
     r"\s*[(\[,\-–—]?\s*(?:(?:is|was|that's|that\s+is|which\s+is|being)\s+)?"
@@ -385,7 +389,7 @@ def _id_candidates(text: str) -> Iterator[tuple[_Scheme, int, int, str, str, boo
         if scheme.form is None:
             continue
         for m in scheme.form.finditer(text):
-            compact = re.sub(r"[^A-Za-z0-9]", "", m.group()).upper()
+            compact = scheme.compact(m.group()) if scheme.compact else re.sub(r"[^A-Za-z0-9]", "", m.group()).upper()
             if scheme.valid(compact):
                 yield scheme, m.start(), m.end(), m.group(), compact, True
             elif scheme.cued_valid and scheme.cued_valid(compact):
@@ -427,10 +431,10 @@ _SHORT_PW_CUE = r"pass|pw"  # a word of its own in English too: only with ":" or
 _VALUE = r"(?P<q>[\"'“‘«])(?P<qv>[^\"'”’»\n]{3,64})[\"'”’»]|(?P<v>[^\s\"'“”‘’«»]{3,64})"
 _EXPLICIT = (
     r"\s*[:=]\s*|\s+[-–]\s+"
-    r"|\s+(?:is|was|will\s+be|is\s+now|is\s+still|has\s+been\s+(?:changed|reset|set|updated)\s+to"
+    r"|\s+(?:is\s+now|is\s+still|will\s+be|is|was|has\s+been\s+(?:changed|reset|set|updated)\s+to"
     r"|(?:was\s+)?(?:changed|reset|set|updated)\s+to|reads|remains)\s*:?\s*"
     # "password for the studio Wi-Fi is ...", "code to the side gate: ..."
-    r"|\s+(?:for|to|of|on|at)\s+(?:[^\n:=.!?]|\.(?!\s)){1,40}?(?:\s+(?:is|was|is\s+now|will\s+be)\s+|\s*[:=]\s*|\s+[-–]\s+)"
+    r"|\s+(?:for|to|of|on|at)\s+(?:[^\n:=.!?]|\.(?!\s)){1,40}?(?:\s+(?:is\s+now|will\s+be|is|was)\s+|\s*[:=]\s*|\s+[-–]\s+)"
 )
 _PASSWORD = re.compile(
     rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
@@ -493,15 +497,18 @@ def _strong(v: str) -> bool:
     )
 
 
-def _password_value(value: str, *, quoted: bool, explicit: bool, after: str, digits_only_ok: bool = True) -> bool:
+def _password_value(value: str, *, quoted: bool, explicit: bool, after: str, years_too: bool = True) -> bool:
     v = value.strip(_WRAP).lstrip("([{<")
     low = v.lower()
-    if len(v) < 3 or set(v) <= set("*•x.-_#") or low in _NOT_A_PASSWORD:
-        return False
-    if low.startswith(("http", "www.", "/")) or "://" in v or _DOMAIN.fullmatch(low) or "@" in v or _DATE_OR_AMOUNT.fullmatch(v) or _UNIT_AFTER.match(after):
+    if len(v) < 3 or set(v) <= set("*•x.-_#") or low in _NOT_A_PASSWORD or _UNIT_AFTER.match(after):
         return False
     if v.isdigit():
-        return digits_only_ok and len(v) >= 4
+        # A PIN or a door code may well be 1984; after the bare word "pass", 2026 is a season.
+        return len(v) >= 4 and (years_too or not re.fullmatch(r"(?:19|20)\d\d", v))
+    if low.startswith(("http", "www.", "/")) or "://" in v or _DOMAIN.fullmatch(low) or "@" in v:
+        return False
+    if _DATE_OR_AMOUNT.fullmatch(v):
+        return False
     if quoted:
         return True
     if _strong(v):
@@ -526,7 +533,9 @@ def _find_passwords(text: str) -> Iterator[Finding]:
             yield Finding("password", value.strip(_WRAP), m.start(group), m.end(group))
     for m in _SHORT_PASSWORD.finditer(text):
         group = "qv" if m.group("qv") else "v"
-        if _password_value(m.group(group), quoted=group == "qv", explicit=True, after=text[m.end():m.end() + 24]):
+        # "Inspection pass: complete": after the short words only a made-up token is a password.
+        if _password_value(m.group(group), quoted=group == "qv", explicit=False, after=text[m.end():m.end() + 24],
+                           years_too=False):
             yield Finding("password", m.group(group).strip(_WRAP), m.start(group), m.end(group))
     for m in _PAIR.finditer(text):
         group = "qv" if m.group("qv") else "v"
