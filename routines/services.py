@@ -19,8 +19,12 @@ from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from tools.errors import ToolError
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
-EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:form.submitted",
-               "kind:mail.received")
+# The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's
+# visitors could fill in, so nothing here would ever tell it: a routine waiting on it is refused, not left silent.
+EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:mail.received")
+UNTOLD_KINDS = {
+    "kind:form.submitted": "Roadstar has no forms for visitors to fill in yet, so no form submission is ever told",
+}
 MIN_CHECK_MINUTES = 15
 RUN_CLOSING = (
     "Do the work now. Your last reply says what you found or made. If something needs the owner first, ask in "
@@ -37,6 +41,12 @@ def skill_get(*, agent: Agent, skill_id: str) -> Skill:
         names = ", ".join(Skill.objects.filter(agent=agent).values_list("slug", flat=True)) or "none yet"
         raise ToolError("not_found", f"{agent.name} has no skill {skill_id!r}. Its skills: {names}.")
     return skill
+
+
+def skill_names(*, agent: Agent) -> list[str]:
+    """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)"."""
+    return [f"{name} (id {slug})" for name, slug in Skill.objects.filter(agent=agent).order_by("name")
+            .values_list("name", "slug")]
 
 
 def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str = "") -> Skill:
@@ -127,6 +137,12 @@ def _validate_when(*, org, when: dict) -> dict:
             if not key.startswith(KEY_PREFIXES) or key.endswith(":"):
                 raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a key; keys start with "
                                              + ", ".join(KEY_PREFIXES))
+            if key in UNTOLD_KINDS:
+                raise ToolError("bad_input", f"when.keys[{i}]: {key} would never fire: {UNTOLD_KINDS[key]}. "
+                                             "Nothing was saved. The kinds Roadstar tells: " + ", ".join(EVENT_KINDS))
+            if key.startswith("kind:") and key not in EVENT_KINDS:
+                raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a kind of event; the kinds are "
+                                             + ", ".join(EVENT_KINDS))
         clean["keys"] = list(dict.fromkeys(keys))
     if "due" in when:
         try:
