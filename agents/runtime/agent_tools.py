@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
+from agents.runtime.model import UNPARSED
 from roadstar.models import Change
 from roadstar.undo import register_undo
 from tools.errors import ToolError
@@ -88,6 +89,11 @@ def run_agent_tool(turn, name: str, arguments: dict) -> dict | None:
     if tool is None or tool not in tools_for_place(turn.place):
         held = ", ".join(t.name for t in tools_for_place(turn.place))
         return {"error": "bad_input", "message": f"You don't hold a tool {name!r} here. You hold: {held}."}
+    if isinstance(arguments, dict) and set(arguments) == {UNPARSED}:
+        written = str(arguments[UNPARSED])
+        shown = written if len(written) <= 300 else written[:300] + "…"
+        return {"error": "bad_input", "message": f"Your arguments to {name} weren't valid JSON: give them as one "
+                                                 f"JSON object of its inputs. Nothing ran. They came as: {shown}"}
     try:
         inp = tool.input.model_validate(arguments if isinstance(arguments, dict) else {})
     except ValidationError as error:
