@@ -15,6 +15,7 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
+from roadstar.locking import lock
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from tools.errors import ToolError
 
@@ -66,15 +67,17 @@ def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str 
 def skill_change(*, skill: Skill, name: str | None, about: str | None, steps: str | None, why: str) -> Skill:
     if not (why or "").strip():
         raise ToolError("bad_input", "why: say why it changes, in a line the owner reads")
-    before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
-    if name is not None:
-        skill.name = name.strip()
-    if about is not None:
-        skill.about = about.strip()
-    if steps is not None:
-        skill.steps = steps.strip()
-    skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
-    skill.save()
+    with transaction.atomic():
+        lock(skill)  # its history grows by one entry per change, whoever changes it at the same time
+        before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
+        if name is not None:
+            skill.name = name.strip()
+        if about is not None:
+            skill.about = about.strip()
+        if steps is not None:
+            skill.steps = steps.strip()
+        skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
+        skill.save()
     return skill
 
 
@@ -273,6 +276,7 @@ def routine_add(*, org, agent: Agent, name: str, when: dict, note: str = "", ski
 def routine_change(*, routine: Routine, name: str | None = None, when: dict | None = None, note: str | None = None,
                    skill: str | None = None, filter: dict | None = None, once: bool | None = None) -> Routine:
     with transaction.atomic():
+        lock(routine)  # a firing may have moved its count and next time since it was read
         if name is not None:
             routine.name = name.strip()
         if note is not None:
@@ -293,9 +297,11 @@ def routine_change(*, routine: Routine, name: str | None = None, when: dict | No
 
 
 def routine_set_on(*, routine: Routine, on: bool) -> Routine:
-    routine.status = Routine.Status.ON if on else Routine.Status.OFF
-    schedule(routine, now=timezone.now())
-    routine.save()
+    with transaction.atomic():
+        lock(routine)
+        routine.status = Routine.Status.ON if on else Routine.Status.OFF
+        schedule(routine, now=timezone.now())
+        routine.save()
     return routine
 
 
@@ -315,6 +321,7 @@ def run_message(routine: Routine, started_by: str) -> str:
 def routine_fire(*, routine: Routine, started_by: str, event: Event | None = None) -> RoutineRun:
     """Fire once: count it, close a `due` or `once` routine, and queue the run behind any still going."""
     with transaction.atomic():
+        lock(routine)  # two events firing it at once count twice
         run = RoutineRun.objects.create(organization_id=routine.organization_id, routine=routine, event=event,
                                         started_by=started_by)
         routine.fired += 1
