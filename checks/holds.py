@@ -328,8 +328,8 @@ def without_held(words: list[Words], holds: list[Hold]) -> list[Words]:
 
 _PRICING = re.compile(
     r"\b(?:quote[sd]?|quotation|estimate[sd]?|price[sd]?|pricing|cost[s]?|costing|total|fees?|rates?|proposal|bid|"
-    r"offer|discount|comes?\s+to|would\s+be|will\s+be|per\s+(?:hour|day|month|session|lesson|visit|person|head|item)|"
-    r"an?\s+hour|/\s?(?:hr|hour|day|month))\b",
+    r"offer|discount|comes?\s+to|would\s+be|will\s+be|per\s+[a-z]+|each|apiece|an?\s+(?:hour|day|week|month|term|year|"
+    r"session|lesson|visit|head|person)|/\s?(?:hr|hour|day|month))\b",
     re.I,
 )
 

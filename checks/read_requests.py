@@ -47,7 +47,10 @@ _SHAPE_WORDS = frozenset(
 _PARTS = re.compile(r",\s*(?:and\s+|plus\s+|as\s+well\s+as\s+)?|\s+(?:and|plus|as\s+well\s+as|along\s+with|together\s+with)\s+",
                     re.I)
 _STOP_AT = re.compile(r"\s+(?:in|into|to|onto|with|for|so|because|as|since|when|if|before|after|by)\s+(?:your|the|our|my|"
-                      r"this|that|it|a|an)\s+(?:reply|response|email|mail|message|answer|thread|note)\b.*$", re.I)
+                      r"this|that|it|a|an)\s+(?:reply|response|email|mail|message|answer|thread|note)\b.*$"
+                      # Why they ask is not what they ask for: "… so we can share lifts", "… because our auditor …".
+                      r"|\s+(?:so\s+(?:that\s+)?(?:we|i|they|our|my)|because|as\s+(?:we|i|our)|since\s+(?:we|i)|"
+                      r"in\s+order\s+to)\b.*$", re.I)
 
 
 @dataclass(frozen=True)

@@ -416,7 +416,7 @@ def removal_units(ctx: _Context) -> list[Unit]:
     if not units and not any(k in old for k in ("text", "values", "cells", "edits", "entry", "files")):
         # `replaces` names the thing ({"file": "Rate card 2026"}) without what's in it: an action that writes over
         # the whole (a file saved over, a doc written anew) is then a rewrite of the whole.
-        units = [replace(u, container=u.container or container) for u in _units_without_replaces(ctx)]
+        units = [replace(u, container=container or u.container) for u in _units_without_replaces(ctx)]
     return units
 
 
@@ -540,7 +540,7 @@ def _edit_units(find: str, replace: str | None, container: str) -> list[Unit]:
                 label, value = _split_line(line)
                 units.append(Unit("delete", value, None, (label, value) if label else (line,), container))
             else:
-                units.append(_word_rewrite(line, partner, container))
+                units.extend(_word_rewrite(line, partner, container))
     return units
 
 
@@ -556,24 +556,26 @@ def _partner(line: str, candidates: list[str]) -> str | None:
     return None
 
 
-def _word_rewrite(line: str, new_line: str, container: str) -> Unit:
-    """A line rewritten in part ("Ready in five weeks" to "Ready in six weeks"): the words it loses and the words
-    it gains, with a word either side, so "six weeks" or "the five weeks" can point at it."""
+def _word_rewrite(line: str, new_line: str, container: str) -> list[Unit]:
+    """A line rewritten in part ("Ready in five weeks" to "Ready in six weeks"): each run of words it loses and
+    gains is its own unit, with a word either side, so "six weeks" or "the five weeks" can point at it and a
+    spelling fixed beside a date changed doesn't carry the date with it."""
     label = _split_line(line)[0]
     a, b = line.split(), new_line.split()
-    lost, gained, around_old, around_new = [], [], [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b],
-                                                      autojunk=False).get_opcodes():
-        if op == "equal":
-            continue
-        lost.extend(a[i1:i2])
-        gained.extend(b[j1:j2])
-        around_old.append(" ".join(a[max(0, i1 - 1):min(len(a), i2 + 1)]))
-        around_new.append(" ".join(b[max(0, j1 - 1):min(len(b), j2 + 1)]))
-    old = " ".join(lost).strip(" .,;:")
-    new = " ".join(gained).strip(" .,;:")
-    refs = tuple(r for r in (label, old if len(old) > 1 else "", *around_old, *around_new, line) if r)
-    return Unit("rewrite", old or line, new or None, refs, container)
+    spans = [op for op in difflib.SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b],
+                                                  autojunk=False).get_opcodes() if op[0] != "equal"]
+    units = []
+    for _, i1, i2, j1, j2 in spans:
+        old = " ".join(a[i1:i2]).strip(" .,;:")
+        new = " ".join(b[j1:j2]).strip(" .,;:")
+        around_old = " ".join(a[max(0, i1 - 1):min(len(a), i2 + 1)])
+        around_new = " ".join(b[max(0, j1 - 1):min(len(b), j2 + 1)])
+        whole_line = line if len(spans) == 1 else ""
+        refs = tuple(r for r in (label, old if len(old) > 1 else "", around_old, around_new, whole_line) if r)
+        if old:
+            units.append(Unit("rewrite", old, new or None, refs, container))
+        # Words only added ("Ready in five weeks" to "Ready in five to six weeks") remove nothing.
+    return units
 
 
 _VERBS: dict[str, re.Pattern] = {
@@ -583,6 +585,7 @@ _VERBS: dict[str, re.Pattern] = {
                   r"trash|bin|discard|purge|wipe|scrap|cut",
         "clear": r"clear|empty|blank|delete|remove|erase|wipe|drop|get\s+rid\s+of|take\s+(?:\w+\s+){0,3}out|null",
         "rewrite": r"change|replace|correct|fix|set|overwrite|swap|switch|rewrite|re-write|amend|edit|adjust|revise|"
+                   r"raise|lower|increase|reduce|bump|push|move|put\s+(?:\w+\s+){0,3}(?:up|down)|bring\s+forward|"
                    r"make\s+it|should\s+(?:be|say|read)|to\s+read|instead\s+of|is\s+now|are\s+now|now\s+(?:is|reads)|"
                    r"new\s+(?:number|phone|address|email|rate|price|name|title|value|date|figure)|"
                    r"fill\s+in|put\s+in|swap\s+out|write\s+over|copy\s+over|merge|from\s+.+\s+to\s+",
@@ -608,6 +611,13 @@ def _given(text: str, value: str | None) -> bool:
         return False
     if contains(text, value):
         return True
+    if re.fullmatch(r"[A-Za-z]{3,}", value.strip()) and re.search(rf"\b{re.escape(value.strip())}(?:s|es)?\b", text, re.I):
+        return True  # "open Saturdays now" gives "Saturday"
+    value_tokens = tokens(value)
+    if 1 <= len(value_tokens) <= 3 and len(value_tokens & tokens(text)) * 2 >= len(value_tokens) and any(
+        re.search(r"\d", t) for t in value_tokens & tokens(text)
+    ):
+        return True  # "move it to 4pm" gives "4pm-7pm": the figure the owner gave is there
     value_tokens = tokens(value)
     return len(value_tokens) >= 3 and len(value_tokens & tokens(text)) >= 0.6 * len(value_tokens)
 
@@ -651,8 +661,8 @@ def pointing_words(unit: Unit, words: list[Words]) -> Words | None:
         given = unit.kind in ("rewrite", "rename") and _given(w.text, unit.new)
         if (verb and specific) or (given and specific) or (verb and given and in_container):
             return w
-        if in_container and (verb or unit.kind == "rewrite") and asks_whole(w.text, unit.container):
-            return w
+        if in_container and asks_whole(w.text, unit.container):
+            return w  # the whole written over, every line of it, removed ones included
     return None
 
 
