@@ -107,8 +107,10 @@ def made_here(ctx: ToolContext) -> list[str]:
         scope = {"conversation_id": ctx.conversation_id}
     else:
         return []
+    # Only what this work created: a "makes" change on a record that was there (a note on a contact, an item on a
+    # company) must not make that record this work's own, or a note would unlock a checked rewrite of it.
     rows = Change.objects.filter(
-        organization=ctx.org, kind="makes", undone_at__isnull=True, **scope
+        organization=ctx.org, created=True, undone_at__isnull=True, **scope
     ).values_list("target_type", "target_id")
     return [f"{kind}:{target}" for kind, target in rows if kind and target]
 
@@ -122,7 +124,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         org=ctx.org,
         actor=ctx.actor,
         tool=tool.name,
-        kind="changes" if tool.kind_for(ctx, inp) == "makes" and not outcome.made else tool.kind_for(ctx, inp),
+        kind="changes" if tool.kind_for(ctx, inp) == "makes" and outcome.changed_existing else tool.kind_for(ctx, inp),
         sentence=outcome.sentence,
         listing=tool.your_work,
         target_type=outcome.target_type,
@@ -130,6 +132,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         undo=outcome.undo if tool.undo is not None else None,
         conversation_id=ctx.conversation_id,
         work_id=ctx.work_id,
+        created=outcome.created,
     )
     if outcome.log_entry is not None:
         outcome.log_entry.change = change
