@@ -32,10 +32,9 @@ from typing import Literal
 
 from checks.types import AgentTurn, CheckRequest, ContactRecord, HandoffTurn
 from checks.words import (
-    _THRESHOLD,
+    THRESHOLD,
     Words,
-    _money,
-    affirmed_parts,
+    money,
     amounts,
     asks_to_send,
     emails_in,
@@ -241,9 +240,9 @@ def find_holds(request: CheckRequest, words: list[Words], contacts: list[Contact
                 continue
             covered = _covered_sentences(parts, i)
             threshold = None
-            t = _THRESHOLD.search(sentence)
+            t = THRESHOLD.search(sentence)
             if t:
-                threshold = _money(t.group(1), t.group(2))
+                threshold = money(t.group(1), t.group(2))
             scope, nouns = _scope_of(" ".join(covered))
             holds.append(Hold(
                 words=w, sentence=sentence, scope=scope, nouns=nouns,
@@ -398,6 +397,3 @@ def _names(text: str, address: str, contacts: list[ContactRecord], owner: str) -
 
 def describe(hold: Hold) -> str:
     return norm(hold.sentence)[:160]
-
-
-__all__ = ["Hold", "applies", "describe", "find_holds", "lifted", "without_held", "affirmed_parts"]

@@ -84,6 +84,9 @@ def requested_in(reads: list[str]) -> list[Requested]:
         for sentence in sentences(text):
             for m in _REQUEST.finditer(sentence):
                 what = _STOP_AT.sub("", m.group("what"))
+                if not significant(what) and m.start() > 0:
+                    # "The notes from your meeting, please forward those too": the thing comes before the ask.
+                    what = sentence[: m.start()]
                 for part in _PARTS.split(what):
                     words = significant(part)
                     if words:

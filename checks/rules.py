@@ -105,7 +105,9 @@ class _Context:
         threshold not reached, or a rule about quotes on a thank-you, leaves the request as it is)."""
         owner_email = self.business.owner_email.lower()
         outside = [r for r in self.recipients if r != owner_email]
-        holding = [h for h in self.holds if any(applies(h, r, self.outbound_text) for r in outside)]
+        # Only where it surely applies: a condition on someone else ("once Dana confirms") or a send that may or
+        # may not be a quote leaves the naming to a judge, with the hold as an open question.
+        holding = [h for h in self.holds if any(applies(h, r, self.outbound_text) == "definite" for r in outside)]
         return without_held(self.words, holding)
 
     @cached_property
