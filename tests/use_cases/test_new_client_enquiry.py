@@ -19,7 +19,7 @@ from integrations.local.models_mail import LocalMailMessage
 from integrations.services import connection_create_local
 from roadstar.models import Change
 from routines import engine
-from routines.models import Event
+from routines.models import Event, Routine
 from checks.models import Ask, CheckDecision
 from django.urls import reverse
 from roadstar.selectors import home_asks
@@ -47,9 +47,13 @@ def _last_result(request):
     return json.loads([m for m in request["messages"] if m["role"] == "tool"][-1]["content"])
 
 
+SECOND = ("Hi Dana,\n\nOne more thing: with vehicle signage for your van added, the price comes to $9,200, ready six "
+          "weeks after you sign.\n\nSam")
+
+
 def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
     """With the check on and no judge: the quote is held until Sam has seen it (an ask on Home showing the quote),
-    and goes after the yes."""
+    goes after the yes, and a second, different email to Dana is asked about again."""
     settings.CHECK_JUDGE_MODEL = None
     client.force_login(org.owner)
     desk = Agent.objects.create(organization=org, name="Client desk",
@@ -75,7 +79,14 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
             sender="Dana Whitfield <dana@juniperdental.test>", to=["sam@fernhill.test"],
             subject="Rebrand for our second clinic", text=ENQUIRY,
             date=datetime.datetime(2026, 11, 10, 15, 12, tzinfo=datetime.UTC), box="inbox"))
-        staff.on("*", "summaries", say("yes"))
+        def is_the_enquiry(request):
+            # The matching model is offered the workspace's ask routines and names the one the email is for.
+            prompt = request["messages"][1]["content"]
+            routine = Routine.objects.get(organization=org, name="New client enquiries")
+            assert f"{routine.id}: a new client asking about a project or a quote" in prompt
+            return say(json.dumps({"matches": [routine.id]}))
+
+        staff.on("*", "summaries", is_the_enquiry)
         event = Event.objects.create(organization=org, kind="mail.received",
                                      keys=["kind:mail.received", "from:dana@juniperdental.test"],
                                      text=f"From: Dana Whitfield\nSubject: Rebrand for our second clinic\n{ENQUIRY}")
@@ -148,6 +159,7 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
         assert "Client desk asks" in page and "$8,400" in page
 
         # 5. Sam presses Yes on Home; the chat passes the answer to the thread, which sends the quote as asked.
+        # Then the thread tries a second, different email to Dana: a revised quote Sam hasn't seen.
         def route_the_yes(request):
             assert "Yes, go ahead." in json.dumps(request["messages"])
             return call("message_thread", {"thread": "New client enquiries",
@@ -157,8 +169,12 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
         staff.on("Client desk", "chat", route_the_yes, say("Sent Sam's yes to the thread."))
         staff.on("Client desk", "New client enquiries",
                  call("use_tool", {"name": "mail.send", "input": quote_send}),
-                 lambda r: (second.setdefault("sent", _last_result(r)),
-                            say("Sent Dana the quote; it goes after the two-minute Undo."))[1])
+                 lambda r: (second.setdefault("sent", _last_result(r)), call("use_tool", {"name": "mail.send", "input": {
+                     "to": ["dana@juniperdental.test"], "subject": "Re: Rebrand for our second clinic",
+                     "text": SECOND}}))[1],
+                 lambda r: (second.setdefault("revised", _last_result(r)), say(
+                     "Sent Dana the quote; it goes after the two-minute Undo. Dana also asked about van signage: "
+                     "send her the revised quote for $9,200?"))[1])
         response = client.post(reverse("ask_answer", args=[home_ask.id]), {"yes": "1", "answer": ""})
         assert response.status_code == 302
         drain(org_id=org.id)
@@ -166,16 +182,19 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
         set_model(None)
 
     assert "held" in second["sent"], second["sent"]
+    assert second["revised"] == held["early"]  # the same ask again: Sam's yes covered the quote it answered
     # What Sam sees: the sent email on Home with Undo for two minutes …
     held_change = Change.objects.get(tool="mail.send")
     assert (held_change.listing, held_change.can_undo) == ("home_undo", True)
     assert not LocalMailMessage.objects.filter(connection=mailbox, box="sent").exists()
-    # … then it leaves, once, and the ask is off Home.
+    # … then it leaves, once; the revised quote waits on Home for Sam's yes.
     mail_hold.email_sweep(now=timezone.now() + datetime.timedelta(minutes=3))
     mail_hold.email_sweep(now=timezone.now() + datetime.timedelta(minutes=4))
     [sent] = LocalMailMessage.objects.filter(connection=mailbox, box="sent")
-    assert "$8,400" in sent.text
-    assert home_asks(org=org) == [] and Ask.objects.get(id=home_ask.id).state == Ask.State.YES
+    assert "$8,400" in sent.text and "$9,200" not in sent.text
+    [waiting] = home_asks(org=org)
+    assert waiting.id != home_ask.id and "$9,200" in waiting.question
+    assert Ask.objects.get(id=home_ask.id).state == Ask.State.YES
     # Juniper Dental under Companies, with Dana and the conversation on its timeline …
     juniper = Company.objects.get(organization=org, name="Juniper Dental")
     assert Contact.objects.get(organization=org, name="Dana Whitfield").company_links.get().company == juniper
