@@ -398,6 +398,9 @@ def test_once_the_email_has_gone_home_shows_it_sent_without_undo(client, org, bo
     change.refresh_from_db()
     assert not change.can_undo and change.undone_at is None
     client.force_login(org.owner)
+    # An Undo from a page shown before it went says why nothing can be done.
+    said = client.post(f"/changes/{change.id}/undo", {"next": "/"}, follow=True).content.decode()
+    assert "can&#x27;t be called back" in said
     page = client.get("/").content.decode()
     assert "Client desk emailed dana@juniperdental.test: “Quote”" in page
     assert f"/changes/{change.id}/undo" not in page and "held__countdown" not in page
