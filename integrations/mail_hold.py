@@ -248,7 +248,13 @@ def _mark_sent(held: HeldEmail, token: str, sent: SentRef, now: datetime.datetim
 
 
 def _note_sent(held: HeldEmail, sent: SentRef, now: datetime.datetime) -> None:
-    """The contacts' log entries get when it went and its thread; each contact's `last` moves on."""
+    """The contacts' log entries get when it went and its thread; each contact's `last` moves on; and the
+    mail.send on Your work offers Undo no more: an email that has gone can't be called back."""
+    changes = list(Change.objects.filter(organization_id=held.organization_id, tool="mail.send", target_type="email",
+                                         target_id=str(held.pk), undone_at__isnull=True, undo__isnull=False))
+    for change in changes:
+        change.undo = {**change.undo, "gone": iso(now)}
+    Change.objects.bulk_update(changes, ["undo"])
     entries = list(LogEntry.objects.filter(organization_id=held.organization_id, id__in=held.log_entries))
     for entry in entries:
         entry.extra = {**entry.extra, "sentAt": iso(now), "thread": sent.thread_id}

@@ -490,3 +490,30 @@ def test_the_workers_schedules_sweep_held_emails_and_poll_new_mail_every_minute(
     rows = {s.name: (s.func, s.minutes) for s in Schedule.objects.filter(name__in=["held emails sweep", "new mail"])}
     assert rows == {"held emails sweep": ("integrations.tasks_mail.sweep", 1),
                     "new mail": ("integrations.tasks_mail.poll", 1)}
+
+
+def test_once_the_email_has_gone_home_shows_it_sent_without_undo(client, org, box, use, dana):
+    from roadstar.models import Change
+
+    mail_send(use)
+    change = Change.objects.get(tool="mail.send")
+    assert change.can_undo
+    assert mail_hold.email_sweep(now=timezone.now() + mail_hold.HOLD) == 1
+    change.refresh_from_db()
+    assert not change.can_undo and change.undone_at is None
+    client.force_login(org.owner)
+    # An Undo from a page shown before it went says why nothing can be done.
+    said = client.post(f"/changes/{change.id}/undo", {"next": "/"}, follow=True).content.decode()
+    assert "can&#x27;t be called back" in said
+    page = client.get("/").content.decode()
+    assert "Client desk emailed dana@juniperdental.test: “Quote”" in page
+    assert f"/changes/{change.id}/undo" not in page and "held__countdown" not in page
+
+
+def test_an_email_that_failed_keeps_its_undo_until_it_goes(org, box, use, monkeypatch):
+    from roadstar.models import Change
+
+    refuse(monkeypatch, kind="forbidden")
+    mail_send(use)
+    mail_hold.email_sweep(now=timezone.now() + mail_hold.HOLD)
+    assert HeldEmail.objects.get().state == "failed" and Change.objects.get(tool="mail.send").can_undo
