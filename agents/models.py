@@ -210,6 +210,9 @@ class ToolCall(models.Model):
     name = models.CharField(max_length=80)
     arguments = models.JSONField(default=dict)
     result = models.JSONField(null=True, blank=True)
+    # Set (and committed) before a call that may change something in an app runs with no transaction open: a worker
+    # that finds it set and no result died mid-call, and answers unknown_outcome rather than run it twice.
+    started_at = models.DateTimeField(null=True, blank=True)
     done_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

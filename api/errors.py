@@ -14,12 +14,13 @@ import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from tools.errors import ERROR_KINDS, ToolError
+from tools.errors import ERROR_KINDS, ToolError, busy_error, is_busy
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +148,10 @@ def exception_handler(exc, context):
         return error_response("bad_input", f"The request can't be read as sent: {exc}")
     if isinstance(exc, exceptions.APIException):
         return _drf_response(exc)
+    if isinstance(exc, OperationalError) and is_busy(exc):
+        # Another process held the database's write lock past the busy timeout: nothing was written.
+        busy = busy_error()
+        return error_response(busy.kind, busy.message, headers={"Retry-After": "1"})
     view = context.get("view")
     logger.exception("Unexpected error in %s", type(view).__name__ if view is not None else "an API view")
     return error_response("unknown_outcome", UNEXPECTED, status_code=status.HTTP_500_INTERNAL_SERVER_ERROR)

@@ -175,6 +175,9 @@ class OpenAIJudge:
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         import openai
 
+        from roadstar.network import network_call
+
+        network_call("the check's judge")
         try:
             response = self.client.chat.completions.create(
                 model=self.model,

@@ -14,6 +14,7 @@ from checks.fingerprint import fingerprint
 from checks.judge import Judge, configured_judge
 from checks.models import Ask, CheckDecision
 from checks.types import CheckRequest, Decision
+from roadstar.network import network_call
 
 
 def check_tool_call(
@@ -29,6 +30,8 @@ def check_tool_call(
     """Decide on one action, keep the decision, and on "ask" keep the ask. A yes the owner gave to an ask with
     the same fingerprint (in the same conversation) lets the action go once; nothing lets a stop through.
     `validated_input` is the tool's input after validation, which the fingerprint is taken from when given."""
+    if org.check_enabled:
+        network_call("the check (its judge is a model)")
     if judge is None and org.check_enabled:
         judge = configured_judge()
     decision = decide(request, judge=judge, enabled=org.check_enabled)

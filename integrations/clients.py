@@ -15,6 +15,7 @@ import requests
 
 from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
 from integrations.oauth import QUICKBOOKS_API, quickbooks_access_token, quickbooks_environment
+from roadstar.network import network_call
 from tools.errors import ToolError
 
 # The oldest minor version Intuit still serves (minor versions 1 to 74 were retired in 2025).
@@ -41,6 +42,7 @@ def google_execute(request, *, connection, group: str | None = None, asked_by=No
     """Run a googleapiclient request. `num_retries` retries 429s and 5xx with backoff (googleapiclient's own)."""
     from googleapiclient.errors import HttpError
 
+    network_call("a Google API call")
     try:
         return request.execute(num_retries=num_retries)
     except HttpError as e:
@@ -60,6 +62,7 @@ def quickbooks_request(
     session=None,
 ) -> dict:
     """One QuickBooks API call; its JSON answer. `session` is a requests.Session (tests pass a fake one)."""
+    network_call("a QuickBooks API call")
     http = session or requests
     params = {"minorversion": QUICKBOOKS_MINOR_VERSION, **(params or {})}
     url = quickbooks_url(connection, path)
@@ -81,6 +84,7 @@ def quickbooks_request(
 
 def quickbooks_company_name(*, access_token: str, realm_id: str, session=None) -> str | None:
     """The company's name, read right after connecting; None when QuickBooks doesn't say."""
+    network_call("reading the QuickBooks company's name")
     http = session or requests
     url = f"{QUICKBOOKS_API[quickbooks_environment()]}/v3/company/{realm_id}/companyinfo/{realm_id}"
     try:

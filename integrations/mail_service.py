@@ -7,6 +7,7 @@ The two-minute hold of mail.send is integrations.mail_hold; new-mail events are 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 import binascii
 import datetime
 import hashlib
@@ -427,15 +428,21 @@ def contacts_log(*, org, actor: Actor, kind: str, addresses: list[str], text: st
 
 
 def mail_draft(*, org, actor: Actor, asker: Asker, to: list[str], cc: list[str], subject: str, text: str,
-               thread_id: str | None, reply_all: bool, attach: list, signature: bool) -> tuple[dict, list[LogEntry]]:
+               thread_id: str | None, reply_all: bool, attach: list,
+               signature: bool) -> tuple[dict, Callable[[], list[LogEntry]]]:
+    """The draft made in the app (no transaction may be open), and the write of the contacts' "drafted" log lines,
+    for the caller to run in its own transaction."""
     ready = outgoing_prepare(org=org, asker=asker, to=to, cc=cc, thread_id=thread_id, reply_all=reply_all,
                              attach=attach)
     made = ready.provider.draft(OutgoingMail(
         to=ready.to, subject=subject, text=text, cc=ready.cc, thread_id=ready.thread_local,
         attachments=ready.attachments, signature=signature,
     ))
-    entries = contacts_log(
-        org=org, actor=actor, kind=LogEntry.Kind.DRAFTED, addresses=ready.to + ready.cc,
-        text=f"Drafted “{subject}”", extra={"subject": subject, "to": ready.to, "thread": made.thread_id},
-    )
-    return {"draftId": made.draft_id, "threadId": made.thread_id, "to": ready.to}, entries
+
+    def log() -> list[LogEntry]:
+        return contacts_log(
+            org=org, actor=actor, kind=LogEntry.Kind.DRAFTED, addresses=ready.to + ready.cc,
+            text=f"Drafted “{subject}”", extra={"subject": subject, "to": ready.to, "thread": made.thread_id},
+        )
+
+    return {"draftId": made.draft_id, "threadId": made.thread_id, "to": ready.to}, log

@@ -46,6 +46,10 @@ class Connection(models.Model):
     # replayed or racing write never puts older tokens over newer ones.
     token_version = models.PositiveIntegerField(default=0, editable=False)
     token_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
+    refresh_claimed_until = models.DateTimeField(
+        null=True, blank=True, editable=False,
+        help_text="A worker refreshing the tokens holds this claim (no transaction stays open across the refresh): "
+                  "others wait for its tokens, so a refresh token is never spent twice.")
     realm_id = models.CharField(max_length=40, blank=True, help_text="The QuickBooks company id.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -8,7 +8,8 @@ Configuration (Django settings of the same name win over the environment, which 
 
 Refresh: a token is refreshed when it has expired (google-auth's own margin for Google; a minute for QuickBooks),
 saved back encrypted with a compare-and-set (integrations.services.connection_tokens_save), and kept past a
-rollback of the tool's transaction (integrations.durable). QuickBooks refreshes under a row lock, and keeps the
+rollback of the tool's transaction (integrations.durable). No transaction is open while a token endpoint is asked
+(roadstar/network.py). QuickBooks refreshes under a claim on the connection (one worker at a time), and keeps the
 NEW refresh token every time: Intuit rotates it, and the old one stops working.
 """
 
@@ -16,10 +17,11 @@ from __future__ import annotations
 
 import datetime
 import os
+import time
 
 import requests
 from django.conf import settings
-from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from integrations import catalog
@@ -27,6 +29,7 @@ from integrations.crypto import TokensUnreadable
 from integrations.errors import label_for, network_error, signed_out
 from integrations.models import Connection
 from integrations.services import connection_tokens_save
+from roadstar.network import network_call
 from tools.errors import ToolError
 
 GOOGLE_AUTH_URI = "https://accounts.google.com/o/oauth2/auth"
@@ -149,6 +152,7 @@ def google_finish(*, code: str, pending: dict) -> dict:
         scopes=pending["scopes"], redirect_uri=pending["redirect_uri"], state=pending["state"],
         code_verifier=pending["code_verifier"],
     )
+    network_call("trading Google's code for tokens")
     token = flow.fetch_token(code=code)
     scopes = token.get("scope") or pending["scopes"]
     if isinstance(scopes, str):
@@ -196,6 +200,7 @@ def _google_credentials_class():
         connection: Connection | None = None
 
         def refresh(self, request):
+            network_call("refreshing a Google sign-in")
             connection = self.connection
             try:
                 super().refresh(request)
@@ -248,6 +253,7 @@ def quickbooks_auth_client(*, redirect_uri: str = "", refresh_token: str | None 
     """intuit-oauth's AuthClient. Its constructor fetches Intuit's discovery document over the network."""
     from intuitlib.client import AuthClient
 
+    network_call("Intuit's OAuth client")
     return AuthClient(
         setting("QUICKBOOKS_CLIENT_ID"), setting("QUICKBOOKS_CLIENT_SECRET"),
         redirect_uri or setting("QUICKBOOKS_REDIRECT_URI") or "", quickbooks_environment(),
@@ -284,23 +290,44 @@ def _quickbooks_fresh(connection: Connection) -> bool:
     return expires is not None and expires - _QUICKBOOKS_MARGIN > timezone.now()
 
 
-def quickbooks_access_token(connection: Connection, *, force: bool = False) -> str:
-    """A valid access token, refreshed under a row lock when it has expired (or when `force`, after a 401)."""
+REFRESH_LEASE = datetime.timedelta(seconds=60)  # longer than a refresh may take (its timeout is 30 s)
+REFRESH_WAIT = 45  # seconds a worker waits for another's refresh before it answers unavailable
+
+
+def quickbooks_access_token(connection: Connection, *, force: bool = False, sleep=time.sleep) -> str:
+    """A valid access token, refreshed when it has expired (or when `force`, after a 401).
+
+    Intuit rotates refresh tokens, so two workers must never spend the same one. The worker that refreshes holds a
+    claim on the connection (a conditional write, committed), not a row lock: no transaction stays open while
+    Intuit is asked. The others wait for its tokens; a claim older than REFRESH_LEASE is a dead worker's."""
     if not force and _quickbooks_fresh(connection):
         return _tokens_of(connection)["access_token"]
     label = f"QuickBooks Online ({connection.account})"
-    # The lock spans the refresh, so two workers never spend the same refresh token. A failure is raised only
-    # after the block: cards and marks written inside it must not go with the savepoint's rollback.
+    seen = connection.token_version
+    waited = 0.0
+    while True:
+        now = timezone.now()
+        won = Connection.objects.filter(pk=connection.pk).filter(
+            Q(refresh_claimed_until__isnull=True) | Q(refresh_claimed_until__lt=now)
+        ).update(refresh_claimed_until=now + REFRESH_LEASE)
+        _copy_tokens(Connection.objects.get(pk=connection.pk), connection)
+        if won:
+            break
+        if connection.token_version != seen and _quickbooks_fresh(connection):
+            return _tokens_of(connection)["access_token"]  # the other worker's refresh
+        if waited >= REFRESH_WAIT:
+            raise ToolError("unavailable", f"{label}: another worker is refreshing its sign-in. Try again shortly.")
+        sleep(0.5)
+        waited += 0.5
     fresh, failure = None, None
-    with transaction.atomic():
-        seen = connection.token_version
-        current = Connection.objects.select_for_update().get(pk=connection.pk)
-        _copy_tokens(current, connection)
-        # Unless another worker refreshed while we waited for the lock: then its tokens are the ones to use.
+    try:
+        # Unless another worker refreshed before this claim: then its tokens are the ones to use.
         if not _quickbooks_fresh(connection) or (force and connection.token_version == seen):
             fresh, failure = _quickbooks_refresh(connection, label)
             if fresh is not None:
                 connection_tokens_save(connection=connection, tokens=fresh)
+    finally:
+        Connection.objects.filter(pk=connection.pk).update(refresh_claimed_until=None)
     if fresh is None and failure is None:
         return _tokens_of(connection)["access_token"]
     if failure == "signed_out":

@@ -36,38 +36,71 @@ def _load_undo_handlers():
     registry.load_all()
 
 
+def _undo_calls_apps(tool_name: str) -> bool:
+    from tools import registry
+
+    tool = registry.get_tool(tool_name)
+    return tool is not None and bool(tool.undo_calls_apps)
+
+
 def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
-    """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too."""
+    """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too.
+
+    A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
+    is undone with no transaction open: the change is claimed first (a conditional write, so two presses undo it
+    once), the app is called, and the Undo is recorded after; a failed undo gives the claim back."""
     _load_undo_handlers()
-    with transaction.atomic():
-        change = Change.objects.select_for_update().filter(organization=org, id=change_id).first()
-        if change is None:
-            raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
-        if change.undoes_id is not None:
-            raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
-        if change.undone_at is not None:
-            raise ToolError("changed", "That change was undone already.")
-        handler = UNDO_HANDLERS.get(change.tool)
-        if change.undo is None or handler is None:
-            raise ToolError("unsupported", f"{change.tool} has no Undo.")
+    change = Change.objects.filter(organization=org, id=change_id).first()
+    if change is None:
+        raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
+    if not _undo_calls_apps(change.tool):
+        with transaction.atomic():
+            change = Change.objects.select_for_update().get(id=change.id)
+            handler = _undo_handler(change)
+            handler(org=org, actor=actor, change=change)
+            return _undo_recorded(org, change, actor)
+    handler = _undo_handler(change)
+    now = timezone.now()
+    if not Change.objects.filter(id=change.id, undone_at__isnull=True).update(undone_at=now):
+        raise ToolError("changed", "That change was undone already.")
+    try:
         handler(org=org, actor=actor, change=change)
-        undo_record = Change.objects.create(
-            organization=org,
-            actor_kind=actor.kind,
-            actor_id=actor.id,
-            actor_name=actor.name,
-            tool=change.tool,
-            kind=change.kind,
-            sentence=f"undid: {change.sentence}"[:500],
-            listing=change.listing,
-            target_type=change.target_type,
-            target_id=change.target_id,
-            undoes=change,
-        )
-        change.undone_at = timezone.now()
-        change.undone_by = undo_record
-        change.save(update_fields=["undone_at", "undone_by"])
-        live.notify(org.id, "work")
+    except BaseException:
+        Change.objects.filter(id=change.id, undone_at=now, undone_by__isnull=True).update(undone_at=None)
+        raise
+    with transaction.atomic():
+        return _undo_recorded(org, change, actor, at=now)
+
+
+def _undo_handler(change: Change):
+    if change.undoes_id is not None:
+        raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
+    if change.undone_at is not None:
+        raise ToolError("changed", "That change was undone already.")
+    handler = UNDO_HANDLERS.get(change.tool)
+    if change.undo is None or handler is None:
+        raise ToolError("unsupported", f"{change.tool} has no Undo.")
+    return handler
+
+
+def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) -> Change:
+    undo_record = Change.objects.create(
+        organization=org,
+        actor_kind=actor.kind,
+        actor_id=actor.id,
+        actor_name=actor.name,
+        tool=change.tool,
+        kind=change.kind,
+        sentence=f"undid: {change.sentence}"[:500],
+        listing=change.listing,
+        target_type=change.target_type,
+        target_id=change.target_id,
+        undoes=change,
+    )
+    change.undone_at = at or timezone.now()
+    change.undone_by = undo_record
+    change.save(update_fields=["undone_at", "undone_by"])
+    live.notify(org.id, "work")
     return undo_record
 
 

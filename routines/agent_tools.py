@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from django.db import transaction
-
 from agents import services as agent_services
 from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
 from routines import services
 from routines.models import Routine, Skill
 from tools.errors import ToolError
+from tools.pipeline import in_one_transaction
 from tools.registry import ToolInput
 
 
@@ -73,7 +72,8 @@ def triggers(turn, inp: TriggersInput):
     if inp.action == "add":
         if not inp.name or inp.when is None:
             raise ToolError("bad_input", "name, when: a new routine needs a name and when it fires")
-        with transaction.atomic():
+
+        def add() -> dict:
             routine = services.routine_add(
                 org=turn.org, agent=agent, name=inp.name, when=inp.when, note=inp.note or "", skill=inp.skill,
                 filter=inp.filter, once=bool(inp.once),
@@ -83,12 +83,19 @@ def triggers(turn, inp: TriggersInput):
                 sentence=f"set a routine for {agent.name}: {routine.name} ({services.when_text(routine)})",
                 created=True,
             )
-        return {"saved": routine.id, "when": services.when_text(routine)}
+            return {"saved": routine.id, "when": services.when_text(routine)}
+
+        return in_one_transaction(add)
     routine = _routine(turn, agent, inp.id)
     if inp.action in ("off", "on"):
-        services.routine_set_on(routine=routine, on=inp.action == "on")
-        return {"turnedOn": routine.id} if inp.action == "on" else {"turnedOff": routine.id}
-    # change: it changes what's there, so it goes past the check first.
+
+        def switch() -> dict:
+            services.routine_set_on(routine=routine, on=inp.action == "on")
+            return {"turnedOn": routine.id} if inp.action == "on" else {"turnedOff": routine.id}
+
+        return in_one_transaction(switch)
+    # change: it changes what's there, so it goes past the check first (with no transaction open: its judge is a
+    # model), then the change and the call's record commit together.
     held = turn.check(action={
         "tool": "triggers",
         "input": inp.model_dump(by_alias=True, exclude_none=True),
@@ -96,14 +103,17 @@ def triggers(turn, inp: TriggersInput):
     })
     if held is not None:
         return held
-    with transaction.atomic():
+
+    def change() -> dict:
         services.routine_change(routine=routine, name=inp.name, when=inp.when, note=inp.note, skill=inp.skill,
                                 filter=inp.filter, once=inp.once)
         turn.record_change(
             tool="triggers", kind="changes", listing="home", target_type="routine", target_id=str(routine.id),
             sentence=f"changed {agent.name}'s routine {routine.name}",
         )
-    return {"changed": routine.id}
+        return {"changed": routine.id}
+
+    return in_one_transaction(change)
 
 
 # --- skills ---------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Agent, Message
 from roadstar.actors import Actor
+from roadstar.network import network_call
 from routines import services
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Summary
 
@@ -69,6 +70,13 @@ def tick(*, now: datetime.datetime | None = None) -> int:
 
 
 def _fire_if_due(routine_id: int, *, now: datetime.datetime) -> int:
+    # The check tool may read an app (Gmail, QuickBooks): it runs first, with no transaction open. Two workers may
+    # both run it; only the one that claims the routine below keeps its result.
+    due = Routine.objects.filter(id=routine_id, status=Routine.Status.ON, next_fire_at__lte=now).select_related(
+        "organization", "agent").first()
+    if due is None:
+        return 0
+    digest = _check_digest(due) if due.next_check_at and due.next_check_at <= now else None
     with transaction.atomic():
         routine = (
             Routine.objects.select_for_update(skip_locked=True, of=("self",))
@@ -87,8 +95,9 @@ def _fire_if_due(routine_id: int, *, now: datetime.datetime) -> int:
             if "its time came" not in reasons:
                 reasons.append("its time came")
         check_changed = False
-        if routine.next_check_at and routine.next_check_at <= now:
-            check_changed = _run_check(routine)
+        if digest is not None and routine.next_check_at and routine.next_check_at <= now:
+            check_changed = bool(routine.check_last) and digest != routine.check_last
+            routine.check_last = digest
         # Move every timed `when` past now before firing: a routine missed during downtime fires once.
         services.schedule(routine, now=now)
         # On SQLite the row lock is not there: this conditional write is the claim, and only one writer wins.
@@ -106,8 +115,8 @@ def _fire_if_due(routine_id: int, *, now: datetime.datetime) -> int:
         return 1
 
 
-def _run_check(routine: Routine) -> bool:
-    """Run the routine's read-only tool as its agent; did the result change since the last time?"""
+def _check_digest(routine: Routine) -> str | None:
+    """Run the routine's read-only tool as its agent: the hash of its result, or None when it failed."""
     from tools.context import ToolContext
     from tools.pipeline import use_tool
 
@@ -115,11 +124,8 @@ def _run_check(routine: Routine) -> bool:
     result = use_tool(ctx, routine.check_tool, routine.check_input)
     if "error" in result:
         logger.info("routine %s: its check %s failed: %s", routine.id, routine.check_tool, result)
-        return False
-    digest = services.check_result_hash(result)
-    changed = bool(routine.check_last) and digest != routine.check_last
-    routine.check_last = digest
-    return changed
+        return None
+    return services.check_result_hash(result)
 
 
 # --- events -----------------------------------------------------------------------------------------------------
@@ -194,6 +200,7 @@ def ask_prompt(event: Event, routines: list[Routine]) -> list[dict]:
 def ask_batch_match(event: Event, routines: list[Routine]) -> set[int]:
     from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 
+    network_call("matching ask routines with the model")
     try:
         model = get_model()
         response = model.complete(model_id=settings.CHEAPEST_MODEL, messages=ask_prompt(event, routines), tools=[],

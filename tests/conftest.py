@@ -14,6 +14,12 @@ registry.load_all()
 
 
 @pytest.fixture(autouse=True)
+def no_network_in_a_transaction(settings):
+    """A network call (an app, the model, SMTP) made with a transaction open fails the test (roadstar/network.py)."""
+    settings.ROADSTAR_NETWORK_GUARD = "raise"
+
+
+@pytest.fixture(autouse=True)
 def files_on_disk(settings, tmp_path_factory):
     """The local files' bytes go to a folder of the test's own, never to var/files."""
     settings.ROADSTAR_FILES_ROOT = str(tmp_path_factory.mktemp("files"))

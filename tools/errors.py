@@ -43,3 +43,18 @@ def not_found(what: str, value) -> ToolError:
 
 def bad_input(field: str, problem: str) -> ToolError:
     return ToolError("bad_input", f"{field}: {problem}")
+
+
+# SQLite's "database is locked" after its busy timeout; PostgreSQL's lock and statement timeouts.
+_BUSY_WORDS = ("database is locked", "database table is locked", "lock timeout", "could not obtain lock")
+
+
+def is_busy(error: BaseException) -> bool:
+    """An OperationalError that says the database was busy (another process held the lock too long)."""
+    text = str(error).lower()
+    return any(words in text for words in _BUSY_WORDS)
+
+
+def busy_error() -> ToolError:
+    return ToolError("unavailable", "Roadstar's database is busy with other work right now: busy, try again in a "
+                                    "moment. Nothing was done.")

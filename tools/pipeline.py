@@ -1,16 +1,29 @@
 """`use_tool`: the one path every caller takes to run a tool (a thread, code in the workspace, an MCP client).
 
-1. resolve the name; 2. validate the input; 3. the check (go / ask / stop); 4. run the service in one
-transaction; 5. record the change (Home's Your work, or the record's own log) with what Undo needs;
-6. return the result as JSON. Failures come back in-band as `{error, message, card?}`, never as exceptions.
+1. resolve the name; 2. validate the input; 3. the check (go / ask / stop), with no transaction open (its judge
+is a model); 4. run the service; 5. record the change (Home's Your work, or the record's own log) with what Undo
+needs; 6. return the result as JSON. Failures come back in-band as `{error, message, card?}`, never as exceptions.
+
+No transaction stays open across a network call (under SQLite it would hold the one write lock). A tool that only
+works on Roadstar's own records runs in one transaction with its change, so it happens whole or not at all. A tool
+that calls an app (`Tool.calls_apps`: mail, files, calendar, books) runs with none open; its writes here (returned
+as `Writes`) and its change go in one short transaction after the app's work. Either way the caller's record of
+the call (a thread's ToolCall: `recording`) commits in that same transaction, so a call that ran is recorded once.
+
+A write that waits for the database longer than its busy timeout (SQLite's lock held by another process) answers
+`unavailable`, "busy, try again", and nothing of the call is kept.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
 
-from django.db import transaction
+from django.db import OperationalError, transaction
 from pydantic import ValidationError
 
 from integrations.durable import kept
@@ -18,10 +31,43 @@ from roadstar.models import Change
 from roadstar.services import change_record
 from tools import registry
 from tools.context import ToolContext
-from tools.errors import ToolError
+from tools.errors import ToolError, busy_error, is_busy
 from tools.inputs import describe_validation_error
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Recording:
+    """A caller's record of one call, written in the transaction that commits the call's own writes."""
+
+    def __init__(self, write: Callable[[dict | None], None]):
+        self.write = write
+        self.done = False
+
+
+_recording: ContextVar[Recording | None] = ContextVar("tools_pipeline_recording", default=None)
+
+
+@contextmanager
+def recording(write: Callable[[dict | None], None]) -> Iterator[Recording]:
+    """`with recording(lambda result: ...) as record:` around a call: `write(result)` runs inside the transaction
+    that commits what the call did, and `record.done` says it committed. When it isn't done (the call asked, failed
+    or changed nothing of its own), the caller records the result itself."""
+    record = Recording(write)
+    token = _recording.set(record)
+    try:
+        yield record
+    finally:
+        _recording.reset(token)
+
+
+def take_recording() -> Recording | None:
+    """The caller's record of this call, taken once: a call nested in this one can't write it."""
+    record = _recording.get()
+    if record is not None:
+        _recording.set(None)
+    return record
 
 
 def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None:
@@ -42,15 +88,52 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
         held = _check(ctx, tool, inp, raw_input)
         if held is not None:
             return held
-        # kept(): writes a failing tool must leave standing (the card its error points to, a refreshed token)
-        # are written again after its transaction rolls back. See integrations/durable.py.
-        with kept(), transaction.atomic():
-            outcome = tool.run(ctx, inp)
-            result = _record(ctx, tool, inp, outcome)
+        return _run(ctx, tool, inp)
     except ToolError as error:
         return error.as_result()
-    if result is None:
-        return None if tool.nullable else {"done": True}
+    except OperationalError as error:
+        if not is_busy(error):
+            raise
+        logger.warning("%s: the database stayed busy: %s", name, error)
+        return busy_error().as_result()
+
+
+def _run(ctx: ToolContext, tool: registry.Tool, inp) -> dict | None:
+    def finish(outcome) -> dict | None:
+        if isinstance(outcome, registry.Writes):
+            outcome = outcome.write()
+        result = _record(ctx, tool, inp, outcome)
+        return {"done": True} if result is None and not tool.nullable else result
+
+    # kept(): writes a failing tool must leave standing (the card its error points to, a refreshed token) are
+    # written again after its transaction rolls back. See integrations/durable.py.
+    with kept():
+        if not tool.calls_apps:
+            return in_one_transaction(lambda: finish(tool.run(ctx, inp)))
+        outcome = tool.run(ctx, inp)  # the app is called with no transaction open
+        if not isinstance(outcome, registry.Done | registry.Writes) and _recording.get() is None:
+            return finish(outcome)  # it read: nothing to write here, so no lock to wait for
+        try:
+            return in_one_transaction(lambda: finish(outcome))
+        except OperationalError as error:
+            if is_busy(error) and isinstance(outcome, registry.Done):
+                # The app made its change; only Roadstar's record of it couldn't be written.
+                raise ToolError("unknown_outcome", f"{tool.name} was done in the app, but Roadstar's database was "
+                                "busy, so it isn't recorded and has no Undo: look in the app before doing it "
+                                "again.") from error
+            raise
+
+
+def in_one_transaction(work: Callable[[], T]) -> T:
+    """Run a call's writes (`work`, returning the call's result) in one transaction with the caller's record of the
+    call: the call happens, and is known to have happened, or neither."""
+    record = take_recording()
+    with transaction.atomic():
+        result = work()
+        if record is not None:
+            record.write(result)
+    if record is not None:
+        record.done = True
     return result
 
 

@@ -72,6 +72,20 @@ class Done:
     changed_existing: bool = False
 
 
+@dataclass
+class Writes:
+    """What a tool that called an app returns when it has writes of its own to make here (a held email, the
+    contacts' log lines): `write()` runs in the short transaction that records the change, after every call to
+    the app is done, and returns what the tool would have (a Done, or a result)."""
+
+    write: Callable[[], Any]
+
+
+# The groups whose tools call the owner's apps (Gmail, Drive, Google Calendar, QuickBooks, and the local ones):
+# their tools run with no transaction open (tools/pipeline.py).
+APP_GROUPS = frozenset({"mail", "files", "calendar", "books"})
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -88,6 +102,11 @@ class Tool:
     check_note: Callable[[ToolContext, Any], str] | None = None
     # The result may be null (contacts.find when no one has the address); else a None result is `{"done": true}`.
     nullable: bool = False
+    # Its body calls an app over the network (by default, the tools of APP_GROUPS): it runs with no transaction
+    # open, and what it writes here goes in one short transaction after (return `Writes` for writes of its own).
+    calls_apps: bool | None = None
+    # Its undo calls an app (by default, when the tool does): Undo then runs with no transaction open.
+    undo_calls_apps: bool | None = None
     group: str = field(init=False)
 
     def __post_init__(self):
@@ -95,6 +114,10 @@ class Tool:
         if not group or not action:
             raise ValueError(f"tool name {self.name!r} must be group.action")
         object.__setattr__(self, "group", group)
+        if self.calls_apps is None:
+            object.__setattr__(self, "calls_apps", group in APP_GROUPS)
+        if self.undo_calls_apps is None:
+            object.__setattr__(self, "undo_calls_apps", self.calls_apps)
 
     @property
     def owners_yes(self) -> str:

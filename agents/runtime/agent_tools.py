@@ -21,6 +21,7 @@ from roadstar.models import Change
 from roadstar.undo import register_undo
 from tools.errors import ToolError
 from tools.inputs import describe_validation_error
+from tools.pipeline import in_one_transaction
 from tools.registry import ToolInput
 
 ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outside"
@@ -77,10 +78,25 @@ def tools_for_place(place: str) -> list[AgentTool]:
 # Tools that only read memory (and may write a summary of it with the cheapest model on the way): they run
 # outside the transaction that records their result, so no database lock is held while a model is asked.
 MEMORY_READERS = frozenset({"zoom_memory", "read_thread", "message_date"})
+# Tools that may call out (an app, the check's judge) before they write: they run with no transaction open, and
+# their writes commit with the call's recorded result (tools.pipeline.in_one_transaction).
+CALL_OUT = frozenset({"use_tool", "change_agent", "triggers"})
 
 
 def holds_transaction(name: str) -> bool:
-    return name not in MEMORY_READERS
+    return name not in MEMORY_READERS and name not in CALL_OUT
+
+
+def writes_to_an_app(name: str, arguments) -> bool:
+    """A use_tool call of a tool that may change something in an app: it can't be undone by a rollback, so it is
+    marked started (committed) before it runs, and a worker that dies mid-call never runs it again."""
+    from tools import registry
+
+    if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
+        return False
+    registry.load_all()
+    tool = registry.get_tool(arguments["name"])
+    return tool is not None and bool(tool.calls_apps) and tool.kind != "reads"
 
 
 def run_agent_tool(turn, name: str, arguments: dict) -> dict | None:
@@ -291,13 +307,16 @@ def change_agent(turn, inp: ChangeAgentInput):
     )
     if held is not None:
         return held
-    with transaction.atomic():
+
+    def change() -> dict:
         services.agent_change(org=turn.org, actor=turn.actor, agent=agent, changes=dict(changes))
         turn.record_change(
             tool="change_agent", kind="changes", sentence=f"changed {agent.name}: {', '.join(sorted(changes))}",
             listing="home", target_type="agent", target_id=str(agent.id), undo=None,
         )
-    return {"changed": agent.name}
+        return {"changed": agent.name}
+
+    return in_one_transaction(change)
 
 
 def _agent_value(agent: Agent, key: str):

@@ -59,6 +59,9 @@ def summarize(conversation: Conversation, texts: list[str]) -> str:
     from agents.runtime.model import get_model
     from agents.services import usage_record
 
+    from roadstar.network import network_call
+
+    network_call("a memory summary's model call")
     model = get_model()
     response = model.complete(
         model_id=settings.CHEAPEST_MODEL,

@@ -17,6 +17,8 @@ from decimal import Decimal
 
 from django.conf import settings
 
+from roadstar.network import network_call
+
 logger = logging.getLogger(__name__)
 
 RETRY_DELAYS = (2, 4, 8, 16, 32)
@@ -97,6 +99,7 @@ class OpenAIModel:
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
                  tool_choice: str | None = None, json_schema: dict | None = None) -> ModelResponse:
         """`json_schema` (`{name, schema}`) asks for an answer that is strictly that JSON (structured outputs)."""
+        network_call("a model call")
         config = model_settings(model_id)
         request = {"model": config["name"], "messages": messages}
         if tools:

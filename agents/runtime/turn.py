@@ -19,6 +19,7 @@ from agents.models import Agent, Conversation, Message, Run, ToolCall, Work
 from agents.runtime import memory, scheduler
 from agents.runtime.agent_tools import (
     holds_transaction,
+    writes_to_an_app,
     packet_text,
     place_of,
     run_agent_tool,
@@ -30,8 +31,10 @@ from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from roadstar import live
 from roadstar.actors import Actor
+from roadstar.network import network_call
 from roadstar.services import card_open
 from routines.services import skill_names
+from tools.errors import ToolError
 
 logger = logging.getLogger(__name__)
 
@@ -134,6 +137,7 @@ class Turn(ToolHost):
                 return Run.Outcome.PAUSED
             last_step = self.run.steps >= limit - 1
             try:
+                network_call("a turn's model call")
                 response = model.complete(
                     model_id=self.agent.model, messages=self.prompt(last_step=last_step), tools=self.tool_specs(),
                     thinking=self.thinking(), tool_choice="none" if last_step else None,
@@ -200,14 +204,25 @@ class Turn(ToolHost):
                 self._latest_reply(text)
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
+        from tools.pipeline import recording
+
         for call in pending:
-            # A call and its recorded result commit together, so a call that ran is never run again. Tools that
-            # only read memory may ask the model for a summary: they run outside, not holding SQLite's write lock.
+            # A call and its recorded result commit together, so a call that ran is never run again.
             if holds_transaction(call.name):
                 with transaction.atomic():
                     self._record_result(call, run_agent_tool(self, call.name, call.arguments))
-            else:
+                continue
+            # The others may call out (an app, a model, the check's judge): they run with no transaction open,
+            # and their writes commit with their recorded result (tools.pipeline.recording).
+            if writes_to_an_app(call.name, call.arguments):
+                if call.started_at is not None:
+                    with transaction.atomic():
+                        self._record_result(call, ToolError("unknown_outcome", STOPPED_MID_CALL).as_result())
+                    continue
+                ToolCall.objects.filter(id=call.id).update(started_at=timezone.now())
+            with recording(lambda result, call=call: self._record_result(call, _in_band(call.name, result))) as record:
                 result = run_agent_tool(self, call.name, call.arguments)
+            if not record.done:
                 with transaction.atomic():
                     self._record_result(call, result)
 
@@ -274,6 +289,17 @@ def try_again_card(conversation: Conversation, *, body: str) -> None:
         title=f"{agent.name} couldn't finish{': ' + conversation.title if conversation.title else ''}",
         body=body, action_label="Try again", data={"conversation_id": str(conversation.id)},
     )
+
+
+STOPPED_MID_CALL = (
+    "The worker running this call stopped before its result was written down, so it may or may not have happened "
+    "in the app. Look (read or search) before you do it again."
+)
+
+
+def _in_band(name: str, result):
+    # run_agent_tool's answer for a tool that returned nothing; use_tool's own result may be null
+    return {"done": True} if result is None and name != "use_tool" else result
 
 
 def compact_json(result) -> str:

@@ -17,7 +17,7 @@ from integrations.providers.base import MailQuery
 from integrations.services import Asker
 from roadstar.timefmt import iso
 from tools.inputs import Offset, Text
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, Writes, register, register_group
 
 register_group(
     Group(
@@ -166,19 +166,24 @@ class DraftInput(OutgoingInput):
 
 
 def draft(ctx, inp: DraftInput):
-    result, entries = mail_draft(
+    result, log = mail_draft(
         org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [], subject=inp.subject,
         text=inp.text, thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
         signature=inp.signature,
     )
-    return Done(
-        result=result,
-        sentence=f"drafted an email to {_who(result['to'] or ['nobody yet'])}: “{inp.subject}”",
-        target_type="mail_draft",
-        target_id=result["draftId"],
-        created=True,
-        log_entry=entries[0] if entries else None,
-    )
+
+    def write() -> Done:
+        entries = log()
+        return Done(
+            result=result,
+            sentence=f"drafted an email to {_who(result['to'] or ['nobody yet'])}: “{inp.subject}”",
+            target_type="mail_draft",
+            target_id=result["draftId"],
+            created=True,
+            log_entry=entries[0] if entries else None,
+        )
+
+    return Writes(write)
 
 
 register(
@@ -213,29 +218,33 @@ def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) ->
 
 
 def send(ctx, inp: SendInput):
-    outgoing = _prepare(ctx, inp)
+    outgoing = _prepare(ctx, inp)  # reads the thread and the attachments from the apps
     held_back = _check_whom_it_reaches(ctx, inp, outgoing.to, outgoing.cc)
     if held_back is not None:
         return held_back
-    held, thread_id, entries = email_hold(
-        org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, outgoing=outgoing, subject=inp.subject,
-        text=inp.text, signature=inp.signature,
-    )
-    goes = local_time_words(held.goes_at, ctx.org.time_zone)
-    also = f" (cc {_who(held.cc)})" if held.cc else ""
-    return Done(
-        result={
-            "held": {"trigger": held.number, "at": iso(held.goes_at), "to": list(held.to)},
-            "threadId": thread_id,
-            "note": f"Held on Home for two minutes, where {ctx.org.owner_first_name} can Undo it; it goes to "
-                    f"{_who(held.to or held.cc)}{also} at {goes}. It's done: don't send it again.",
-        },
-        sentence=f"emailed {_who(held.to or held.cc)}: “{inp.subject}”",
-        target_type="email",
-        target_id=str(held.id),
-        undo={"held": str(held.id), "goesAt": iso(held.goes_at)},
-        log_entry=entries[0] if entries else None,
-    )
+
+    def write() -> Done:
+        held, thread_id, entries = email_hold(
+            org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, outgoing=outgoing,
+            subject=inp.subject, text=inp.text, signature=inp.signature,
+        )
+        goes = local_time_words(held.goes_at, ctx.org.time_zone)
+        also = f" (cc {_who(held.cc)})" if held.cc else ""
+        return Done(
+            result={
+                "held": {"trigger": held.number, "at": iso(held.goes_at), "to": list(held.to)},
+                "threadId": thread_id,
+                "note": f"Held on Home for two minutes, where {ctx.org.owner_first_name} can Undo it; it goes to "
+                        f"{_who(held.to or held.cc)}{also} at {goes}. It's done: don't send it again.",
+            },
+            sentence=f"emailed {_who(held.to or held.cc)}: “{inp.subject}”",
+            target_type="email",
+            target_id=str(held.id),
+            undo={"held": str(held.id), "goesAt": iso(held.goes_at)},
+            log_entry=entries[0] if entries else None,
+        )
+
+    return Writes(write)
 
 
 def undo_send(*, org, actor, change):
@@ -251,5 +260,6 @@ register(
         kind="sends",
         your_work="home_undo",
         undo=undo_send,
+        undo_calls_apps=False,  # Undo within the hold only stops it here
     )
 )
