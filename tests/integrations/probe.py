@@ -1,4 +1,5 @@
-"""A throwaway tool for running code through use_tool, as a provider-backed tool would, removed after the test."""
+"""A throwaway tool for running code through use_tool, as a provider-backed tool would (with no transaction open,
+unless `calls_apps=False`), removed after the test."""
 
 import pytest
 
@@ -15,8 +16,9 @@ def probe_tool():
     registry.load_all()
     added = []
 
-    def add(run, name="integrations.probe"):
-        registry.register(Tool(name=name, description="A probe", input=ProbeInput, run=run, kind="reads"))
+    def add(run, name="integrations.probe", calls_apps=True):
+        registry.register(Tool(name=name, description="A probe", input=ProbeInput, run=run, kind="reads",
+                               calls_apps=calls_apps))
         added.append(name)
 
     yield add

@@ -181,3 +181,83 @@ def test_a_quickbooks_token_another_worker_refreshed_is_used_as_it_is(expired_qu
 
 def test_a_local_connection_has_no_credentials(local):
     assert local.credentials() is None
+
+
+# --- QuickBooks: one refresh at a time, with no transaction open ---------------------------------------------
+
+
+def test_a_quickbooks_refresh_another_worker_is_making_is_waited_for_and_its_token_used(expired_quickbooks):
+    """Another worker holds the refresh claim: this one waits (no transaction, no row lock held) and uses the tokens
+    that worker saved, without spending the refresh token again."""
+    import datetime
+
+    from django.utils import timezone
+
+    from integrations.oauth import quickbooks_access_token
+    from integrations.services import connection_tokens_save
+
+    Connection.objects.filter(pk=expired_quickbooks.pk).update(
+        refresh_claimed_until=timezone.now() + datetime.timedelta(seconds=60))
+    waits = []
+
+    def other_worker_finishes(seconds):
+        waits.append(seconds)
+        other = Connection.objects.get(pk=expired_quickbooks.pk)
+        connection_tokens_save(connection=other, tokens={"access_token": "qb-access-9", "refresh_token": "qb-refresh-9",
+                                                         "expiry": (timezone.now() + datetime.timedelta(hours=1)).isoformat()})
+        Connection.objects.filter(pk=other.pk).update(refresh_claimed_until=None)
+
+    with intuit() as made:
+        token = quickbooks_access_token(expired_quickbooks, sleep=other_worker_finishes)
+    assert (token, made, len(waits)) == ("qb-access-9", [], 1)
+
+
+def test_a_dead_workers_quickbooks_refresh_claim_is_taken_over_after_its_lease(expired_quickbooks):
+    import datetime
+
+    from django.utils import timezone
+
+    from integrations.oauth import quickbooks_access_token
+
+    Connection.objects.filter(pk=expired_quickbooks.pk).update(
+        refresh_claimed_until=timezone.now() - datetime.timedelta(seconds=1))
+    with intuit(response(200, NEW_QB_TOKEN)) as made:
+        token = quickbooks_access_token(expired_quickbooks, sleep=lambda s: pytest.fail("it waited"))
+    saved = Connection.objects.get(pk=expired_quickbooks.pk)
+    assert (token, len(made), saved.refresh_claimed_until, saved.read_tokens()["refresh_token"]) == (
+        "qb-access-2", 1, None, "qb-refresh-2"
+    )
+
+
+def test_a_quickbooks_refresh_held_too_long_by_another_worker_is_unavailable(expired_quickbooks):
+    import datetime
+
+    from django.utils import timezone
+
+    from integrations.oauth import quickbooks_access_token
+
+    Connection.objects.filter(pk=expired_quickbooks.pk).update(
+        refresh_claimed_until=timezone.now() + datetime.timedelta(seconds=60))
+    with intuit() as made, pytest.raises(ToolError) as caught:
+        quickbooks_access_token(expired_quickbooks, sleep=lambda s: None)
+    assert (caught.value.kind, made) == ("unavailable", [])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quickbooks_refresh_asks_intuit_with_no_transaction_open(org, app_settings, monkeypatch):
+    from django.db import connection
+
+    from integrations import oauth
+
+    expired = save_quickbooks(org, expiry=an_hour_ago())
+    seen = []
+    real = oauth._quickbooks_refresh
+
+    def refresh(conn, label):
+        seen.append(connection.in_atomic_block)
+        return real(conn, label)
+
+    monkeypatch.setattr(oauth, "_quickbooks_refresh", refresh)
+    with intuit(response(200, NEW_QB_TOKEN)):
+        assert oauth.quickbooks_access_token(expired) == "qb-access-2"
+    assert seen == [False]

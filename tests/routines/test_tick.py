@@ -216,3 +216,30 @@ def test_a_routine_runs_answer_reaches_the_owner(org, weekly, model):
     assert Message.objects.get(conversation=chat).text == (
         "[Answer from Bookkeeper · Overdue invoices] Chased one overdue invoice."
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_check_that_reads_an_app_runs_with_no_transaction_open(org, keeper, monkeypatch):
+    """The check tool may read Gmail or QuickBooks: it runs before the routine is claimed, not under its lock."""
+    from django.db import connection
+
+    from integrations import meetings
+    from integrations.providers.local_calendar import LocalCalendarProvider
+    from integrations.services import connection_create_local
+
+    seen = []
+
+    class Watched(LocalCalendarProvider):
+        def meetings(self, **query):
+            seen.append(connection.in_atomic_block)
+            return super().meetings(**query)
+
+    connection_create_local(org=org, account="sam@fernhill.test", groups=["calendar"])
+    monkeypatch.setattr(meetings, "provider_for", lambda conn, group, **options: Watched(conn))
+    with freeze_time("2026-11-10T12:00:00Z"):
+        services.routine_add(org=org, agent=keeper, name="New meetings", when={"check": {
+            "tool": "calendar", "action": "list", "everyMinutes": 15,
+            "input": {"after": "2026-11-10", "before": "2026-11-20"}}})
+    with freeze_time("2026-11-10T12:15:00Z"):
+        engine.tick()
+    assert seen == [False]

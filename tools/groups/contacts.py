@@ -143,6 +143,7 @@ register(
         input=TimelineInput,
         run=timeline,
         kind="reads",
+        calls_apps=True,  # it reads the mail and calendar apps live
     )
 )
 
