@@ -15,12 +15,17 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
+from roadstar.locking import lock
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from tools.errors import ToolError
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
-EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:form.submitted",
-               "kind:mail.received")
+# The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's
+# visitors could fill in, so nothing here would ever tell it: a routine waiting on it is refused, not left silent.
+EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:mail.received")
+UNTOLD_KINDS = {
+    "kind:form.submitted": "Roadstar has no forms for visitors to fill in yet, so no form submission is ever told",
+}
 MIN_CHECK_MINUTES = 15
 RUN_CLOSING = (
     "Do the work now. Your last reply says what you found or made. If something needs the owner first, ask in "
@@ -37,6 +42,12 @@ def skill_get(*, agent: Agent, skill_id: str) -> Skill:
         names = ", ".join(Skill.objects.filter(agent=agent).values_list("slug", flat=True)) or "none yet"
         raise ToolError("not_found", f"{agent.name} has no skill {skill_id!r}. Its skills: {names}.")
     return skill
+
+
+def skill_names(*, agent: Agent) -> list[str]:
+    """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)"."""
+    return [f"{name} (id {slug})" for name, slug in Skill.objects.filter(agent=agent).order_by("name")
+            .values_list("name", "slug")]
 
 
 def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str = "") -> Skill:
@@ -56,15 +67,17 @@ def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str 
 def skill_change(*, skill: Skill, name: str | None, about: str | None, steps: str | None, why: str) -> Skill:
     if not (why or "").strip():
         raise ToolError("bad_input", "why: say why it changes, in a line the owner reads")
-    before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
-    if name is not None:
-        skill.name = name.strip()
-    if about is not None:
-        skill.about = about.strip()
-    if steps is not None:
-        skill.steps = steps.strip()
-    skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
-    skill.save()
+    with transaction.atomic():
+        lock(skill)  # its history grows by one entry per change, whoever changes it at the same time
+        before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
+        if name is not None:
+            skill.name = name.strip()
+        if about is not None:
+            skill.about = about.strip()
+        if steps is not None:
+            skill.steps = steps.strip()
+        skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
+        skill.save()
     return skill
 
 
@@ -82,7 +95,9 @@ def next_cron_time(cron: str, *, zone: zoneinfo.ZoneInfo, after: datetime.dateti
     return croniter(cron, local_after).get_next(datetime.datetime).astimezone(datetime.UTC)
 
 
-def _words(text: str) -> set[str]:
+def ask_words(text: str) -> set[str]:
+    """The words of an ask or an item that say something (no stop words, endings trimmed): they order the `ask`
+    routines weighed against an item, the likeliest first. They never decide a match: meaning does."""
     stop = {"a", "an", "the", "and", "or", "of", "to", "for", "about", "on", "in", "with", "new", "is", "are", "be",
             "any", "some", "from", "my", "our", "your", "me", "us", "it", "that", "this", "at", "by", "as", "asking"}
     words = set()
@@ -95,10 +110,6 @@ def _words(text: str) -> set[str]:
                 break
         words.add(word)
     return words
-
-
-def ask_index_keys(ask: str) -> set[str]:
-    return {f"word:{w}" for w in _words(ask)}
 
 
 def _validate_when(*, org, when: dict) -> dict:
@@ -116,7 +127,7 @@ def _validate_when(*, org, when: dict) -> dict:
             raise ToolError("bad_input", f"when.at: {when['at']!r} is not a cron line such as \"0 9 * * 1\"")
         clean["at"] = when["at"].strip()
     if "ask" in when:
-        if not isinstance(when["ask"], str) or not _words(when["ask"]):
+        if not isinstance(when["ask"], str) or not ask_words(when["ask"]):
             raise ToolError("bad_input", "when.ask: give the words to check new mail and documents against")
         clean["ask"] = when["ask"].strip()
     if "keys" in when:
@@ -127,6 +138,12 @@ def _validate_when(*, org, when: dict) -> dict:
             if not key.startswith(KEY_PREFIXES) or key.endswith(":"):
                 raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a key; keys start with "
                                              + ", ".join(KEY_PREFIXES))
+            if key in UNTOLD_KINDS:
+                raise ToolError("bad_input", f"when.keys[{i}]: {key} would never fire: {UNTOLD_KINDS[key]}. "
+                                             "Nothing was saved. The kinds Roadstar tells: " + ", ".join(EVENT_KINDS))
+            if key.startswith("kind:") and key not in EVENT_KINDS:
+                raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a kind of event; the kinds are "
+                                             + ", ".join(EVENT_KINDS))
         clean["keys"] = list(dict.fromkeys(keys))
     if "due" in when:
         try:
@@ -220,7 +237,8 @@ def refresh_next_fire(routine: Routine) -> None:
 
 def _index(routine: Routine) -> None:
     RoutineKey.objects.filter(routine=routine).delete()
-    keys = set(routine.keys) | (ask_index_keys(routine.ask) if routine.ask else set())
+    # Only keys: an `ask` is weighed by meaning against every new item (engine.matching_asks), not looked up.
+    keys = set(routine.keys)
     RoutineKey.objects.bulk_create(
         [RoutineKey(organization_id=routine.organization_id, routine=routine, key=k) for k in sorted(keys)]
     )
@@ -258,6 +276,7 @@ def routine_add(*, org, agent: Agent, name: str, when: dict, note: str = "", ski
 def routine_change(*, routine: Routine, name: str | None = None, when: dict | None = None, note: str | None = None,
                    skill: str | None = None, filter: dict | None = None, once: bool | None = None) -> Routine:
     with transaction.atomic():
+        lock(routine)  # a firing may have moved its count and next time since it was read
         if name is not None:
             routine.name = name.strip()
         if note is not None:
@@ -278,9 +297,11 @@ def routine_change(*, routine: Routine, name: str | None = None, when: dict | No
 
 
 def routine_set_on(*, routine: Routine, on: bool) -> Routine:
-    routine.status = Routine.Status.ON if on else Routine.Status.OFF
-    schedule(routine, now=timezone.now())
-    routine.save()
+    with transaction.atomic():
+        lock(routine)
+        routine.status = Routine.Status.ON if on else Routine.Status.OFF
+        schedule(routine, now=timezone.now())
+        routine.save()
     return routine
 
 
@@ -300,6 +321,7 @@ def run_message(routine: Routine, started_by: str) -> str:
 def routine_fire(*, routine: Routine, started_by: str, event: Event | None = None) -> RoutineRun:
     """Fire once: count it, close a `due` or `once` routine, and queue the run behind any still going."""
     with transaction.atomic():
+        lock(routine)  # two events firing it at once count twice
         run = RoutineRun.objects.create(organization_id=routine.organization_id, routine=routine, event=event,
                                         started_by=started_by)
         routine.fired += 1
@@ -354,8 +376,41 @@ def routine_run_finished(*, work: Work) -> None:
     routine_start_next_run(routine=run.routine)
 
 
-def event_started_by(event: Event) -> str:
-    return f"the event {event.kind} ({', '.join(event.keys)})"
+def event_started_by(event: Event, *, by_words: bool = False) -> str:
+    """What started a run, as its message says: the event and its keys, then what it was about (who, what, the ids
+    to read it by), so the thread needn't search for it."""
+    text = f"the event {event.kind} ({', '.join(event.keys)})"
+    if by_words:
+        text += ", matching its words"
+    about = event_about(event)
+    return f"{text}: {about}" if about else text
+
+
+def event_about(event: Event) -> str:
+    p = event.payload or {}
+
+    def quoted(value) -> str:
+        return "“" + " ".join(str(value).split())[:200] + "”"
+
+    parts: list[str] = []
+    if event.kind == "mail.received":
+        parts += [f"from {p['from']}" if p.get("from") else "", f"subject {quoted(p['subject'])}" if p.get("subject")
+                  else "", f"mail id {p['id']}" if p.get("id") else "", f"thread {p['threadId']}" if p.get("threadId")
+                  else ""]
+    elif event.kind == "doc.changed":
+        parts += [f"the doc {quoted(p['title'])}" if p.get("title") else "", f"changed by {p['who']}" if p.get("who")
+                  else "", f"file id {p['id']}" if p.get("id") else ""]
+    elif event.kind == "meeting.added":
+        guests = ", ".join(p.get("guests") or [])
+        parts += [f"the meeting {quoted(p['title'])}" if p.get("title") else "", f"at {p['start']}" if p.get("start")
+                  else "", f"with {guests}" if guests else "", f"meeting id {p['id']}" if p.get("id") else ""]
+    elif event.kind == "invoice.overdue":
+        owed = f"{p['balance']} {p.get('currency') or ''}".strip() if p.get("balance") is not None else ""
+        parts += [f"invoice {p.get('number') or p.get('id')}" if p.get("number") or p.get("id") else "",
+                  f"to {p['customer']}" if p.get("customer") else "", f"{owed} owed" if owed else "",
+                  f"{p['daysLate']} days late" if p.get("daysLate") is not None else "",
+                  f"invoice id {p['id']}" if p.get("id") else ""]
+    return ", ".join(part for part in parts if part)
 
 
 def filter_passes(routine: Routine, event: Event) -> bool:

@@ -1,19 +1,65 @@
-"""Where the tests find the read-only spec: shared/ beside the repository (as on every machine and in CI)."""
+"""Where the tests find the read-only spec: shared/ beside the repository (as on every machine and in CI).
+
+A fresh clone with nothing beside it has no shared/: the tests that hold the build to the spec word for word
+then skip, saying why, and every other test runs as usual. Use `spec_tools()`, `spec_page()` and
+`shared_file()` inside a test (they skip it when shared/ is absent) and `for_each()` around what a
+`parametrize` reads from the spec at collection (one skipped case instead of an error).
+"""
 
 import json
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 SHARED = Path(settings.BASE_DIR).parent / "shared"
 SPEC = SHARED / "spec"
+ABSENT = (f"the spec conformance tests read {SHARED} (the read-only spec and check cases beside the "
+          "repository, as in CI), which is absent here")
+
+
+def present() -> bool:
+    return (SPEC / "tools.json").is_file()
+
+
+needs_shared = pytest.mark.skipif(not present(), reason=ABSENT)
+
+
+def _skip_unless_present() -> None:
+    if not present():
+        pytest.skip(ABSENT)
 
 
 @cache
+def _tools() -> dict[str, dict]:
+    return {t["name"]: t for t in json.loads((SPEC / "tools.json").read_text())} if present() else {}
+
+
 def spec_tools() -> dict[str, dict]:
-    return {t["name"]: t for t in json.loads((SPEC / "tools.json").read_text())}
+    """spec/tools.json by tool name, in the spec's order."""
+    _skip_unless_present()
+    return _tools()
+
+
+def spec_tool_names(keep: Callable[[dict], bool] = lambda t: True) -> list[str]:
+    """The names of the spec's tools that `keep` keeps, in the spec's order, for a parametrize at collection:
+    a list with one skipped case when shared/ is absent."""
+    return for_each(name for name, t in _tools().items() if keep(t))
+
+
+def for_each(values: Iterable) -> list:
+    values = list(values)
+    return values if present() else [pytest.param(None, marks=pytest.mark.skip(reason=ABSENT), id="no-shared")]
 
 
 def spec_page(relative: str) -> str:
+    _skip_unless_present()
     return (SPEC / relative).read_text()
+
+
+def shared_file(relative: str) -> Path:
+    """A file under shared/ (for example check-cases/dev.jsonl); the test skips when shared/ is absent."""
+    _skip_unless_present()
+    return SHARED / relative

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from checks import reasons
 from checks.evaluation import FAULT_REASONS, run_case
 from checks.judge import JudgeVerdict, ScriptedJudge
+from tests.spec import SHARED, needs_shared
 
 HERE = Path(__file__).parent
-DEV = Path(settings.BASE_DIR).parent / "shared" / "check-cases" / "dev.jsonl"
+DEV = SHARED / "check-cases" / "dev.jsonl"
 OWN = sorted((HERE / "cases").glob("*.jsonl"))
 VERDICTS = {k: v for k, v in json.loads((HERE / "judge_verdicts.json").read_text()).items() if not k.startswith("_")}
 
@@ -22,7 +22,8 @@ def load(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-DEV_CASES = load(DEV)
+# Without shared/ beside the repository the public dev set is absent: this project's own cases still run.
+DEV_CASES = load(DEV) if DEV.is_file() else []
 OWN_CASES = [c for p in OWN for c in load(p)]
 ALL = DEV_CASES + OWN_CASES
 
@@ -39,6 +40,7 @@ def judged(cases):
     return [c for c in cases if c["expect"]["needs_judge"]]
 
 
+@needs_shared
 def test_the_dev_set_is_all_there():
     assert len(DEV_CASES) == 86
 

@@ -1,19 +1,14 @@
 """Which actions are checked, pinned to the spec's tool list (shared/spec/tools.json, "Owner's yes")."""
 
-import json
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from checks.kinds import action_kind, is_checked
+from tests.spec import spec_tool_names, spec_tools
 
-TOOLS = json.loads((Path(settings.BASE_DIR).parent / "shared" / "spec" / "tools.json").read_text())
 
-
-@pytest.mark.parametrize("tool", [t for t in TOOLS if t["owners_yes"] in ("Checked", "No")], ids=lambda t: t["name"])
-def test_every_spec_tool_is_checked_exactly_when_the_spec_says(tool):
-    assert is_checked(tool["name"], {}) == (tool["owners_yes"] == "Checked")
+@pytest.mark.parametrize("name", spec_tool_names(lambda t: t["owners_yes"] in ("Checked", "No")))
+def test_every_spec_tool_is_checked_exactly_when_the_spec_says(name):
+    assert is_checked(name, {}) == (spec_tools()[name]["owners_yes"] == "Checked")
 
 
 @pytest.mark.parametrize("tool,given,checked", [

@@ -2,26 +2,24 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from pydantic import ValidationError
 
 from checks import reasons
 from checks.types import Decision
+from tests.spec import spec_page
 
-ERRORS_MD = Path(settings.BASE_DIR).parent / "shared" / "spec" / "reference" / "errors.md"
 
 
 def spec_blocks():
     """The JSON examples of errors.md's "When the check holds an action back"."""
-    section = ERRORS_MD.read_text().split("## When the check holds an action back")[1].split("## Reasons")[0]
+    section = spec_page("reference/errors.md").split("## When the check holds an action back")[1].split("## Reasons")[0]
     return [json.loads(b) for b in re.findall(r"```json\s*(\{.*?\})\s*```", section, re.S)]
 
 
 def spec_reasons():
-    table = ERRORS_MD.read_text().split("## Reasons")[1]
+    table = spec_page("reference/errors.md").split("## Reasons")[1]
     return [m.group(2) for m in re.finditer(r"^\| (ask|stop) \| (.+?) \|$", table, re.M)]
 
 
@@ -30,7 +28,7 @@ def test_the_six_reasons_are_the_spec_s_word_for_word():
 
 
 def test_each_reason_belongs_to_its_outcome_as_the_spec_says():
-    table = ERRORS_MD.read_text().split("## Reasons")[1]
+    table = spec_page("reference/errors.md").split("## Reasons")[1]
     pairs = {m.group(2): m.group(1) for m in re.finditer(r"^\| (ask|stop) \| (.+?) \|$", table, re.M)}
     assert all(reasons.outcome_of(r) == o for r, o in pairs.items())
 

@@ -93,6 +93,17 @@ def test_triggers_list_off_on(org, keeper, model):
                                           "status": "on", "fired": 0, "skill": None}
 
 
+def test_a_new_routine_is_what_its_work_made_and_a_change_to_it_is_not(org, keeper, model):
+    from roadstar.models import Change
+
+    org.check_enabled = False
+    org.save(update_fields=["check_enabled"])
+    saved = use(org, keeper, model, "triggers", {"action": "add", "name": "Weekly", "when": {"at": "0 9 * * 1"}})
+    use(org, keeper, model, "triggers", {"action": "change", "id": saved["saved"], "when": {"at": "0 8 * * 1"}})
+    assert sorted(Change.objects.filter(tool="triggers").values_list("kind", "created")) == [
+        ("changes", False), ("makes", True)]
+
+
 def test_a_routine_change_goes_past_the_check(org, keeper, model):
     saved = use(org, keeper, model, "triggers", {"action": "add", "name": "Weekly", "when": {"at": "0 9 * * 1"},
                                                  "note": "Chase politely."})
@@ -118,6 +129,11 @@ def test_a_routine_change_runs_when_the_check_is_off(org, keeper, model):
     ({"check": {"tool": "contacts", "action": "update", "everyMinutes": 60}}, "changes things; a check runs only a tool that reads"),
     ({"check": {"tool": "contacts", "action": "nope", "everyMinutes": 60}}, "when.check.tool: there is no tool contacts.nope"),
     ({"soon": True}, "when.soon: not a kind of when"),
+    # The spec names the key but no form for it: nothing would ever fire the routine, so it is refused.
+    ({"keys": ["from:dana@juniperdental.test", "kind:form.submitted"]},
+     "when.keys[1]: kind:form.submitted would never fire: Roadstar has no forms"),
+    ({"keys": ["kind:invoice.paid"]}, "when.keys[0]: 'kind:invoice.paid' is not a kind of event; the kinds are "
+                                      "kind:invoice.overdue, kind:meeting.added, kind:doc.changed, kind:mail.received"),
 ])
 def test_a_routine_with_a_bad_when_is_refused_and_nothing_saved(org, keeper, model, when, message):
     result = use(org, keeper, model, "triggers", {"action": "add", "name": "X", "when": when})

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.spec import spec_page, spec_tools
+from tests.spec import spec_page, spec_tool_names, spec_tools
 from tools import registry
 from tools.registry import Group, RegistryError, Tool, ToolInput
 
@@ -30,25 +30,25 @@ def test_no_tool_is_registered_that_the_spec_does_not_have():
     assert set(registry.TOOLS) - set(spec_tools()) == set()
 
 
-@pytest.mark.parametrize("name", sorted(n for n, t in spec_tools().items() if t["group"] in BUILT_GROUPS))
+@pytest.mark.parametrize("name", sorted(spec_tool_names(lambda t: t["group"] in BUILT_GROUPS), key=str))
 def test_owners_yes_and_home_listing_match_the_spec(name):
     tool, spec = registry.TOOLS[name], spec_tools()[name]
     assert (tool.owners_yes, tool.describe()["your_work"]) == (spec["owners_yes"], spec["your_work"])
 
 
-@pytest.mark.parametrize("name", sorted(n for n, t in spec_tools().items() if t["group"] in BUILT_GROUPS))
+@pytest.mark.parametrize("name", sorted(spec_tool_names(lambda t: t["group"] in BUILT_GROUPS), key=str))
 def test_description_is_the_spec_line_word_for_word(name):
     assert registry.TOOLS[name].description == spec_tools()[name]["does"]
 
 
-@pytest.mark.parametrize("name", sorted(n for n, t in spec_tools().items() if t["group"] in BUILT_GROUPS))
+@pytest.mark.parametrize("name", sorted(spec_tool_names(lambda t: t["group"] in BUILT_GROUPS), key=str))
 def test_every_spec_input_is_an_input_of_the_tool(name):
     schema = registry.TOOLS[name].input_schema()
     top_level = {i["name"].split(".")[0].split("[")[0] for i in spec_tools()[name]["inputs"]}
     assert top_level <= set(schema.get("properties", {}))
 
 
-@pytest.mark.parametrize("name", sorted(n for n, t in spec_tools().items() if t["group"] in BUILT_GROUPS))
+@pytest.mark.parametrize("name", sorted(spec_tool_names(lambda t: t["group"] in BUILT_GROUPS), key=str))
 def test_required_inputs_match_the_spec(name):
     schema = registry.TOOLS[name].input_schema()
     required = {i["name"] for i in spec_tools()[name]["inputs"] if i["required"] and "." not in i["name"]}
@@ -137,3 +137,15 @@ def test_tools_command_prints_every_tool_as_json(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert {t["name"] for t in listed} == set(registry.TOOLS)
     assert set(listed[0]) == {"name", "group", "description", "owners_yes", "your_work", "input_schema"}
+
+
+def test_the_tools_whose_result_may_be_null_are_the_ones_the_spec_says_so():
+    """A tool's null result reaches the caller as null only where the spec's return allows it ("…, or null");
+    every other tool that returns nothing answers `{"done": true}` (spec/how-it-works/tools.md)."""
+    from tests.spec import SPEC
+
+    if not SPEC.exists():
+        pytest.skip(f"the spec is not at {SPEC}")
+    says_null = {name for name, t in spec_tools().items() if re.search(r"\bor null$", t["does"])}
+    assert says_null == {"contacts.find"}
+    assert {name for name, tool in registry.TOOLS.items() if tool.nullable} == says_null & set(registry.TOOLS)
