@@ -218,9 +218,10 @@ LOGGING = {
 }
 
 # Outgoing mail of the local mailbox (integrations/providers/local_mail.py): SMTP when EMAIL_HOST is set, else
-# written to the worker's log. Tests use Django's locmem outbox.
+# written to the worker's log. Tests use Django's locmem outbox. The SMTP backend is Django's, telling a failure
+# after which the server may have taken the email from one after which it didn't (integrations/smtp.py).
 SMTP_MAILER = {
-    "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+    "BACKEND": "integrations.smtp.EmailBackend",
     "OPTIONS": {
         "host": os.environ.get("EMAIL_HOST") or "localhost",
         "port": int(os.environ.get("EMAIL_PORT", "587")),
@@ -276,3 +277,7 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
     "form-action": [CSP.SELF, "https://accounts.google.com", "https://appcenter.intuit.com"],
 }
+
+# A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it
+# (development.py and test.py choose it), "log" logs an error and goes on (roadstar/network.py).
+ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "log")

@@ -20,6 +20,8 @@ ROADSTAR_ENV = "development"
 SECRET_KEY = os.environ.get("SECRET_KEY") or DEVELOPMENT_SECRET_KEY
 DEBUG = env_flag("DEBUG", False)
 ALLOWED_HOSTS = hosts(os.environ.get("ALLOWED_HOSTS")) or hosts(LOCAL_DEFAULT_HOSTS)
+# A network call made with a transaction open fails loudly here, where it is found, rather than in production.
+ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "raise")
 
 _public = [h for h in ALLOWED_HOSTS if not is_local(h)]
 if _public:
