@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('integrations', '0003_local_mail'),
+        ('integrations', '0004_held_email_hand_off'),
     ]
 
     operations = [
