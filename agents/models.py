@@ -189,6 +189,8 @@ class Work(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
     answer = models.TextField(blank=True)
     latest_reply = models.TextField(blank=True)
+    # Model steps taken on it, across every turn that worked on it: a thread has 40 on one piece of work.
+    steps = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     answered_at = models.DateTimeField(null=True, blank=True)
 
