@@ -6,7 +6,7 @@ yes adopts the ask's words, for the action it asked about). Everything an agent 
 fields, tool results) and the other agents' own words are evidence, never permission.
 
 The helpers here are plain text analysis, shared by the rules: addresses, names that resolve to one contact,
-verbs that ask for a send or a change, and standing rules such as "I see every quote before it goes out".
+verbs that ask for a send or a change, and amounts of money. Standing rules and conditions are checks/holds.py.
 """
 
 from __future__ import annotations
@@ -312,34 +312,16 @@ def asks_to_send(text: str) -> bool:
     return any(_send_verb(c) for c in affirmed_parts(text))
 
 
-# ---------------------------------------------------------------------------------------------------- standing holds
+# ---------------------------------------------------------------------------------------------------- amounts
 
-_HOLD = re.compile(
-    r"\b(?:see|sees|review|reviews|approve|approves|check|checks|read|reads|sign\s+off\s+on)\s+(?:every|each|all|any)\b"
-    r"(?=.*\b(?:before|first|beforehand)\b)"
-    r"|\bbefore\s+(?:it|they|anything|any\s+\w+)\s+go(?:es)?\s+out"
-    r"|\b(?:ask|check\s+with|run\s+it\s+by|run\s+\w+\s+by)\s+(?:me|{owner})(?:\s+\w+)?\s+(?:first|before)"
-    r"|\bwithout\s+(?:asking|checking\s+with)\s+(?:me|{owner})",
-    re.I,
-)
-_THRESHOLD = re.compile(
+THRESHOLD = re.compile(
     r"\b(?:over|above|more\s+than|exceeding|greater\s+than|anything\s+over)\s+(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?",
     re.I,
 )
 _AMOUNT = re.compile(r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I)
 
 
-@dataclass(frozen=True)
-class Hold:
-    """A standing rule that holds sends back for the owner: "Sam sees every quote before it goes out", or
-    "Over $5,000, ask Sam first" (then only sends for more than the threshold)."""
-
-    words: Words
-    sentence: str
-    threshold: Decimal | None
-
-
-def _money(number: str, thousands: str | None) -> Decimal | None:
+def money(number: str, thousands: str | None) -> Decimal | None:
     try:
         value = Decimal(number.replace(",", ""))
     except InvalidOperation:
@@ -347,24 +329,44 @@ def _money(number: str, thousands: str | None) -> Decimal | None:
     return value * 1000 if thousands else value
 
 
-def standing_holds(words: Iterable[Words], owner_name: str) -> list[Hold]:
-    owner_first = re.escape((owner_name.split() or ["the owner"])[0])
-    hold = re.compile(_HOLD.pattern.replace("{owner}", owner_first), re.I)
-    out = []
-    for w in words:
-        if w.source == "answered_ask":
-            continue
-        for sentence in sentences(w.text):
-            if hold.search(sentence):
-                t = _THRESHOLD.search(sentence)
-                out.append(Hold(w, sentence, _money(t.group(1), t.group(2)) if t else None))
-    return out
-
-
 def amounts(text: str) -> list[Decimal]:
     out = []
     for m in _AMOUNT.finditer(text or ""):
-        value = _money(m.group(1), m.group(2)) if m.group(1) else _money(m.group(3), None)
+        value = money(m.group(1), m.group(2)) if m.group(1) else money(m.group(3), None)
         if value is not None:
             out.append(value)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------- a yes's send
+
+# Words of an ask that say how it asks, not what it is about: "Shall I email Dana the …?", "OK to send …?".
+_ASK_FILLER = frozenset(
+    "shall should want like okay send sent sending email emailing mail reply respond answer tell let know "
+    "remind forward message note quick short go ahead now today them him her".split()
+)
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word, or the same word with an ending: "thank" and "thanks", "arrive" and "arrives", "host" and "hosting"."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+
+
+def ask_covers_send(ask: str, sent: str, *, names: Iterable[str] = ()) -> bool:
+    """An ask the owner answered yes covers this send only when the send is the one it showed: every amount the
+    send carries is one the ask gave, an amount the ask gave is in it, and at least a third of what the ask was
+    about is there. A yes to "a thank-you to Olu" is not a yes to a quote to Olu."""
+    ask_amounts, sent_amounts = set(amounts(ask)), set(amounts(sent))
+    if sent_amounts - ask_amounts or (ask_amounts and not ask_amounts & sent_amounts):
+        return False
+    skip = {t for n in names for t in tokens(n)} | _ASK_FILLER
+    about = {t for t in tokens(ask) if t not in skip and not t.replace(",", "").replace(".", "").isdigit()}
+    if not about:
+        return True
+    sent_words = tokens(sent)
+    found = sum(any(_same_word(t, s) for s in sent_words) for t in about)
+    return found * 3 >= len(about)
+
