@@ -197,6 +197,8 @@ class Work(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["organization", "-created_at"], name="work_home_idx")]
+        verbose_name = "piece of work"
+        verbose_name_plural = "pieces of work"
 
 
 class ToolCall(models.Model):
@@ -236,6 +238,7 @@ class Usage(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["agent", "at"], name="usage_agent_at_idx")]
+        verbose_name_plural = "usage"
 
 
 class Run(models.Model):
