@@ -12,6 +12,7 @@ verbs that ask for a send or a change, and standing rules such as "I see every q
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -179,17 +180,36 @@ _WORD_NAMES = frozenset(
 )
 
 
+def fold(text: str) -> str:
+    """Letters without their accents ("Zoë" is "Zoe"): a name is often typed without them."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
+
+
 def _name_pattern(name: str) -> re.Pattern:
     return re.compile(rf"(?<![\w@.]){re.escape(name)}(?![\w@])", re.I)
 
 
+# After a name that is also a word, what shows it is the name opening its sentence: "Mark needs his 1099s",
+# "Will said", "Grace's question". The word's other senses are followed by an object: "Mark the invoice paid",
+# "Will you send…", "Bill them", "Hope you're well".
+_AS_SUBJECT = re.compile(
+    r"^(?:'s\b|’s\b|\s+(?:is|was|has|had|will|would|can|could|should|did|does|and|from|at|of|just|still|already|"
+    r"hasn't|isn't|wasn't|can't|won't|didn't|doesn't|says|said|wants|needs|asks|likes|prefers|thinks|thought|writes|"
+    r"wrote|knows|knew|sends|sent|gets|got|agrees|confirms|owes|expects|hopes|plans|came|went|left|took|made|paid|"
+    r"told|mentioned|[a-z]{3,}ed)\b)",
+)
+
+
 def _mentions(text: str, name: str) -> bool:
+    text, name = fold(text), fold(name)
     for m in _name_pattern(name).finditer(text):
         written = m.group()
         if name.lower() in _WORD_NAMES:
             before = text[: m.start()].rstrip()
             opens_clause = not before or before[-1] in ".!?;:,\n(\"'"
-            if not written[0].isupper() or opens_clause:
+            if not written[0].isupper():
+                continue
+            if opens_clause and not _AS_SUBJECT.match(text[m.end():]):
                 continue
         return True
     return False
@@ -200,7 +220,7 @@ _TITLES = frozenset("mr mrs ms miss mx dr prof sir dame".split())
 
 def first_name(full_name: str) -> str:
     """The first word of a name that is a name: not a title ("Dr."), not an initial."""
-    for word in norm(full_name).split():
+    for word in norm(fold(full_name)).split():
         bare = word.strip(".,")
         if bare not in _TITLES and len(bare) > 1:
             return bare
@@ -217,7 +237,7 @@ def named_contacts(text: str, contacts: Iterable[ContactRecord], *, owner_name: 
     by_full: dict[str, list[ContactRecord]] = {}
     by_first: dict[str, list[ContactRecord]] = {}
     for c in contacts:
-        full = norm(c.name)
+        full = norm(fold(c.name))
         if not full:
             continue
         by_full.setdefault(full, []).append(c)

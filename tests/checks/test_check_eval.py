@@ -37,7 +37,8 @@ CASES = [
      "expect": {"outcome": "ask", "reason": reasons.NOT_NAMED, "needs_judge": False}},
     {"id": "thanks", "group": "fault", "business": BUSINESS, "records": {"contacts": [], "made_here": []},
      "judge_fault": "garbage",
-     "conversation": [{"role": "owner", "text": "Thank everyone who came today."}],
+     "conversation": [{"role": "owner", "text": "Thank everyone who came today."},
+                      {"role": "read", "source": "calendar:1", "text": "Open day. Guests: Guest <guest@else.test>"}],
      "action": {"tool": "mail.send", "input": {"to": ["guest@else.test"], "subject": "Thanks", "text": "Thanks!"}},
      "expect": {"outcome": "ask", "reason": reasons.UNDECIDED, "needs_judge": True}},
 ]

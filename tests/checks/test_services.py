@@ -176,6 +176,17 @@ def test_in_a_big_workspace_the_request_carries_the_contacts_the_work_could_name
     assert sorted(c.name for c in contacts) == ["Dana Kim", "Dana Whitfield"]
 
 
+def test_in_a_big_workspace_a_name_with_a_title_or_an_accent_is_found_by_its_first_name(org):
+    from contacts.models import Contact
+
+    Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
+    ContactFactory(organization=org, name="Dr. Hana Sato", emails=["hana@brightvet.test"])
+    ContactFactory(organization=org, name="Zoë Laurent", emails=["zoe@laurent.test"])
+    conversation = [{"role": "owner", "text": "Tell Hana and Zoe the groom went fine."}]
+    contacts = request_for_workspace(org=org, conversation=conversation, action=QUOTE, made_here=[]).records.contacts
+    assert sorted(c.name for c in contacts) == ["Dr. Hana Sato", "Zoë Laurent"]
+
+
 def test_made_here_and_the_conversation_pass_through(org):
     request = request_for_workspace(org=org, conversation=ROUTINE, action=QUOTE, made_here=["doc:d1"])
     assert (request.records.made_here, request.conversation[0].role) == (["doc:d1"], "routine")
