@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
 
@@ -28,6 +29,7 @@ from checks.words import (
     ask_covers_send,
     asks_to_send,
     EMAIL,
+    GROUP,
     contains,
     emails_in,
     named_addresses,
@@ -238,6 +240,9 @@ def _recipients(ctx: _Context) -> Rule:
 # Descriptions of the business's own people: only these could describe an address on its own domains.
 _OWN_PEOPLE = re.compile(r"\b(?:team|staff|colleagues?|office|crew|everyone\s+here|co-?workers?|partners?|"
                          r"bookkeeper|accountant|assistant|manager)\b", re.I)
+_HIDDEN_COPY = re.compile(r"\b(?:bcc|blind\s+cop(?:y|ies))\b", re.I)
+_WHOLE_BOOK = re.compile(r"\b(?:clients|customers|contacts|suppliers|vendors|patients|members|subscribers|all\s+of\s+"
+                         r"(?:our|my|the)|every\s+(?:client|customer|contact|supplier|vendor|patient|member))\b", re.I)
 _HEADER_LINE = re.compile(r"^\s*(?:from|to|cc|bcc|reply-to|sender|guests?|attendees?|invitees?)\s*:", re.I)
 
 
@@ -249,12 +254,22 @@ def _beyond_description(address: str, ctx: _Context, descriptive: list) -> str |
     of someone known, or the business's own people when it describes customers."""
     if _lookalike(address, ctx):
         return f"{address} looks like someone known but is not"
-    if address in ctx.hidden:
+    if address in ctx.hidden and not any(_HIDDEN_COPY.search(a.clause) for a in descriptive):
         return f"{address} would get a hidden copy, which no one asked for by name"
     domain = address.rsplit("@", 1)[-1]
     if domain in ctx.own_domains and not any(_OWN_PEOPLE.search(a.clause) for a in descriptive):
         return f"{address} is the business's own, and the owner's words describe customers, not it"
-    if ctx.contact_for(address) is not None:
+    contact = ctx.contact_for(address)
+    if contact is not None and any(
+        GROUP.search(a.clause) or _WHOLE_BOOK.search(a.clause)
+        or (contact.company and _refers(a.clause, contact.company)) for a in descriptive
+    ):
+        # "All our clients", "everyone at Juniper Dental": words that range over the contacts themselves.
+        return None
+    if contact is not None and any(
+        contains(text, contact.name) or (contact.company and contains(text, contact.company)) for text in ctx.reads
+    ):
+        # What was read points to them by name or by their company (an invoice's customer, a meeting's guest).
         return None
     mentioned = False
     for text in ctx.reads:
@@ -267,6 +282,8 @@ def _beyond_description(address: str, ctx: _Context, descriptive: list) -> str |
             mentioned = True
     if mentioned:
         return f"only what was read asks to send to {address}"
+    if contact is not None:
+        return f"{address} is {contact.name}'s, whom nothing the owner said or the work read points to"
     return f"nothing the owner said or the work read mentions {address}"
 
 
@@ -637,7 +654,8 @@ def made_here_covers(tool: str, tool_input: dict, made_here: list[str]) -> bool:
 _CHANGE_VERBS = re.compile(
     r"\b(?:add|append|note|put|write|record|include|insert|log|set|mark|close|change|fix|update|fill|enter|save|"
     r"attach|link|tag|label|research|build|look\s+into|find\s+out|dig\s+into|create|make|draft|list|move|rename|"
-    r"edit|correct|accept|keep|remember|turn|switch|schedule|replace|delete|remove|clear|"
+    r"edit|correct|accept|keep(?!\s+(?:an\s+eye|me|us|him|her|them|going|in\s+mind|posted|updated|track|"
+    r"watching|an\s+ear))|remember|turn|switch|schedule|replace|delete|remove|clear|"
     r"study|investigate|compare|analy[sz]e|fill\s+in|rewrite|revise|adjust)\b",
     re.I,
 )
@@ -647,6 +665,20 @@ def _content(ctx: _Context) -> str:
     """The words the action would put in place: its input's text, less ids and the agent's own `why`."""
     skip = set(_ID_KEYS) | {"ids", "why", "folderId", "threadId", "action"}
     return _text({k: v for k, v in ctx.input.items() if k not in skip})
+
+
+def _written(ctx: _Context) -> str:
+    """What the action would write, its values only: "CFO", not "jobTitle: CFO"."""
+    skip = set(_ID_KEYS) | {"ids", "why", "folderId", "threadId", "action", "range"}
+
+    def values(v: Any) -> list[str]:
+        if isinstance(v, dict):
+            return [x for item in v.values() for x in values(item)]
+        if isinstance(v, list):
+            return [x for item in v for x in values(item)]
+        return [] if v is None or isinstance(v, bool) else [str(v)]
+
+    return "\n".join(x for k, v in ctx.input.items() if k not in skip for x in values(v))
 
 
 def _target_names(ctx: _Context) -> list[str]:
@@ -689,6 +721,11 @@ def values_in(text: str) -> set[str]:
         value = m.group().lower().rstrip(".,;")
         if "@" in value or value.startswith("http"):
             out.add(value)
+        elif _DECIMAL.fullmatch(value):
+            # An amount: "$41.50" in a mail is 41.5 in a cell, "1,250.00" is 1250.
+            amount = format(Decimal(value.replace(",", "")).normalize(), "f")
+            if len(re.sub(r"\D", "", amount)) >= 3:
+                out.add(amount)
         else:
             digits = re.sub(r"\D", "", value)
             if len(digits) >= 3:
@@ -696,14 +733,17 @@ def values_in(text: str) -> set[str]:
     return out
 
 
+_DECIMAL = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+")
+
+
 def _from_reading(ctx: _Context) -> bool:
     """What the change would write came from what was read: its words, or its values (addresses, numbers,
     links) found in what was read and given nowhere in the owner's words. Values the record has already (an
     address kept beside the new one) don't count either way."""
-    content, reads = _content(ctx), ctx.reads
+    content, reads = _written(ctx), ctx.reads
     content_tokens = tokens(content)
-    if len(content_tokens) >= 2 and any(
-        len(content_tokens & tokens(r)) >= max(2, 0.6 * len(content_tokens)) or norm(content) in norm(r)
+    if content_tokens and any(
+        len(content_tokens & tokens(r)) >= max(2, 0.6 * len(content_tokens)) or contains(r, content)
         for r in reads
     ):
         return True
@@ -765,8 +805,9 @@ def _send_requested(ctx: _Context) -> Rule:
     for w in ctx.words:
         for c in named_contacts(w.text, ctx.contacts, owner_name=ctx.business.owner):
             allowed |= {e.lower() for e in c.emails}
-    if any(_FORWARD.search(a.clause) for a in wanted):
-        # The owner asked to forward a message: the addresses in the message it forwards go with it, as asked.
+    if any(_FORWARD.search(a.clause) for a in wanted) or _is_reply(ctx):
+        # The owner asked to forward a message, or this replies in a thread: the message it quotes goes with it,
+        # and the addresses in that message with it, as asked (a reply's reader was on the thread already).
         allowed |= {e for r in ctx.reads if _quotes(ctx.outbound_text, r) for e in emails_in(r)}
     others = sorted(
         e for e in emails_in(ctx.outbound_text)
@@ -790,6 +831,10 @@ def _send_requested(ctx: _Context) -> Rule:
 
 
 _FORWARD = re.compile(r"\b(?:forward|fwd|pass\s+(?:\w+\s+){0,4}?(?:on|along)|send\s+(?:\w+\s+){0,4}?on)\b", re.I)
+
+
+def _is_reply(ctx: _Context) -> bool:
+    return bool(ctx.input.get("threadId")) or norm(str(ctx.input.get("subject") or "")).startswith("re:")
 
 
 def _quotes(sent: str, read: str) -> bool:

@@ -267,7 +267,7 @@ def named_addresses(text: str) -> set[str]:
 # "text", "update", "quote") count only where a clause opens with them, or after "and", "please", "can you" …
 _SEND_VERBS = (
     r"send|re-?send|forward|reply|replies|respond|answer|tell|inform|notify|remind|chase|nudge|thank|invite|cc|bcc|"
-    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+\w+\s+know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
+    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+(?:[\w'\-]+\s+){1,3}know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
     r"drop\s+\w+\s+a\s+(?:line|note)|get\s+in\s+touch|keep\s+\w+(?:\s+\w+)?\s+(?:posted|updated|informed|in\s+the\s+loop)|"
     r"confirm|book|schedule|arrange|set\s+up|introduce|welcome|congratulate|apologi[sz]e|decline|accept|rsvp|"
     r"share|give|pass\s+(?:on|along)|offer|propose|ask|contact|ping|greet|wish|show|include|circulate|distribute|"
@@ -293,7 +293,7 @@ def _send_verb(clause: str) -> re.Match | None:
 
 
 # Words that describe people instead of naming them: "everyone who came", "the guests", "both".
-_GROUP = re.compile(
+GROUP = re.compile(
     r"\b(?:everyone|everybody|all\s+of\s+(?:them|you)|each\s+of|whoever|anyone\s+who|anybody\s+who|guests|"
     r"attendees|participants|people|folks|the\s+rest|the\s+team|them\s+both|you\s+both|both\s+of\s+them)\b",
     re.I,
@@ -324,7 +324,7 @@ def send_asks(words: Iterable[Words], contacts: Iterable[ContactRecord], owner_n
             # A name counts as naming someone here even when two contacts share it: such a send isn't described,
             # it is addressed, and whether the name resolves is the naming rule's business.
             names = bool(emails_in(clause)) or mentions_a_contact(clause, contacts)
-            out.append(SendAsk(w, clause, to_owner, bool(_GROUP.search(clause)) or not names))
+            out.append(SendAsk(w, clause, to_owner, bool(GROUP.search(clause)) or not names))
     return out
 
 

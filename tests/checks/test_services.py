@@ -15,7 +15,9 @@ pytestmark = pytest.mark.django_db
 
 QUOTE = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": "It's $8,400."}}
 ROUTINE = [{"role": "routine", "name": "New client enquiries",
-            "text": "Answer the same day. Sam sees every quote before it goes out."}]
+            "text": "Answer the same day. Sam sees every quote before it goes out."},
+           {"role": "read", "source": "mail:7c41e2d0:19a2", "text": "From: Dana Whitfield <dana@juniperdental.test>\n\n"
+            "Could you quote a new logo and signage?"}]
 
 
 @pytest.fixture
