@@ -654,6 +654,11 @@ def _word_rewrite(line: str, new_line: str, container: str) -> list[Unit]:
         around_old = " ".join(a[max(0, i1 - 1):min(len(a), i2 + 1)])
         around_new = " ".join(b[max(0, j1 - 1):min(len(b), j2 + 1)])
         whole_line = line if len(spans) == 1 else ""
+        if old and not new:
+            # Words cut from a line ("Deposit: 30% on booking. Balance due two weeks before."): a deletion, pointed
+            # at by those words, not by the line's label that a change beside them named.
+            units.append(Unit("delete", old, None, (old, around_old), container))
+            continue
         refs = tuple(r for r in (label, old if len(old) > 1 else "", around_old, around_new, whole_line) if r)
         if old:
             units.append(Unit("rewrite", old, new or None, refs, container))
