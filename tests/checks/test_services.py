@@ -14,8 +14,11 @@ from tests.factories import CompanyFactory, ContactFactory
 pytestmark = pytest.mark.django_db
 
 QUOTE = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": "It's $8,400."}}
-# A routine that describes whom to answer without naming them: only a judge can say whether it covers Dana.
-ROUTINE = [{"role": "routine", "name": "New client enquiries", "text": "Answer new clients the same day."}]
+# A routine that describes whom to answer without naming them, and the enquiry it would answer: only a judge can
+# say whether it covers Dana.
+ROUTINE = [{"role": "routine", "name": "New client enquiries", "text": "Answer new clients the same day."},
+           {"role": "read", "source": "mail:7c41e2d0:19a2", "text": "From: Dana Whitfield <dana@juniperdental.test>\n\n"
+            "Could you quote a new logo and signage?"}]
 
 
 @pytest.fixture
@@ -174,6 +177,17 @@ def test_in_a_big_workspace_the_request_carries_the_contacts_the_work_could_name
     conversation = [{"role": "owner", "text": "Send Dana the quote."}]
     contacts = request_for_workspace(org=org, conversation=conversation, action=QUOTE, made_here=[]).records.contacts
     assert sorted(c.name for c in contacts) == ["Dana Kim", "Dana Whitfield"]
+
+
+def test_in_a_big_workspace_a_name_with_a_title_or_an_accent_is_found_by_its_first_name(org):
+    from contacts.models import Contact
+
+    Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
+    ContactFactory(organization=org, name="Dr. Hana Sato", emails=["hana@brightvet.test"])
+    ContactFactory(organization=org, name="Zoë Laurent", emails=["zoe@laurent.test"])
+    conversation = [{"role": "owner", "text": "Tell Hana and Zoe the groom went fine."}]
+    contacts = request_for_workspace(org=org, conversation=conversation, action=QUOTE, made_here=[]).records.contacts
+    assert sorted(c.name for c in contacts) == ["Dr. Hana Sato", "Zoë Laurent"]
 
 
 def test_made_here_and_the_conversation_pass_through(org):
