@@ -20,7 +20,7 @@ from agents.runtime.model import UNPARSED
 from roadstar.models import Change
 from roadstar.undo import register_undo
 from tools.errors import ToolError
-from tools.inputs import describe_validation_error
+from tools.inputs import Int, describe_validation_error
 from tools.registry import ToolInput
 
 ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outside"
@@ -375,9 +375,9 @@ def message_thread(turn, inp: MessageThreadInput):
 
 class ReadThreadInput(ToolInput):
     thread: str
-    id: Annotated[int, Field(ge=0)] | None = None
-    n: Annotated[int, Field(ge=1)] | None = None
-    page: Annotated[int, Field(ge=0)] | None = None
+    id: Int(0) | None = None
+    n: Int(1) | None = None
+    page: Int(0) | None = None
 
 
 @agent_tool(
@@ -446,9 +446,9 @@ def memory_text(conversation: Conversation, *, read_on=None) -> str:
 
 
 class ZoomInput(ToolInput):
-    id: Annotated[int, Field(ge=0)]
-    n: Annotated[int, Field(ge=1)] = 1
-    at: Annotated[int, Field(ge=0)] = 0
+    id: Int(0)
+    n: Int(1) = 1
+    at: Int(0) = 0
 
 
 @agent_tool(
@@ -463,7 +463,7 @@ def zoom_memory(turn, inp: ZoomInput):
 
 
 class MessageDateInput(ToolInput):
-    id: Annotated[int, Field(ge=0)]
+    id: Int(0)
 
 
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD})
