@@ -42,8 +42,9 @@ ROUTINE_ASK = 500  # when.ask: words checked against each new email and document
 ROUTINE_FILTER = 2_000  # filter, as JSON
 
 MESSAGE = 20_000  # what the owner (or a program on the Mac) writes in a chat
-CONTACT_FIELDS = 50  # named values on a contact, such as birthday
+CONTACT_FIELDS = 50  # named values on a contact (birthday), and named facts on a company (Terms)
 FIELD_NAME = 100
 FIELD_VALUE = 2_000  # as JSON
+DETAIL_VALUE = 1_000  # a company's named fact, such as Terms
 
 TOOL_RESULT = 200_000  # a tool's result, as the model reads it; past it: too_large, ask for less

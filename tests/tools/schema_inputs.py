@@ -33,6 +33,13 @@ _ODD_WHOLES = st.sampled_from([10**30, -(10**30), 2**63, 2**31, -1, 0, 1e30, 3.5
 _ZONES = st.sampled_from([None, datetime.UTC] + [datetime.timezone(datetime.timedelta(hours=h)) for h in (-14, -5, 14)])
 
 
+# What a schema can't say of some inputs (a pydantic validator checks it): drawn by the input's name as well.
+_URL = {"type": "string", "pattern": r"https://[a-z]{1,12}\.test/[a-z]{0,8}"}
+_EMAIL = {"type": "string", "pattern": r"[a-z]{1,8}@[a-z]{1,8}\.test"}
+_BY_NAME = {"url": _URL, "link": _URL, "to": {"type": "array", "items": _EMAIL, "maxItems": 3},
+            "cc": {"type": "array", "items": _EMAIL, "maxItems": 3}}
+
+
 def inputs(schema: dict, *, loose: bool = False) -> st.SearchStrategy:
     return _Drawer(schema.get("$defs", {}), loose).of(schema)
 
@@ -68,7 +75,9 @@ class _Drawer:
 
     def _object(self, schema: dict) -> st.SearchStrategy:
         properties = schema.get("properties")
-        if not properties:
+        if properties is None and schema.get("additionalProperties") is False:
+            properties = {}
+        if properties is None:
             values = self.of(schema["additionalProperties"]) if isinstance(
                 schema.get("additionalProperties"), dict) else ANY_JSON
             return st.dictionaries(st.text(max_size=12), values, max_size=LIST_CAP)
@@ -79,7 +88,7 @@ class _Drawer:
             out = {}
             for name, prop in properties.items():
                 if name in required or draw_(st.booleans()):
-                    out[name] = draw_(self.of(prop))
+                    out[name] = draw_(self.of(_BY_NAME[name]) | self.of(prop) if name in _BY_NAME else self.of(prop))
             if self.loose and required and draw_(st.integers(0, 9)) == 0:
                 out.pop(draw_(st.sampled_from(sorted(required))), None)  # a required input left out
             if self.loose and draw_(st.integers(0, 9)) == 0:
@@ -109,6 +118,8 @@ class _Drawer:
         if fmt == "date-time":
             drawn = st.builds(lambda moment, zone: moment.replace(tzinfo=zone).isoformat(),
                               st.datetimes(min_value=datetime.datetime(999, 1, 1)), _ZONES)
+        elif fmt == "uuid":
+            drawn = st.uuids().map(str)
         elif fmt == "date":
             drawn = st.dates(min_value=datetime.date(999, 1, 1)).map(datetime.date.isoformat)
         elif schema.get("pattern"):
@@ -120,7 +131,8 @@ class _Drawer:
         if self.loose:
             options = [drawn, _ODD_TEXT, _ODD_TIMES]
             if high is not None:
-                options.append(st.text(min_size=high + 1, max_size=high + 3))  # just past the limit
+                # just past the limit (Hypothesis draws no long text itself)
+                options.append(st.text(min_size=high + 1, max_size=high + 3) if high < 1000 else st.just("a" * (high + 1)))
             if low:
                 options.append(st.text(max_size=low - 1))
             drawn = st.one_of(options)
