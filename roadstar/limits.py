@@ -38,7 +38,7 @@ SKILLS_PER_AGENT = 50  # every one is named in the agent's instructions
 
 ROUTINE_NAME = 200
 ROUTINE_NOTE = 2_000  # what to do when it fires, carried by every run's message, as a packet's notes
-ROUTINE_ASK = 500  # when.ask: words checked against each new email and document
+ROUTINE_ASK = 2_000  # when.ask: words checked against each new email and document (the matcher reads its head)
 ROUTINE_FILTER = 2_000  # filter, as JSON
 
 MESSAGE = 20_000  # what the owner (or a program on the Mac) writes in a chat

@@ -197,8 +197,10 @@ def _validate_when(*, org, when: dict) -> dict:
             raise ToolError("bad_input", "when.check: needs tool and action, such as {\"tool\": \"books\", "
                                          "\"action\": \"invoices\", \"everyMinutes\": 60}")
         every = check.get("everyMinutes")
-        if not isinstance(every, int) or isinstance(every, bool) or not MIN_CHECK_MINUTES <= every <= MAX_CHECK_MINUTES:
-            raise ToolError("bad_input", f"when.check.everyMinutes: from {MIN_CHECK_MINUTES} to {MAX_CHECK_MINUTES:,}")
+        if not isinstance(every, int) or isinstance(every, bool) or every < MIN_CHECK_MINUTES:
+            raise ToolError("bad_input", f"when.check.everyMinutes: {MIN_CHECK_MINUTES} or more")
+        if every > MAX_CHECK_MINUTES:
+            raise ToolError("bad_input", f"when.check.everyMinutes: at most {MAX_CHECK_MINUTES:,} (a year)")
         registry.load_all()
         name = f"{check['tool']}.{check['action']}"
         tool = registry.get_tool(name)

@@ -64,7 +64,7 @@ AppItem = Record("item")
 
 
 def Int(ge: int = 0, le: int = MAX_WHOLE):  # noqa: N802  (reads like a type in declarations)
-    """A whole number from `ge` to `le` (JSON's 3.0 is taken; 3.5, true and "3" are not)."""
+    """A whole number from `ge` to `le`, given as one (3.0, true and "3" are not taken)."""
     return Annotated[int, Field(ge=ge, le=le, strict=True)]
 
 

@@ -251,7 +251,9 @@ def remember(turn, inp: RememberInput):
 ModelId = Literal["gpt-6-luna", "gpt-6.1-terra", "gpt-6.1-sol", "gpt-6-astra"]
 
 
-JobPart = Text(0, limits.JOB_DESCRIPTION)  # the four parts together: at most limits.JOB_DESCRIPTION (services)
+# The four parts together are at most limits.JOB_DESCRIPTION, which the service measures and says in the spec's
+# words; each part alone is bounded only far past it, so a runaway input is refused before it is read.
+JobPart = Text(0, 100_000)
 
 
 class MakeAgentInput(ToolInput):

@@ -115,7 +115,7 @@ def test_an_agent_keeps_a_bounded_number_of_skills(org, agent):
 @pytest.mark.parametrize("arguments, field", [
     ({"note": MEGABYTE}, "note"),
     ({"name": MEGABYTE}, "name"),
-    ({"when": {"ask": "new client " * 100}}, "when.ask"),
+    ({"when": {"ask": "new client " * 200}}, "when.ask"),
     ({"filter": {"withGuests": MEGABYTE}}, "filter"),
     ({"when": {"check": {"tool": "books", "action": "invoices", "everyMinutes": 10**30}}}, "when.check.everyMinutes"),
     ({"when": {"due": "9999-12-31T23:59:59-14:00"}}, "when.due"),
