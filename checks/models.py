@@ -20,6 +20,7 @@ class CheckDecision(models.Model):
         RULES = "rules"
         JUDGE = "judge"
         OFF = "off", "check turned off"
+        OWNER = "owner", "no judge set up: the owner lets it run"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="check_decisions")
@@ -31,7 +32,9 @@ class CheckDecision(models.Model):
     relied_on = models.JSONField(default=list, blank=True, help_text="The owner's and routines' words it relied on.")
     decided_by = models.CharField(max_length=5, choices=DecidedBy.choices)
     judge_used = models.BooleanField(default=False)
-    fingerprint = models.CharField(max_length=64, help_text="sha256 of the action's tool, kind, recipients and targets.")
+    fingerprint = models.CharField(
+        max_length=64, help_text="sha256 of the action as a yes covers it: its tool and whole input, and what it replaces."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     actor_kind = models.CharField(max_length=10, null=True, blank=True)
     actor_id = models.CharField(max_length=64, null=True, blank=True)

@@ -6,12 +6,13 @@ yes adopts the ask's words, for the action it asked about). Everything an agent 
 fields, tool results) and the other agents' own words are evidence, never permission.
 
 The helpers here are plain text analysis, shared by the rules: addresses, names that resolve to one contact,
-verbs that ask for a send or a change, and standing rules such as "I see every quote before it goes out".
+verbs that ask for a send or a change, and amounts of money. Standing rules and conditions are checks/holds.py.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -179,17 +180,36 @@ _WORD_NAMES = frozenset(
 )
 
 
+def fold(text: str) -> str:
+    """Letters without their accents ("Zoë" is "Zoe"): a name is often typed without them."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
+
+
 def _name_pattern(name: str) -> re.Pattern:
     return re.compile(rf"(?<![\w@.]){re.escape(name)}(?![\w@])", re.I)
 
 
+# After a name that is also a word, what shows it is the name opening its sentence: "Mark needs his 1099s",
+# "Will said", "Grace's question". The word's other senses are followed by an object: "Mark the invoice paid",
+# "Will you send…", "Bill them", "Hope you're well".
+_AS_SUBJECT = re.compile(
+    r"^(?:'s\b|’s\b|\s+(?:is|was|has|had|will|would|can|could|should|did|does|and|from|at|of|just|still|already|"
+    r"hasn't|isn't|wasn't|can't|won't|didn't|doesn't|says|said|wants|needs|asks|likes|prefers|thinks|thought|writes|"
+    r"wrote|knows|knew|sends|sent|gets|got|agrees|confirms|owes|expects|hopes|plans|came|went|left|took|made|paid|"
+    r"told|mentioned|[a-z]{3,}ed)\b)",
+)
+
+
 def _mentions(text: str, name: str) -> bool:
+    text, name = fold(text), fold(name)
     for m in _name_pattern(name).finditer(text):
         written = m.group()
         if name.lower() in _WORD_NAMES:
             before = text[: m.start()].rstrip()
             opens_clause = not before or before[-1] in ".!?;:,\n(\"'"
-            if not written[0].isupper() or opens_clause:
+            if not written[0].isupper():
+                continue
+            if opens_clause and not _AS_SUBJECT.match(text[m.end():]):
                 continue
         return True
     return False
@@ -200,7 +220,7 @@ _TITLES = frozenset("mr mrs ms miss mx dr prof sir dame".split())
 
 def first_name(full_name: str) -> str:
     """The first word of a name that is a name: not a title ("Dr."), not an initial."""
-    for word in norm(full_name).split():
+    for word in norm(fold(full_name)).split():
         bare = word.strip(".,")
         if bare not in _TITLES and len(bare) > 1:
             return bare
@@ -217,7 +237,7 @@ def named_contacts(text: str, contacts: Iterable[ContactRecord], *, owner_name: 
     by_full: dict[str, list[ContactRecord]] = {}
     by_first: dict[str, list[ContactRecord]] = {}
     for c in contacts:
-        full = norm(c.name)
+        full = norm(fold(c.name))
         if not full:
             continue
         by_full.setdefault(full, []).append(c)
@@ -247,7 +267,7 @@ def named_addresses(text: str) -> set[str]:
 # "text", "update", "quote") count only where a clause opens with them, or after "and", "please", "can you" …
 _SEND_VERBS = (
     r"send|re-?send|forward|reply|replies|respond|answer|tell|inform|notify|remind|chase|nudge|thank|invite|cc|bcc|"
-    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+\w+\s+know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
+    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+(?:[\w'\-]+\s+){1,3}know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
     r"drop\s+\w+\s+a\s+(?:line|note)|get\s+in\s+touch|keep\s+\w+(?:\s+\w+)?\s+(?:posted|updated|informed|in\s+the\s+loop)|"
     r"confirm|book|schedule|arrange|set\s+up|introduce|welcome|congratulate|apologi[sz]e|decline|accept|rsvp|"
     r"share|give|pass\s+(?:on|along)|offer|propose|ask|contact|ping|greet|wish|show|include|circulate|distribute|"
@@ -273,7 +293,7 @@ def _send_verb(clause: str) -> re.Match | None:
 
 
 # Words that describe people instead of naming them: "everyone who came", "the guests", "both".
-_GROUP = re.compile(
+GROUP = re.compile(
     r"\b(?:everyone|everybody|all\s+of\s+(?:them|you)|each\s+of|whoever|anyone\s+who|anybody\s+who|guests|"
     r"attendees|participants|people|folks|the\s+rest|the\s+team|them\s+both|you\s+both|both\s+of\s+them)\b",
     re.I,
@@ -304,7 +324,7 @@ def send_asks(words: Iterable[Words], contacts: Iterable[ContactRecord], owner_n
             # A name counts as naming someone here even when two contacts share it: such a send isn't described,
             # it is addressed, and whether the name resolves is the naming rule's business.
             names = bool(emails_in(clause)) or mentions_a_contact(clause, contacts)
-            out.append(SendAsk(w, clause, to_owner, bool(_GROUP.search(clause)) or not names))
+            out.append(SendAsk(w, clause, to_owner, bool(GROUP.search(clause)) or not names))
     return out
 
 
@@ -312,34 +332,16 @@ def asks_to_send(text: str) -> bool:
     return any(_send_verb(c) for c in affirmed_parts(text))
 
 
-# ---------------------------------------------------------------------------------------------------- standing holds
+# ---------------------------------------------------------------------------------------------------- amounts
 
-_HOLD = re.compile(
-    r"\b(?:see|sees|review|reviews|approve|approves|check|checks|read|reads|sign\s+off\s+on)\s+(?:every|each|all|any)\b"
-    r"(?=.*\b(?:before|first|beforehand)\b)"
-    r"|\bbefore\s+(?:it|they|anything|any\s+\w+)\s+go(?:es)?\s+out"
-    r"|\b(?:ask|check\s+with|run\s+it\s+by|run\s+\w+\s+by)\s+(?:me|{owner})(?:\s+\w+)?\s+(?:first|before)"
-    r"|\bwithout\s+(?:asking|checking\s+with)\s+(?:me|{owner})",
-    re.I,
-)
-_THRESHOLD = re.compile(
+THRESHOLD = re.compile(
     r"\b(?:over|above|more\s+than|exceeding|greater\s+than|anything\s+over)\s+(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?",
     re.I,
 )
 _AMOUNT = re.compile(r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I)
 
 
-@dataclass(frozen=True)
-class Hold:
-    """A standing rule that holds sends back for the owner: "Sam sees every quote before it goes out", or
-    "Over $5,000, ask Sam first" (then only sends for more than the threshold)."""
-
-    words: Words
-    sentence: str
-    threshold: Decimal | None
-
-
-def _money(number: str, thousands: str | None) -> Decimal | None:
+def money(number: str, thousands: str | None) -> Decimal | None:
     try:
         value = Decimal(number.replace(",", ""))
     except InvalidOperation:
@@ -347,24 +349,44 @@ def _money(number: str, thousands: str | None) -> Decimal | None:
     return value * 1000 if thousands else value
 
 
-def standing_holds(words: Iterable[Words], owner_name: str) -> list[Hold]:
-    owner_first = re.escape((owner_name.split() or ["the owner"])[0])
-    hold = re.compile(_HOLD.pattern.replace("{owner}", owner_first), re.I)
-    out = []
-    for w in words:
-        if w.source == "answered_ask":
-            continue
-        for sentence in sentences(w.text):
-            if hold.search(sentence):
-                t = _THRESHOLD.search(sentence)
-                out.append(Hold(w, sentence, _money(t.group(1), t.group(2)) if t else None))
-    return out
-
-
 def amounts(text: str) -> list[Decimal]:
     out = []
     for m in _AMOUNT.finditer(text or ""):
-        value = _money(m.group(1), m.group(2)) if m.group(1) else _money(m.group(3), None)
+        value = money(m.group(1), m.group(2)) if m.group(1) else money(m.group(3), None)
         if value is not None:
             out.append(value)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------- a yes's send
+
+# Words of an ask that say how it asks, not what it is about: "Shall I email Dana the …?", "OK to send …?".
+_ASK_FILLER = frozenset(
+    "shall should want like okay send sent sending email emailing mail reply respond answer tell let know "
+    "remind forward message note quick short go ahead now today them him her".split()
+)
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word, or the same word with an ending: "thank" and "thanks", "arrive" and "arrives", "host" and "hosting"."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+
+
+def ask_covers_send(ask: str, sent: str, *, names: Iterable[str] = ()) -> bool:
+    """An ask the owner answered yes covers this send only when the send is the one it showed: every amount the
+    send carries is one the ask gave, an amount the ask gave is in it, and at least a third of what the ask was
+    about is there. A yes to "a thank-you to Olu" is not a yes to a quote to Olu."""
+    ask_amounts, sent_amounts = set(amounts(ask)), set(amounts(sent))
+    if sent_amounts - ask_amounts or (ask_amounts and not ask_amounts & sent_amounts):
+        return False
+    skip = {t for n in names for t in tokens(n)} | _ASK_FILLER
+    about = {t for t in tokens(ask) if t not in skip and not t.replace(",", "").replace(".", "").isdigit()}
+    if not about:
+        return True
+    sent_words = tokens(sent)
+    found = sum(any(_same_word(t, s) for s in sent_words) for t in about)
+    return found * 3 >= len(about)
+

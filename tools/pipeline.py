@@ -78,13 +78,15 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
             action["replaces"] = replaced
     if tool.check_note is not None:
         action["note"] = tool.check_note(ctx, inp)
-    return check_action(ctx, action)
+    # The yes is stored against the input as validated: the same action written another way is the same action.
+    return check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True))
 
 
-def check_action(ctx: ToolContext, action: dict) -> dict | None:
+def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = None) -> dict | None:
     """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
 
     The same check serves tools run through use_tool and the agent tools that are checked (change_agent).
+    `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
     """
     from checks.selectors import request_for_workspace
     from checks.services import check_tool_call
@@ -98,6 +100,7 @@ def check_action(ctx: ToolContext, action: dict) -> dict | None:
         actor_kind=ctx.actor.kind,
         actor_id=ctx.actor.id,
         conversation_id=ctx.conversation_id,
+        validated_input=validated,
     )
     return decision.as_tool_result(ctx.org.owner_first_name)
 
