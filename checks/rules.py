@@ -796,7 +796,8 @@ def _requested(ctx: _Context) -> Rule:
 def _send_requested(ctx: _Context) -> Rule:
     owner_email = ctx.business.owner_email.lower()
     outside = [r for r in ctx.recipients if r != owner_email]
-    asks = send_asks(ctx.words, ctx.contacts, ctx.business.owner)
+    # A request held by its condition ("send it once I've seen it") is not what permits the send; the answer is.
+    asks = send_asks(ctx.naming_words, ctx.contacts, ctx.business.owner)
     wanted = [a for a in asks if not a.to_owner or not outside]
     findings: list[Finding] = []
     if not wanted:
