@@ -445,6 +445,16 @@ def _units_without_replaces(ctx: _Context) -> list[Unit]:
         return [Unit("move", "", None, ())]
     if tool == "files.rename":
         return [Unit("rename", "", _text(given.get("name")), ())]
+    # Edits say what they find: each is compared as it would be with `replaces`.
+    if tool == "docs.edit":
+        return [u for e in given.get("edits") or [] if isinstance(e, dict)
+                for u in _edit_units(_text(e.get("find")), e.get("replace"), "")]
+    if tool == "files.replace_text" and given.get("find"):
+        return [Unit("rewrite", _text(given["find"]), _text(given.get("replace")), (_text(given["find"]),))]
+    if tool == "files.update_cells" and given.get("range"):
+        # Cells written over whose old values aren't known: the range as a whole, named or asked for whole.
+        area = _text(given["range"])
+        return [Unit("rewrite", "", None, (area, area.split("!", 1)[-1]))]
     return []
 
 
