@@ -178,9 +178,3 @@ def test_without_replaces_each_edit_is_still_compared():
     del action["replaces"]
     assert (outcome(check([owner(POINTED)], action)),
             outcome(check([owner(POINTED)], edit(("Hourly: $125", "Hourly: $140"))))) == (REMOVES, WENT)
-
-
-def test_cells_written_over_without_their_old_values_need_the_range_named():
-    action = {"tool": "files.update_cells", "input": {"id": "f1", "range": "Rates!B2:B9", "values": [["$140"]] * 8}}
-    assert (outcome(check([owner("Put the hourly rate up to $140 in the Price sheet.")], action)),
-            outcome(check([owner("In the Price sheet, set Rates!B2:B9 to $140.")], action))) == (REMOVES, WENT)
