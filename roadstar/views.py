@@ -323,6 +323,14 @@ DEFAULT_YES = "Yes, go ahead."
 DEFAULT_NO = "No, don't do that."
 
 
+def _too_long(text: str) -> str | None:
+    """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
+    if len(text) <= ANSWER_LIMIT:
+        return None
+    return (f"That is {len(text):,} characters; a message here holds up to {ANSWER_LIMIT:,}. Shorten it, or put the "
+            "long part in a doc; nothing was sent.")
+
+
 @require_POST
 @login_required
 def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
@@ -347,9 +355,8 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     yes = "yes" in request.POST
     no = "no" in request.POST and not yes
     words = request.POST.get("answer", "").strip()
-    if len(words) > ANSWER_LIMIT:
-        messages.error(request, f"Your answer is {len(words):,} characters; the most is {ANSWER_LIMIT:,}. Shorten it "
-                                "and send it again.")
+    if _too_long(words):
+        messages.error(request, _too_long(words))
         return _back(request)
     if not words and not yes and not no:
         messages.error(request, f"Write your answer to {agent.name}, or press Yes or No.")
@@ -393,7 +400,10 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
     if agent is None:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
-    text = request.POST.get("answer", "").strip()[:ANSWER_LIMIT] or ("" if "yes" not in request.POST else DEFAULT_YES)
+    text = request.POST.get("answer", "").strip() or ("" if "yes" not in request.POST else DEFAULT_YES)
+    if _too_long(text):
+        messages.error(request, _too_long(text))
+        return _back(request)
     if not text:
         messages.error(request, f"Write your answer to {agent.name}.")
         return _back(request)
@@ -453,8 +463,12 @@ def chat_live(request: HttpRequest, agent_id) -> HttpResponse:
 
 def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpResponse:
     fetched = request.headers.get("X-Requested-With") == "fetch"
-    text = request.POST.get("text", "").strip()[:ANSWER_LIMIT]
-    if not text:
+    text = request.POST.get("text", "").strip()
+    if _too_long(text):
+        if fetched:
+            return HttpResponse(_too_long(text), status=400, content_type="text/plain")
+        messages.error(request, _too_long(text))
+    elif not text:
         if fetched:
             return HttpResponse("Write something first.", status=400, content_type="text/plain")
         messages.error(request, "Write something first.")
