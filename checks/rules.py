@@ -104,7 +104,8 @@ class _Context:
         # A yes covers the send it answered, not its neighbours: an answered ask about another email to the same
         # person gives no permission for this one.
         names = [self.business.owner, *(c.name for c in self.contacts)]
-        return [w for w in words if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
+        return [w for w in words
+                if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
 
     @cached_property
     def holds(self) -> list[Hold]:
@@ -519,6 +520,13 @@ def _units_without_replaces(ctx: _Context) -> list[Unit]:
         return [Unit("move", "", None, ())]
     if tool == "files.rename":
         return [Unit("rename", "", _text(given.get("name")), ())]
+    # Edits say what they find, which is there to be replaced: each is compared as it would be with `replaces`.
+    # (Cells written without `replaces` were empty: writing where nothing was removes nothing.)
+    if tool == "docs.edit":
+        return [u for e in given.get("edits") or [] if isinstance(e, dict)
+                for u in _edit_units(_text(e.get("find")), e.get("replace"), "")]
+    if tool == "files.replace_text" and given.get("find"):
+        return [Unit("rewrite", _text(given["find"]), _text(given.get("replace")), (_text(given["find"]),))]
     return []
 
 
@@ -849,13 +857,30 @@ def _supported(ctx: _Context, w: Words) -> bool:
     to be written on Priya."""
     names = _target_names(ctx)
     content = tokens(_content(ctx))
+    kind_of_thing = _THING_WORDS.get(ctx.action.tool.partition(".")[0])
     for sentence in sentences(w.text):
         said = " ".join(affirmed_parts(sentence))
         if not _CHANGE_VERBS.search(said):
             continue
         if any(_refers(said, n) for n in names) or len(content & tokens(said)) >= 2:
             return True
+        # "Add today's walk-ins to the bookings sheet": the thing by what it is, where its name isn't in the
+        # action (a sheet's id); what goes in may then come from what was read, as the owner asked.
+        if kind_of_thing is not None and kind_of_thing.search(said):
+            return True
     return False
+
+
+# What the owner calls the things each group's tools change, when not by their names.
+_THING_WORDS = {
+    group: re.compile(rf"\b(?:{words})\b", re.I) for group, words in {
+        "files": r"sheets?|spreadsheets?|tracker|log|list|table|tab|rows?|columns?|cells?|docs?|documents?|files?",
+        "contacts": r"contacts?|records?|details|card|address\s+book",
+        "companies": r"company|companies|records?|details|account",
+        "docs": r"docs?|documents?|draft|notes",
+        "projects": r"project|projects",
+    }.items()
+}
 
 
 # A number may be written in groups with one separator between them ("07700 900461", "(503) 555-0148", "1,250.00");
@@ -937,11 +962,12 @@ def _send_requested(ctx: _Context) -> Rule:
         # Mail to the owner's own mailbox leaves nothing outside the business: there is no one else's request in
         # it to weigh, whoever thought of sending it. (What it carries is still read by the stop rule.)
         return [], []
-    asks = send_asks(ctx.words, ctx.contacts, ctx.business.owner)
+    # A request held by its condition ("send it once I've seen it") is not what permits the send; the answer is.
+    asks = send_asks(ctx.naming_words, ctx.contacts, ctx.business.owner)
     wanted = [a for a in asks if not a.to_owner]
     # Work handed over whose quoted owner's words name everyone it goes to is the owner's request, passed on:
     # "Tom needs the revised start date" asks for the send even without a verb of sending.
-    handed = [w for w in ctx.words if w.source == "handoff" and all(
+    handed = [w for w in ctx.naming_words if w.source == "handoff" and all(
         names_address(w, r, ctx.contacts, owner_name=ctx.business.owner) for r in outside)]
     findings: list[Finding] = []
     if not wanted and not handed:
