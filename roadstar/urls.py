@@ -4,6 +4,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from integrations import views as integration_views
 from roadstar import views
 from roadstar.signout import SignOutView
 
@@ -28,6 +29,7 @@ urlpatterns = [
     path("chat/", views.chats, name="chats"),
     path("chat/<uuid:agent_id>/", views.chat, name="chat"),
     path("chat/<uuid:agent_id>/live/", views.chat_live, name="chat_live"),
+    path("emails/<uuid:held_id>/", integration_views.held_email, name="held_email"),
     path("connections/mcp/", include("mcp_server.urls")),
     path("connections/", include("integrations.urls")),
     path("api/", include("api.urls")),
