@@ -11,9 +11,9 @@ from django.db.models import Max, Sum
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
-from roadstar import live
-from roadstar.actors import Actor
-from tools.errors import ToolError
+from core import live
+from core.actors import Actor
+from core.errors import ToolError
 
 MAX_AGENTS = 40  # besides Roadstar
 JOB_DESCRIPTION_LIMIT = 600
@@ -150,7 +150,7 @@ def usage_record(*, org, agent: Agent | None, conversation: Conversation | None,
 
 
 def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
-    from roadstar.services import card_open
+    from core.services import card_open
 
     Agent.objects.filter(id=agent.id).update(paused=True)
     agent.paused = True
@@ -164,7 +164,7 @@ def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
 
 def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
     from agents.runtime.scheduler import dispatch
-    from roadstar.models import Card
+    from core.models import Card
 
     if agent.organization_id != org.id:
         raise ToolError("not_found", f"No agent {agent.name!r} in this workspace.")
@@ -293,7 +293,7 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
 def conversation_try_again(*, org, conversation_id) -> Conversation:
     """Home's Try again: run the turn that couldn't finish once more."""
     from agents.runtime.scheduler import wake
-    from roadstar.models import Card
+    from core.models import Card
 
     conversation = Conversation.objects.filter(organization=org, id=conversation_id).first()
     if conversation is None:

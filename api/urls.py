@@ -8,7 +8,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularSwaggerView
 
 from api import views
-from tools.errors import ERROR_KINDS
+from core.errors import ERROR_KINDS
 
 app_name = "api"
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from docs.models import Doc, DocNote, DocVersion, Project
 from docs.selectors import doc_note_get, doc_notes_by_id
-from roadstar.actors import Actor
-from tools.errors import ToolError, bad_input
+from core.actors import Actor
+from core.errors import ToolError, bad_input
 
 MAX_TEXT = 100_000
 

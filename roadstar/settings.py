@@ -40,7 +40,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_q",
     "channels",
-    "roadstar",
+    "core",
     "agents",
     "contacts",
     "companies",
@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "checks",
     "integrations",
     "mcp_server",
+    "home",
     "pages",
     "api",
 ]
@@ -126,7 +127,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # needed for `make run`); `manage.py collectstatic` into STATIC_ROOT is for a production setup.
 WHITENOISE_USE_FINDERS = True
 
-# Channels: how what a worker does reaches the owner's open pages (roadstar/live.py). Redis when REDIS_URL is set
+# Channels: how what a worker does reaches the owner's open pages (core/live.py). Redis when REDIS_URL is set
 # (any number of machines). Else a small SQLite file that daphne and the worker, two processes on one machine,
 # both open (roadstar/channel_layer.py): the in-memory layer would not cross processes. Each test run has its own.
 if os.environ.get("REDIS_URL"):

@@ -10,7 +10,7 @@ from agents import services as agent_services
 from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
 from routines import services
 from routines.models import Routine, Skill
-from tools.errors import ToolError
+from core.errors import ToolError
 from tools.registry import ToolInput
 
 

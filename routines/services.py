@@ -16,7 +16,7 @@ from django.utils.text import slugify
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
-from tools.errors import ToolError
+from core.errors import ToolError
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
 EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:form.submitted",

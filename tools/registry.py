@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 if TYPE_CHECKING:
-    from tools.context import ToolContext
+    from core.context import ToolContext
 
 # What a tool does to the owner's things, as the spec's "Owner's yes" says.
 Kind = Literal["reads", "makes", "changes", "deletes", "sends"]
@@ -191,7 +191,7 @@ def register(tool: Tool) -> Tool:
         raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
     TOOLS[tool.name] = tool
     if tool.undo is not None:
-        from roadstar.undo import register_undo
+        from core.undo import register_undo
 
         register_undo(tool.name, tool.undo)
     return tool

@@ -16,10 +16,10 @@ from pydantic import Field, ValidationError
 from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
-from roadstar.models import Change
-from roadstar.undo import register_undo
-from tools.errors import ToolError
-from tools.inputs import describe_validation_error
+from core.models import Change
+from core.undo import register_undo
+from core.errors import ToolError
+from core.inputs import describe_validation_error
 from tools.registry import ToolInput
 
 ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outside"
@@ -458,7 +458,7 @@ class MessageDateInput(ToolInput):
 
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD})
 def message_date(turn, inp: MessageDateInput):
-    from roadstar.timefmt import iso
+    from core.timefmt import iso
 
     message = Message.objects.filter(conversation=turn.conversation, seq=inp.id).first()
     if message is None:
@@ -540,7 +540,7 @@ def _waiting(agent) -> list[Message]:
     {MAC},
 )
 def messages(turn, inp: MessagesInput):
-    from roadstar.timefmt import iso
+    from core.timefmt import iso
 
     return {"messages": [
         {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(turn.agent)

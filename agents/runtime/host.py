@@ -7,8 +7,8 @@ from them, so the two hosts can't drift apart in how the check, Home records and
 from __future__ import annotations
 
 from agents.models import Conversation
-from roadstar.services import change_record
-from tools.context import ToolContext
+from core.services import change_record
+from core.context import ToolContext
 
 
 class ToolHost:

@@ -28,7 +28,7 @@ from integrations.providers.base import (
     Changes, DraftRef, FileData, Hit, MailAttachment, MailMessage, MailProvider, MailQuery, MailThread, Page, SentRef,
 )
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 CHANGES_BATCH = 200
 SNIPPET = 200

@@ -15,10 +15,10 @@ from integrations.mail_service import Outgoing, mail_provider
 from integrations.models import Connection
 from integrations.providers.local_mail import LocalMailProvider
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Card
+from core.actors import Actor
+from core.models import Card
 from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
-from tools.errors import ToolError
+from core.errors import ToolError
 
 T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 DUE = T0 + mail_hold.HOLD
@@ -330,7 +330,7 @@ def dana(org):
 
 
 def test_home_shows_a_held_email_with_its_countdown_and_undo(client, org, box, use, dana):
-    from roadstar.models import Change
+    from core.models import Change
 
     mail_send(use)
     client.force_login(org.owner)
@@ -341,7 +341,7 @@ def test_home_shows_a_held_email_with_its_countdown_and_undo(client, org, box, u
 
 
 def test_undo_on_home_stops_the_held_email(client, org, box, use):
-    from roadstar.models import Change
+    from core.models import Change
 
     mail_send(use)
     client.force_login(org.owner)

@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from docs import services
 from docs.models import Doc, DocNote, DocVersion
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.timefmt import iso
+from core.actors import Actor
+from core.models import Change
+from core.timefmt import iso
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import use_tool

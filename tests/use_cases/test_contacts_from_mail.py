@@ -14,7 +14,7 @@ from companies.models import Company
 from contacts.models import Contact
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local
-from roadstar.models import Change
+from core.models import Change
 from tests.factories import ContactFactory
 from tests.use_cases.staff_script import StaffScript
 

@@ -17,13 +17,13 @@ from integrations import mail_hold
 from integrations.local.mailbox import Incoming, message_store
 from integrations.local.models_mail import LocalMailMessage
 from integrations.services import connection_create_local
-from roadstar.models import Change
+from core.models import Change
 from routines import engine
 from routines.models import Event
 from agents.runtime.turn import check_turns
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import ProjectFactory
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 from tests.use_cases.staff_script import StaffScript
 

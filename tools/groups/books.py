@@ -8,7 +8,7 @@ from pydantic import Field, StringConstraints
 
 from integrations import invoices
 from integrations.services import Asker
-from tools.inputs import Text
+from core.inputs import Text
 from tools.registry import Group, Tool, ToolInput, register, register_group
 
 register_group(

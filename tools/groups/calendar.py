@@ -9,7 +9,7 @@ from pydantic import Field
 from contacts.shapes import local_time_words
 from integrations import meetings
 from integrations.services import Asker
-from tools.inputs import Text
+from core.inputs import Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

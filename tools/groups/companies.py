@@ -15,8 +15,8 @@ from companies import selectors, services
 from companies.shapes import (
     company_context_shape, company_read_shape, company_record, company_row, timeline_entry_shape,
 )
-from roadstar.timefmt import iso
-from tools.inputs import Id, IsoDate, IsoDateTime, Link, Offset, Text
+from core.timefmt import iso
+from core.inputs import Id, IsoDate, IsoDateTime, Link, Offset, Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -8,7 +8,7 @@ from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
 from integrations.files import services
 from integrations.services import Asker
-from tools.inputs import Offset, Text
+from core.inputs import Offset, Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

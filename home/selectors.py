@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
-from roadstar.models import Card, Change, Organization
+from core import held
+from core.held import HeldLine
+from core.models import Card, Change, Organization
 
 HOME_LISTINGS = (Change.Listing.HOME, Change.Listing.HOME_UNDO)
 PAGE_SIZE = 50
@@ -216,33 +217,8 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
 # --- Your work: emails held before they go (the mail group fills this in) -------------------------------------
 
 
-@dataclass(frozen=True)
-class HeldLine:
-    """Something that waits before it goes, such as a sent email held for two minutes, with Undo until then.
-
-    `held_until` drives the countdown on Home (partials/held_line.html); `undo_url` is a POST endpoint of the
-    app that holds it, which stops it and returns to `next`.
-    """
-
-    id: str
-    text: str  # "Client desk is sending Dana Whitfield “Your quote”"
-    held_until: datetime.datetime
-    undo_url: str
-
-
-# Each source is `fn(org) -> list[HeldLine]`, a fixed number of queries. The mail app registers its held emails
-# with `@roadstar.selectors.held_source` when it loads; Home lists every source's lines, soonest to go first.
-HELD_SOURCES: list[Callable[[Organization], list[HeldLine]]] = []
-
-
-def held_source(fn: Callable[[Organization], list[HeldLine]]):
-    if fn not in HELD_SOURCES:
-        HELD_SOURCES.append(fn)
-    return fn
-
-
 def home_held(*, org: Organization) -> list[HeldLine]:
-    lines = [line for source in HELD_SOURCES for line in source(org)]
+    lines = [line for source in held.HELD_SOURCES for line in source(org)]
     return sorted(lines, key=lambda line: line.held_until)
 
 

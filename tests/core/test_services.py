@@ -3,8 +3,8 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from roadstar.models import Card
-from roadstar.services import card_open, card_resolve
+from core.models import Card
+from core.services import card_open, card_resolve
 
 
 def test_opening_a_card_twice_gives_the_same_card(org):
@@ -21,7 +21,7 @@ def test_the_database_refuses_a_second_open_card_for_a_subject(org):
 def test_a_worker_that_loses_the_race_gets_the_winners_card(org, monkeypatch):
     winner = Card.objects.create(organization=org, kind="budget", subject="budget:1", title="Raise the budget")
     # As if this worker looked before the other one's card was committed.
-    monkeypatch.setattr("roadstar.services.Card.objects.filter", lambda **kw: Card.objects.none())
+    monkeypatch.setattr("core.services.Card.objects.filter", lambda **kw: Card.objects.none())
     assert card_open(org=org, kind="budget", subject="budget:1", title="Raise the budget").id == winner.id
 
 

@@ -2,7 +2,7 @@
 
 `notify(org_id, what)` sends, once the current transaction commits (at once outside one), a small message to the
 workspace's group on the channel layer. Every page the owner has open holds a websocket in that group
-(`roadstar.consumers.LiveConsumer`, at /ws/home/) and fetches the fresh part of itself over plain HTTP, signed in
+(`home.consumers.LiveConsumer`, at /ws/home/) and fetches the fresh part of itself over plain HTTP, signed in
 as the owner: the message says only *what* changed, never the data, so nothing crosses workspaces by it.
 
 `what` is one of WHATS. `conversation` names the chat or thread a "chat" message was added to, so a chat page

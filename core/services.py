@@ -5,11 +5,11 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from roadstar import live
-from roadstar.actors import Actor
-from roadstar.models import Card, Change, Organization
-from roadstar.undo import UNDO_HANDLERS
-from tools.errors import ToolError
+from core import live
+from core.actors import Actor
+from core.models import Card, Change, Organization
+from core.undo import UNDO_HANDLERS
+from core.errors import ToolError
 
 
 def change_record(

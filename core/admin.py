@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.forms.models import BaseInlineFormSet
 
-from roadstar.models import Card, Change, Organization
+from core.models import Card, Change, Organization
 
 
 class SameWorkspaceFormSet(BaseInlineFormSet):

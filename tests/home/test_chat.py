@@ -17,8 +17,8 @@ from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime.scheduler import drain
 from checks.models import Ask, CheckDecision
 from contacts.models import Contact
-from roadstar import selectors
-from roadstar.models import Card, Change
+from core import held
+from core.models import Card, Change
 from routines.models import Summary
 from tests.factories import AgentFactory, ContactFactory
 
@@ -298,9 +298,9 @@ def test_work_still_open_says_where_it_stands(client, owner, org, desk):
 
 def test_a_held_line_counts_down_and_offers_undo(client, owner, org, monkeypatch):
     until = timezone.now() + datetime.timedelta(seconds=90)
-    line = selectors.HeldLine(id="m1", text="Client desk is sending Dana Whitfield “Your quote”",
+    line = held.HeldLine(id="m1", text="Client desk is sending Dana Whitfield “Your quote”",
                               held_until=until, undo_url="/mail/held/m1/undo")
-    monkeypatch.setattr(selectors, "HELD_SOURCES", [lambda o: [line] if o == org else []])
+    monkeypatch.setattr(held, "HELD_SOURCES", [lambda o: [line] if o == org else []])
     html = home(client)
     assert "Client desk is sending Dana Whitfield “Your quote”" in html
     assert f'data-held-until-ms="{int(until.timestamp() * 1000)}"' in html

@@ -16,10 +16,10 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Usage
 from contacts.models import Contact
-from roadstar import selectors
-from roadstar.models import Card, Change
-from roadstar.services import card_open
-from roadstar.views import exact_time, relative_time
+from home import selectors
+from core.models import Card, Change
+from core.services import card_open
+from home.views import exact_time, relative_time
 from tests.factories import ContactFactory
 
 NOW = timezone.now()

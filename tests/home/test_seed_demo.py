@@ -11,7 +11,7 @@ from agents.models import Agent
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact
 from docs.models import Doc, Project
-from roadstar.models import Organization
+from core.models import Organization
 
 APPS = ("roadstar", "agents", "contacts", "companies", "docs", "auth")
 

@@ -26,8 +26,8 @@ from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from docs import services as doc_services
 from docs.models import Doc, Project
-from roadstar.actors import Actor
-from roadstar.models import Organization
+from core.actors import Actor
+from core.models import Organization
 
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from roadstar.consumers import LiveConsumer
+from home.consumers import LiveConsumer
 
 websocket_urlpatterns = [
     path("ws/home/", LiveConsumer.as_asgi()),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from roadstar.actors import Actor
-from roadstar.models import Organization
+from core.actors import Actor
+from core.models import Organization
 
 
 @dataclass

@@ -1,9 +1,9 @@
 """The owner's pages: Home (Waiting for you, Your work, the morning summary) with the buttons on it (Undo; on
 cards Dismiss, Try again and Raise the budget; an agent's ask answered in place), and the chats with each agent.
 Both are live: `home_live` and `chat_live` are the parts a page fetches again when its websocket says something
-changed (roadstar/live.py).
+changed (core/live.py).
 
-Reads go through roadstar.selectors and writes through roadstar.services, as every other caller's do.
+Reads go through home.selectors and writes through core.services, as every other caller's do.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from checks import services as check_services
 from checks.models import Ask
-from roadstar import selectors, services
-from roadstar.actors import Actor
-from roadstar.models import Card, Change, Organization
-from tools.errors import ToolError
+from core import services
+from home import selectors
+from core.actors import Actor
+from core.models import Card, Change, Organization
+from core.errors import ToolError
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 

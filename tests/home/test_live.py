@@ -26,10 +26,10 @@ from django.urls import reverse
 from agents import services as agent_services
 from agents.models import Conversation, Work
 from agents.runtime.turn import answer_work
-from roadstar import live, services
-from roadstar.actors import Actor
+from core import live, services
+from core.actors import Actor
 from roadstar.channel_layer import SQLiteChannelLayer
-from roadstar.models import Change
+from core.models import Change
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = (b"origin", b"http://testserver")
@@ -271,7 +271,7 @@ def test_notify_refuses_what_no_page_listens_for(org):
 def test_undo_notifies_home(org, sent, django_capture_on_commit_callbacks):
     from contacts.models import Contact
     from tests.factories import ContactFactory
-    from tools.context import ToolContext
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     org.check_enabled = False
@@ -337,7 +337,7 @@ def test_home_live_sends_a_visitor_to_sign_in(client, db):
 def test_home_page_opens_the_socket_and_names_its_live_part(client, org):
     client.force_login(org.owner)
     html = client.get("/").content.decode()
-    assert 'data-live-src="/home/live/"' in html and "roadstar/live.js" in html
+    assert 'data-live-src="/home/live/"' in html and "core/live.js" in html
 
 
 def test_live_js_opens_the_home_socket():
@@ -438,7 +438,7 @@ def test_the_layer_crosses_processes(tmp_path):
         worker = textwrap.dedent(f"""
             import django
             django.setup()
-            from roadstar import live
+            from core import live
             live.send_now({group!r}, {{"type": "live.update", "what": "work", "conversation": None}})
         """)
         env = {**os.environ, "CHANNELS_SQLITE_PATH": str(path), "DJANGO_SETTINGS_MODULE": "roadstar.settings"}

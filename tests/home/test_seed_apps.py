@@ -13,11 +13,11 @@ from agents.models import Agent
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
-from roadstar.actors import Actor
-from roadstar.management.commands import seed_demo
-from roadstar.models import Organization
+from core.actors import Actor
+from home.management.commands import seed_demo
+from core.models import Organization
 from tools import registry
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 NY = ZoneInfo("America/New_York")

@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import ObjectDoesNotExist
 
-from roadstar import live
+from core import live
 
 REFUSED_ANONYMOUS = 4401
 REFUSED_NO_WORKSPACE = 4403

@@ -8,7 +8,7 @@ import uuid
 
 from django.db import models
 
-from tools.errors import ToolError
+from core.errors import ToolError
 
 # Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`.
 UNDO_HANDLERS: dict = {}
