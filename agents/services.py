@@ -13,6 +13,7 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, Message, Usage, Work
 from core import live
 from core.actors import Actor
+from roadstar.locking import lock
 from core.errors import ToolError
 
 MAX_AGENTS = 40  # besides Roadstar
@@ -67,42 +68,47 @@ AGENT_FIELDS = ("name", "job", "owns", "good", "works", "asks_first", "model", "
 
 
 def agent_change(*, org, actor: Actor, agent: Agent, changes: dict) -> Agent:
-    """Change what is given of name, job, the four parts, model, reportsTo (a name) and department."""
-    if "name" in changes:
-        new_name = changes["name"].strip()
-        if not new_name:
-            raise ToolError("bad_input", "name: can't be empty")
-        if Agent.objects.filter(organization=org, name__iexact=new_name).exclude(id=agent.id).exists():
-            raise ToolError("bad_input", f"name: there is an agent called {new_name} already.")
-        if agent.is_roadstar and new_name != agent.name:
-            raise ToolError("bad_input", "name: Roadstar keeps its name.")
-        changes["name"] = new_name
-    parts = {k: changes.get(k, getattr(agent, k)) for k in ("owns", "good", "works", "asks_first")}
-    _check_job_description(**parts)
-    if "reports_to" in changes:
-        boss = agent_by_name(org=org, name=changes["reports_to"]) if changes["reports_to"] else None
-        if boss is not None and boss.id == agent.id:
-            raise ToolError("bad_input", "reportsTo: an agent can't report to itself.")
-        changes["reports_to"] = boss
-    for key, value in changes.items():
-        setattr(agent, key, value)
-    agent.save()
+    """Change what is given of name, job, the four parts, model, reportsTo (a name) and department. The agent is
+    read again under its lock, and only what changes is written: a note kept meanwhile stays."""
+    with transaction.atomic():
+        lock(agent)
+        if "name" in changes:
+            new_name = changes["name"].strip()
+            if not new_name:
+                raise ToolError("bad_input", "name: can't be empty")
+            if Agent.objects.filter(organization=org, name__iexact=new_name).exclude(id=agent.id).exists():
+                raise ToolError("bad_input", f"name: there is an agent called {new_name} already.")
+            if agent.is_roadstar and new_name != agent.name:
+                raise ToolError("bad_input", "name: Roadstar keeps its name.")
+            changes["name"] = new_name
+        parts = {k: changes.get(k, getattr(agent, k)) for k in ("owns", "good", "works", "asks_first")}
+        _check_job_description(**parts)
+        if "reports_to" in changes:
+            boss = agent_by_name(org=org, name=changes["reports_to"]) if changes["reports_to"] else None
+            if boss is not None and boss.id == agent.id:
+                raise ToolError("bad_input", "reportsTo: an agent can't report to itself.")
+            changes["reports_to"] = boss
+        for key, value in changes.items():
+            setattr(agent, key, value)
+        agent.save(update_fields=[*changes, "updated_at"])
     return agent
 
 
 def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None = None,
                    about: str | None = None) -> dict:
-    """Keep or drop a note; Roadstar also keeps the About. Returns the spec's answer."""
+    """Keep or drop a note; Roadstar also keeps the About. Returns the spec's answer. The notes are read again
+    under the agent's lock, so notes kept at the same time by two threads are both kept."""
     if about is not None and not agent.is_roadstar:
         raise ToolError("bad_input", "about: only Roadstar keeps the About; tell Roadstar with hand_off.")
-    if forget is not None and forget not in agent.notes:
-        raise ToolError(
-            "not_found", "forget: no note reads exactly that; give the note word for word. Notes: "
-            + " | ".join(agent.notes),
-        )
     if note is None and forget is None and about is None:
         raise ToolError("bad_input", "note, forget or about: give one")
     with transaction.atomic():
+        lock(agent)
+        if forget is not None and forget not in agent.notes:
+            raise ToolError(
+                "not_found", "forget: no note reads exactly that; give the note word for word. Notes: "
+                + " | ".join(agent.notes),
+            )
         if forget is not None:
             agent.notes = [n for n in agent.notes if n != forget]
         if note is not None and note.strip() and note.strip() not in agent.notes:

@@ -10,7 +10,6 @@ import logging
 
 from checks import reasons
 from checks.judge import (
-    FaultyJudge,
     Judge,
     JudgeRequest,
     JudgeUnreachable,
@@ -42,8 +41,6 @@ def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True) 
     if not result.open:
         return Decision(outcome="go", relied_on=result.relied_on)
 
-    if request.judge_fault:
-        judge = FaultyJudge(request.judge_fault, judge)
     relied_on = _open_words(result)
     if judge is None:
         return Decision(outcome="ask", reason=reasons.UNREACHABLE, relied_on=relied_on)
@@ -92,11 +89,23 @@ def judge_request(request: CheckRequest, result: RuleResult) -> JudgeRequest:
         input=request.action.input or {},
         replaces=request.action.replaces,
         note=request.action.note,
-        owner_words=[OwnerWordsShown(who=w.source, text=w.text, answer=w.answer) for w in words],
+        owner_words=_once([OwnerWordsShown(who=w.source, text=w.text, answer=w.answer) for w in words]),
         recipients=shown_recipients,
         questions=[f.why for f in result.open],
         rules_would_say=result.open[0].reason,
     )
+
+
+def _once(words: list[OwnerWordsShown]) -> list[OwnerWordsShown]:
+    """Each of the owner's words once: a routine's thread carries its note in every run's message, and the owner
+    may say the same thing twice; repeating it tells the judge nothing more and costs every call."""
+    seen, out = set(), []
+    for w in words:
+        key = (w.who, norm(w.text), w.answer)
+        if key not in seen:
+            seen.add(key)
+            out.append(w)
+    return out
 
 
 def _open_words(result: RuleResult) -> list[str]:

@@ -1,11 +1,17 @@
-"""Detectors for what must never leave the business: passwords and sign-in codes, card numbers, bank numbers,
-national ID numbers, API keys and secrets.
+"""Detectors for what must never leave the business: passwords, sign-in and door codes, card numbers, bank account
+numbers, national ID numbers, API keys and secrets.
 
 Each detector looks for the thing's own structure (a checksum, an issuer's prefix and length, a country's IBAN
 length) or for a cue word right next to it, never for "a long number": phone numbers, invoice and order numbers,
-ZIP+4, tracking numbers and timestamps are everyday business mail and must go. The business's own payment
-details, which the owner sets, may go: a finding that is part of one of them (ignoring spaces, hyphens and letter
-case) is dropped.
+ZIP+4, tracking numbers, timestamps and a bank's routing number (it is public) are everyday business mail and must
+go. A national ID number whose form is ambiguous (nine digits could be a SIN, a TFN, a BSN or an order reference)
+is one only next to a cue word ("SIN", "NI number", "social", "TFN", "PPS", ...); one whose form is its own (an
+Italian codice fiscale, a UK National Insurance number with its suffix) needs none. The business's own payment
+details, which the owner sets, may go: a finding that is part of one of them (ignoring separators and letter case)
+is dropped.
+
+Everything is read after `checks.normalize.normalize` (full-width digits, zero-width characters, any separators
+between digit groups), so offsets in a `Finding` are into the normalized text.
 
 To add a detector: write `_find_<thing>(text) -> Iterator[Finding]`, add it to `_DETECTORS`, and test it both ways
 in tests/checks/test_detectors.py.
@@ -16,23 +22,31 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+from checks import national_ids as ids
+from checks.national_ids import luhn_valid
+from checks.normalize import DigitRun, digit_runs, normalize
+
+__all__ = ["Finding", "card_issuer", "find_sensitive", "iban_valid", "luhn_valid"]
 
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # card, iban, bank_account, routing, ssn, password, sign_in_code, api_key, secret
+    kind: str  # card, iban, bank_account, ssn, national_id, password, sign_in_code, api_key, secret
     value: str
     start: int
     end: int
+    scheme: str = ""  # for a national ID: which country's number (ca_sin, uk_nino, ...)
 
 
 def find_sensitive(text: str, *, allowed: Iterable[str] = ()) -> list[Finding]:
     """Everything sensitive in `text`, less what is part of the business's own `allowed` payment details."""
+    text = normalize(text)
     if not text:
         return []
-    own = [_squash(a) for a in allowed if a]
+    own = [_squash(normalize(a)) for a in allowed if a]
     found: dict[tuple[int, int], Finding] = {}
     for detector in _DETECTORS:
         for f in detector(text):
@@ -44,24 +58,10 @@ def find_sensitive(text: str, *, allowed: Iterable[str] = ()) -> list[Finding]:
 
 
 def _squash(s: str) -> str:
-    return re.sub(r"[\s\-]", "", s).lower()
+    return re.sub(r"[\s\-./]", "", s).lower()
 
 
 # ---------------------------------------------------------------------------------------------------- cards
-
-def luhn_valid(digits: str) -> bool:
-    if not digits.isdigit() or len(digits) < 2:
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
 
 def _prefix_in(digits: str, width: int, low: int, high: int) -> bool:
     return len(digits) >= width and low <= int(digits[:width]) <= high
@@ -94,22 +94,24 @@ def card_issuer(digits: str) -> str | None:
     return None
 
 
-# Runs of digit groups joined by single spaces or hyphens, not glued to letters (ids such as INV-2026 stay ids).
-_DIGIT_RUN = re.compile(r"(?<![A-Za-z0-9])\d+(?:[ \-]\d+)*(?![A-Za-z0-9])")
+def _card_grouping(run: DigitRun, i: int, j: int) -> bool:
+    """Groups i..j are written the way a card is. Joined by single spaces or hyphens, any grouping goes (issuers
+    print 4-4-4-4, 4-6-5, 4-6-4 and more). Joined by anything else (`4111.1111.1111.1111`, `4111 / 1111 / ...`, a
+    line break between subject and text), the groups must be a card's: fours, sixes or eights and a last group,
+    or one digit at a time. Two phone numbers (3-3-4 / 3-3-4) or a date and a time are not."""
+    if run.plainly_joined(i, j):
+        return True
+    sizes = [len(g.digits) for g in run.groups[i:j + 1]]
+    return all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1}
 
 
 def _find_cards(text: str) -> Iterator[Finding]:
-    for m in _DIGIT_RUN.finditer(text):
-        groups = list(re.finditer(r"\d+", m.group()))
-        # A card can sit in a longer run ("invoice 1042 4929 3817 ..."), so try every run of whole groups.
-        for i in range(len(groups)):
-            digits = ""
-            for j in range(i, len(groups)):
-                digits += groups[j].group()
-                if len(digits) > 19:
-                    break
-                if len(digits) >= 13 and card_issuer(digits) and luhn_valid(digits):
-                    yield Finding("card", digits, m.start() + groups[i].start(), m.start() + groups[j].end())
+    for run in digit_runs(text):
+        # A card can sit in a longer run ("invoice 1042 4929 3817 ..."), so try every stretch of whole groups.
+        for i, j in run.spans(frozenset(range(13, 20))):
+            digits = run.joined(i, j)
+            if card_issuer(digits) and luhn_valid(digits) and _card_grouping(run, i, j):
+                yield Finding("card", digits, run.groups[i].start, run.groups[j].end)
 
 
 # ---------------------------------------------------------------------------------------------------- IBAN
@@ -130,7 +132,7 @@ _IBAN_START = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})")
 
 
 def iban_valid(iban: str) -> bool:
-    iban = re.sub(r"[\s\-]", "", iban).upper()
+    iban = re.sub(r"[\s\-./]", "", iban).upper()
     if len(iban) != IBAN_LENGTHS.get(iban[:2], -1) or not iban.isalnum():
         return False
     rearranged = iban[4:] + iban[:4]
@@ -148,7 +150,7 @@ def _find_ibans(text: str) -> Iterator[Finding]:
             ch = text[i]
             if ch.isalnum():
                 chars.append(ch)
-            elif ch in " -" and i + 1 < len(text) and text[i + 1].isalnum() and chars:
+            elif ch in " -./" and i + 1 < len(text) and text[i + 1].isalnum() and chars:
                 pass
             else:
                 break
@@ -159,35 +161,22 @@ def _find_ibans(text: str) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------------------------------------------- bank numbers
 
-def aba_routing_valid(digits: str) -> bool:
-    if len(digits) != 9 or not digits.isdigit():
-        return False
-    prefix = int(digits[:2])
-    if not (prefix <= 12 or 21 <= prefix <= 32 or 61 <= prefix <= 72 or prefix == 80):
-        return False
-    weights = (3, 7, 1) * 3
-    return sum(int(d) * w for d, w in zip(digits, weights, strict=True)) % 10 == 0
-
-
-_ROUTING_CUE = r"routing|aba|rtn|transit"
 _ACCOUNT_CUE = r"(?:checking|savings|bank|current|deposit)\s+account|account\s*(?:number|no\.?|num|#)|acct\.?|a/c"
 _BARE_ACCOUNT_CUE = r"account"
-_SORT_CUE = r"sort\s*code|bsb"
-# Up to a few filler words between the cue and the number: "routing number is 026009593", "account no.: 1234".
+# Up to a few filler words between the cue and the number: "account number is 004471290531", "acct no.: 1234".
 _FILLER = r"(?:\s*(?:number|no\.?|num|#|is|:|=|-|of|code|\(\w+\))\s*){0,4}\s*"
 _NUMBER = r"(?P<n>\d(?:[ \-]?\d){5,16})(?![\d])"
 _BANK_CONTEXT = re.compile(
-    r"\b(bank|routing|aba|checking|savings|wire|transfer|ach|iban|swift|bic|sort code|deposit|refund|pay(?:ment)?s?)\b",
+    r"\b(bank|routing|aba|checking|savings|wire|transfer|ach|iban|swift|bic|sort code|bsb|transit|deposit|refund"
+    r"|pay(?:ment)?s?)\b",
     re.I,
 )
 
 
 def _find_bank_numbers(text: str) -> Iterator[Finding]:
-    for m in re.finditer(rf"\b(?:{_ROUTING_CUE})\b{_FILLER}{_NUMBER}", text, re.I):
-        digits = re.sub(r"\D", "", m.group("n"))
-        if aba_routing_valid(digits):
-            yield Finding("routing", digits, m.start("n"), m.end("n"))
-    for m in re.finditer(rf"\b(?:{_ACCOUNT_CUE}|{_SORT_CUE}){_FILLER}{_NUMBER}", text, re.I):
+    # A routing number, sort code, BSB or transit number alone names a bank's branch: it is printed on every cheque
+    # and may go. The account number is what must not.
+    for m in re.finditer(rf"\b(?:{_ACCOUNT_CUE}){_FILLER}{_NUMBER}", text, re.I):
         yield Finding("bank_account", re.sub(r"\D", "", m.group("n")), m.start("n"), m.end("n"))
     # A bare "account 7720193844" is a bank account only where the talk is of banks and payments.
     for m in re.finditer(rf"\b(?:{_BARE_ACCOUNT_CUE})\b{_FILLER}{_NUMBER}", text, re.I):
@@ -198,27 +187,269 @@ def _find_bank_numbers(text: str) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------------------------------------------- national IDs
 
-_SSN_CUE = r"ssn|ss#|social\s+security(?:\s+(?:number|no\.?|#))?|soc\.?\s*sec\.?|tin|taxpayer\s+id(?:entification)?(?:\s+number)?|tax\s+id"
-_SSN = re.compile(
-    rf"\b(?:{_SSN_CUE})(?![A-Za-z]){_FILLER}(?P<a>\d{{3}})([ \-]?)(?P<g>\d{{2}})\2(?P<s>\d{{4}})(?!\d)", re.I
+# Between the characters of an ID written with letters: nothing, spaces, or one separator with spaces around it.
+_S = r"(?:[ \t]*[./\\\-_|][ \t]*|[ \t]+)?"
+_EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
+
+
+def _digits_re(n: int) -> str:
+    return rf"\d(?:{_S}\d){{{n - 1}}}"
+
+
+@dataclass(frozen=True)
+class _Scheme:
+    name: str
+    valid: Callable[[str], bool]
+    lengths: frozenset[int] = frozenset()  # all digits: found in digit runs of these lengths
+    form: re.Pattern | None = None  # with letters (or a shape of its own): found by this pattern
+    # Its form is its own: a valid one is an ID without a cue, unless a word such as "order" or "part" labels it.
+    plain: Callable[[str, str], bool] | None = None
+    kind: str = "national_id"
+    # No check digit to go by (a passport, a driver's licence): written in one block, never a date.
+    loose: bool = False
+    # Where the scheme's rules go beyond its shape (issued prefixes, no checksum), what its cue word is enough for.
+    cued_valid: Callable[[str], bool] | None = None
+    # The number as its validator takes it, from what the form matched (default: letters and digits, upper case).
+    compact: Callable[[str], str] | None = None
+
+
+def _nino_plain(raw: str, compact: str) -> bool:
+    # Written as HMRC prints it, upper case and with its suffix letter: AB 12 34 56 C, AB123456C.
+    return raw.upper() == raw and len(compact) == 9 and re.fullmatch(r"[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", raw)
+
+
+def _cf_plain(raw: str, compact: str) -> bool:
+    return raw == compact  # sixteen characters in one block, as every Italian card and form shows it
+
+
+_CF_CHARS = r"[A-Za-z]{6}[0-9LMNP-Vlmnp-v]{2}[A-Za-z][0-9LMNP-Vlmnp-v]{2}[A-Za-z][0-9LMNP-Vlmnp-v]{3}[A-Za-z]"
+_SCHEMES = (
+    _Scheme("us_ssn", ids.us_ssn_valid, frozenset({9}), kind="ssn"),
+    _Scheme("us_itin", ids.us_itin_valid, frozenset({9})),
+    _Scheme("ca_sin", ids.ca_sin_valid, frozenset({9})),
+    _Scheme("uk_nino", ids.uk_nino_valid, form=re.compile(
+        rf"{_EDGE_L}[A-Za-z]{_S}[A-Za-z]{_S}{_digits_re(6)}(?:{_S}[A-Da-d])?{_EDGE_R}"), plain=_nino_plain,
+            # Next to "NI number", HMRC's specimen QQ 12 34 56 C is written as one too: the letters go unchecked.
+            cued_valid=lambda s: bool(re.fullmatch(r"[A-Z]{2}\d{6}[A-D]?", s))),
+    _Scheme("uk_nhs", ids.uk_nhs_valid, frozenset({10})),
+    _Scheme("ie_ppsn", ids.ie_ppsn_valid, form=re.compile(
+        rf"{_EDGE_L}{_digits_re(7)}{_S}[A-Wa-w](?:{_S}[ABHWTXabhwtx])?{_EDGE_R}")),
+    _Scheme("au_tfn", ids.au_tfn_valid, frozenset({9})),
+    _Scheme("au_medicare", ids.au_medicare_valid, frozenset({10, 11})),
+    _Scheme("nz_ird", ids.nz_ird_valid, frozenset({8, 9})),
+    _Scheme("in_aadhaar", ids.in_aadhaar_valid, frozenset({12})),
+    _Scheme("in_pan", ids.in_pan_valid, form=re.compile(rf"{_EDGE_L}[A-Za-z]{{5}}{_S}\d{{4}}{_S}[A-Za-z]{_EDGE_R}")),
+    _Scheme("sg_nric", ids.sg_nric_valid, form=re.compile(rf"{_EDGE_L}[STFGstfg]{_S}{_digits_re(7)}{_S}[A-Za-z]{_EDGE_R}")),
+    _Scheme("es_dni", ids.es_dni_valid, form=re.compile(rf"{_EDGE_L}{_digits_re(8)}{_S}[A-Za-z]{_EDGE_R}")),
+    _Scheme("es_nie", ids.es_nie_valid, form=re.compile(rf"{_EDGE_L}[XYZxyz]{_S}{_digits_re(7)}{_S}[A-Za-z]{_EDGE_R}")),
+    _Scheme("it_codice_fiscale", ids.it_codice_fiscale_valid,
+            form=re.compile(rf"{_EDGE_L}{_CF_CHARS}{_EDGE_R}|{_EDGE_L}[A-Za-z]{{3}} ?[A-Za-z]{{3}} ?[0-9]{{2}}[A-Za-z]"
+                            rf"[0-9]{{2}} ?[A-Za-z][0-9]{{3}}[A-Za-z]{_EDGE_R}"), plain=_cf_plain),
+    _Scheme("fr_nir", ids.fr_nir_valid, form=re.compile(
+        rf"{_EDGE_L}[1-478]{_S}\d{_S}\d{_S}\d{_S}\d{_S}(?:\d{_S}\d|2{_S}[ABab]){_S}{_digits_re(6)}{_S}\d{_S}\d{_EDGE_R}")),
+    _Scheme("be_national_number", ids.be_national_number_valid, frozenset({11})),
+    _Scheme("de_steuer_id", ids.de_steuer_id_valid, frozenset({11})),
+    _Scheme("nl_bsn", ids.nl_bsn_valid, frozenset({9})),
+    _Scheme("pl_pesel", ids.pl_pesel_valid, frozenset({11})),
+    _Scheme("se_personnummer", ids.se_personnummer_valid, frozenset({10, 12})),
+    _Scheme("fi_hetu", ids.fi_hetu_valid, form=re.compile(
+        rf"{_EDGE_L}{_digits_re(6)}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}"),
+            # The sign between date and number is the century: it stays.
+            compact=lambda raw: re.sub(r"\D", "", raw[:-5]) + raw[-5:].upper()),
+    _Scheme("no_fodselsnummer", ids.no_fodselsnummer_valid, frozenset({11})),
+    _Scheme("dk_cpr", ids.dk_cpr_valid, frozenset({10})),
+    _Scheme("za_id", ids.za_id_valid, frozenset({13})),
+    # No checksum is printed on a passport or a driver's licence: with its cue word, a number of their shape is one.
+    _Scheme("passport", lambda s: sum(c.isdigit() for c in s) >= 6, frozenset({6, 7, 8, 9}), loose=True,
+            form=re.compile(rf"{_EDGE_L}[A-Za-z]{{1,2}}\d{{6,9}}[A-Za-z]?{_EDGE_R}")),
+    _Scheme("driver_licence", lambda s: sum(c.isdigit() for c in s) >= 4, frozenset(range(5, 14)), loose=True,
+            form=re.compile(rf"{_EDGE_L}[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){{4,20}}{_EDGE_R}")),
+)
+_BY_NAME = {s.name: s for s in _SCHEMES}
+_CHECKED = frozenset(s.name for s in _SCHEMES if s.name not in ("passport", "driver_licence"))
+
+
+def _cue(ci: str = "", cs: str = "") -> re.Pattern:
+    """A cue: words in any letter case (`ci`), and acronyms only in capitals (`cs`: "SIN", not the word "sin")."""
+    parts = [f"(?i:{ci})"] if ci else []
+    parts += [cs] if cs else []
+    return re.compile(rf"(?<![A-Za-z])(?:{'|'.join(parts)})(?![A-Za-z])")
+
+
+_NO = r"(?:\s*(?:number|no\.?|num|nr\.?|#))?"
+# Each cue and the schemes it points at. "Social security" is the US SSN and, in English, France's NIR too.
+_CUES: tuple[tuple[re.Pattern, frozenset[str]], ...] = (
+    (_cue(rf"ssn|ss\s*#|ss\s+(?:no\.?|number)|social\s+security{_NO}|soc\.?\s*sec\.?{_NO}"),
+     frozenset({"us_ssn", "us_itin", "fr_nir"})),
+    (_cue(rf"itin|individual\s+taxpayer\s+identification{_NO}"), frozenset({"us_itin"})),
+    (_cue(rf"social\s+insurance{_NO}|num[ée]ro\s+d['’]assurance\s+sociale", r"SIN|S\.I\.N\.?|NAS"),
+     frozenset({"ca_sin"})),
+    (_cue(rf"national\s+insurance{_NO}|nino", rf"NI{_NO}|N\.I\.{_NO}"), frozenset({"uk_nino"})),
+    (_cue(rf"nhs{_NO}|chi\s+number"), frozenset({"uk_nhs"})),
+    (_cue(rf"ppsn?{_NO}|p\.p\.s\.?{_NO}|personal\s+public\s+service{_NO}"), frozenset({"ie_ppsn"})),
+    (_cue(rf"tfn|tax\s+file{_NO}"), frozenset({"au_tfn"})),
+    (_cue(rf"medicare(?:\s+card)?{_NO}"), frozenset({"au_medicare"})),
+    (_cue(rf"inland\s+revenue{_NO}", rf"IRD{_NO}"), frozenset({"nz_ird"})),
+    (_cue(rf"aadhaa?r(?:\s+card)?{_NO}|uidai"), frozenset({"in_aadhaar"})),
+    (_cue(rf"permanent\s+account\s+number|pan\s+card{_NO}", r"PAN"), frozenset({"in_pan"})),
+    (_cue(rf"nric{_NO}", rf"FIN{_NO}|IC{_NO}"), frozenset({"sg_nric"})),
+    (_cue(r"documento\s+nacional(?:\s+de\s+identidad)?|n[úu]mero\s+de\s+identi\w+", r"DNI|NIE|NIF"),
+     frozenset({"es_dni", "es_nie"})),
+    (_cue(r"codice\s+fiscale", r"CF|C\.F\."), frozenset({"it_codice_fiscale"})),
+    (_cue(r"insee|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu\w*|carte\s+vitale", r"NIR"),
+     frozenset({"fr_nir"})),
+    (_cue(r"steuer[\s\-]?id\w*|steuerliche\s+identifikationsnummer|identifikationsnummer", r"IdNr\.?"),
+     frozenset({"de_steuer_id"})),
+    (_cue(r"bsn|burger\s*service\s*nummer|sofi[\s\-]?nummer|citizen\s+service\s+number"), frozenset({"nl_bsn"})),
+    (_cue(r"rijksregister\w*|registre\s+national|num[ée]ro\s+national|national\s+(?:register|registry)\s+number"
+          r"|national\s+number", r"NISS|INSZ|NN"), frozenset({"be_national_number"})),
+    (_cue(r"pesel"), frozenset({"pl_pesel"})),
+    (_cue(r"person(?:nummer|nr\.?)|samordningsnummer|personal\s+identity\s+number"),
+     frozenset({"se_personnummer", "no_fodselsnummer", "dk_cpr"})),
+    (_cue(r"f[øo]dselsnummer|d[\s\-]nummer"), frozenset({"no_fodselsnummer"})),
+    (_cue(rf"cpr(?:[\s\-]?(?:nummer|number|nr\.?|no\.?))?"), frozenset({"dk_cpr"})),
+    (_cue(r"hetu|henkil[öo]tunnus|personal\s+identity\s+code"), frozenset({"fi_hetu"})),
+    (_cue(r"(?:south\s+african|sa)\s+id(?:entity)?{_NO}".replace("{_NO}", _NO)), frozenset({"za_id"})),
+    (_cue(rf"passport{_NO}"), frozenset({"passport"})),
+    (_cue(rf"driver['’]?s['’]?\s+licen[cs]e{_NO}|driving\s+licen[cs]e{_NO}", rf"DL\s*#|DL\s+(?:no\.?|number)"),
+     frozenset({"driver_licence"})),
+    # Cues for an ID number of any country.
+    (_cue(rf"national\s+(?:id|identity|identification)(?:\s+card)?{_NO}|identity\s+(?:card\s+)?number"
+          rf"|(?:personal|government|citizen|civil)\s+(?:id|identification|identity)(?:\s+card)?{_NO}"
+          rf"|id\s+card{_NO}|id\s+(?:number|no\.?|num|#)|tax\s+(?:id|identification){_NO}|tax\s+number"
+          rf"|taxpayer\s+id\w*{_NO}",
+          r"TIN|ID#"), _CHECKED),
+    # "my social is ...", "Social: ...": social security or insurance, whichever the number is.
+    (re.compile(r"(?i:social)(?=\s*(?:[:#]|is\b|was\b|number\b|no\b))"), frozenset({"us_ssn", "ca_sin", "fr_nir"})),
+)
+# Words that say a number is something else: an order, a phone, an account. Between a cue and its number they
+# break the link ("TFN not needed; booking 123 456 782"); before a plain-form ID or a generic cue ("Order ID
+# number ...") they say it is no ID.
+_OTHER = (
+    r"order|invoice|inv|booking|reservation|case|ticket|ref|reference|tracking|shipment|parcel|po|purchase|"
+    r"confirmation|transaction|receipt|account|acct|phone|tel|telephone|mobile|cell|fax|whatsapp|routing|sort|"
+    r"member|membership|policy|claim|serial|part|sku|item|product|model|batch|lot|flight|voucher|coupon|promo|"
+    r"discount|employee|staff|vat|abn|acn|ein|gst|registration|reg|company|job|quote|estimate|unit|room|suite|call|dial"
+)
+_RELABEL = re.compile(rf"(?i:(?<![A-Za-z])(?:{_OTHER})(?![A-Za-z]))")
+_WHO_ELSE = re.compile(rf"(?i:(?<![A-Za-z])(?:{_OTHER}|customer|client|patient|student|user|vendor|supplier|"
+                       rf"device|session|meeting|app|product|tax\s+office|our|business|employer|federal)(?![A-Za-z]))")
+_SENTENCE_END = re.compile(r"[.!?;](?:\s+[A-Z]|\s*\n)|\n\s*\n")
+_AFTER = re.compile(
+    r"\s*[(\[,\-–—]?\s*(?:(?:is|was|that's|that\s+is|which\s+is|being)\s+)?"
+    r"(?:(?:my|her|his|their|your|our|the|a|an)\s+)?(?:[A-Za-z]+['’]s\s+)?$"
 )
 
 
-def ssn_valid(area: str, group: str, serial: str) -> bool:
-    a = int(area)
-    return a != 0 and a != 666 and a < 900 and int(group) != 0 and int(serial) != 0
+def _cued(text: str, start: int, end: int, scheme: str, cues: list[tuple[int, int, frozenset[str]]]) -> bool:
+    """A cue for `scheme` stands just before the number (up to a few words, none of them a number or a word that
+    relabels it, in the same sentence) or just after it ("046 454 286 (SIN)", "... is her SIN")."""
+    for cue_start, cue_end, schemes in cues:
+        if scheme not in schemes:
+            continue
+        if cue_end <= start and start - cue_end <= 48:
+            between = text[cue_end:start]
+            if not re.search(r"\d", between) and not _RELABEL.search(between) and not _SENTENCE_END.search(between):
+                return True
+        elif cue_start >= end and cue_start - end <= 32 and _AFTER.match(text[end:cue_start]):
+            return True
+    return False
 
 
-def _find_ssns(text: str) -> Iterator[Finding]:
-    for m in _SSN.finditer(text):
-        if ssn_valid(m.group("a"), m.group("g"), m.group("s")):
-            yield Finding("ssn", m.group("a") + m.group("g") + m.group("s"), m.start("a"), m.end("s"))
+def _labelled_otherwise(text: str, start: int) -> bool:
+    """A word like "order" or "part" just before it, in the same sentence: `Part AB123456C` is a part number."""
+    before = re.split(r"[.!?\n]", text[max(0, start - 24):start])[-1]
+    return bool(_WHO_ELSE.search(before))
+
+
+def _cue_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    spans = []
+    for pattern, schemes in _CUES:
+        for m in pattern.finditer(text):
+            if schemes is _CHECKED and _WHO_ELSE.search(text[max(0, m.start() - 20):m.start()].split("\n")[-1]):
+                continue  # "Order ID number", "customer ID #": someone's reference, not a person's ID
+            spans.append((m.start(), m.end(), schemes))
+    return spans
+
+
+def _id_candidates(text: str) -> Iterator[tuple[_Scheme, int, int, str, str, bool]]:
+    """(scheme, start, end, raw, compact, strictly valid) for every number of every scheme in the text that is
+    valid by the scheme's rules, or by what its cue word is enough for."""
+    for run in digit_runs(text):
+        for i, j in run.spans(frozenset(range(5, 14))):
+            digits = run.joined(i, j)
+            start, end = run.groups[i].start, run.groups[j].end
+            raw = text[start:end]
+            for scheme in _SCHEMES:
+                if scheme.loose and i != j:
+                    continue
+                if len(digits) in scheme.lengths and scheme.valid(digits):
+                    yield scheme, start, end, raw, digits, True
+    for scheme in _SCHEMES:
+        if scheme.form is None:
+            continue
+        for m in scheme.form.finditer(text):
+            compact = scheme.compact(m.group()) if scheme.compact else re.sub(r"[^A-Za-z0-9]", "", m.group()).upper()
+            if scheme.valid(compact):
+                yield scheme, m.start(), m.end(), m.group(), compact, True
+            elif scheme.cued_valid and scheme.cued_valid(compact):
+                yield scheme, m.start(), m.end(), m.group(), compact, False
+
+
+def _ein_form(raw: str) -> bool:
+    # A US employer number (12-3456789) is a business's, on every W-9 and invoice: never a person's ID.
+    return bool(re.fullmatch(r"\d{2}-\d{7}", raw))
+
+
+_DATEISH = re.compile(r"(?:19|20)\d\d[-/.]?\d\d[-/.]?\d\d|\d\d?[-/.]\d\d?[-/.](?:19|20)?\d\d")
+
+
+def _find_national_ids(text: str) -> Iterator[Finding]:
+    cues = _cue_spans(text)
+    seen: set[tuple[int, int]] = set()
+    for scheme, start, end, raw, compact, strict in _id_candidates(text):
+        if (start, end) in seen or _ein_form(raw) or (scheme.loose and _DATEISH.fullmatch(raw)):
+            continue
+        if _cued(text, start, end, scheme.name, cues) or (
+            strict and scheme.plain and scheme.plain(raw, compact) and not _labelled_otherwise(text, start)
+        ):
+            seen.add((start, end))
+            yield Finding(scheme.kind, compact, start, end, scheme.name)
 
 
 # ---------------------------------------------------------------------------------------------------- passwords
 
+# The words that introduce a password or a code that opens something.
+_PW_CUE = (
+    r"pass(?:word|wd|code|phrase)s?|pwd|pword|p/w|pin(?:\s*(?:code|number|no\.?|#))?"
+    r"|(?:wi-?fi|wifi|wlan|network|wpa2?|router)\s+key"
+    r"|(?:door|gate|alarm|lock\s?box|key\s?safe|key\s?box|keypad|entry|entrance|garage|building|buzzer|safe|padlock"
+    r"|locker|front\s+door|back\s+door|side\s+door|lobby)\s+(?:code|pin|combination|combo|number)"
+    r"|(?:lock\s+)?combination|combo"
+)
+_SHORT_PW_CUE = r"pass|pw"  # a word of its own in English too: only with ":" or "=" ("pass: ...", "pw=...")
+_VALUE = r"(?P<q>[\"'“‘«])(?P<qv>[^\"'”’»\n]{3,64})[\"'”’»]|(?P<v>[^\s\"'“”‘’«»]{3,64})"
+_EXPLICIT = (
+    r"\s*[:=]\s*|\s+[-–]\s+"
+    r"|\s+(?:is\s+now|is\s+still|will\s+be|is|was|has\s+been\s+(?:changed|reset|set|updated)\s+to"
+    r"|(?:was\s+)?(?:changed|reset|set|updated)\s+to|reads|remains)\s*:?\s*"
+    # "password for the studio Wi-Fi is ...", "code to the side gate: ..."
+    r"|\s+(?:for|to|of|on|at)\s+(?:[^\n:=.!?]|\.(?!\s)){1,40}?(?:\s+(?:is\s+now|will\s+be|is|was)\s+|\s*[:=]\s*|\s+[-–]\s+)"
+)
 _PASSWORD = re.compile(
-    r"\b(?:pass(?:word|wd|code|phrase)|pwd|pin)\b\s*(?:[:=]|\bis\b)\s*[\"'“‘]?(?P<v>[^\s\"'”’]{3,})", re.I
+    rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
+)
+_SHORT_PASSWORD = re.compile(rf"(?<![A-Za-z])(?i:{_SHORT_PW_CUE})\s*[:=]\s*(?:{_VALUE})")
+# "user / password: sam.k / Tulip!2026", "login/pass - jen@... / ...": the second of the pair.
+_PAIR = re.compile(
+    r"(?<![^\s(,;])(?i:user(?:\s?name)?|login|log-in|user\s?id|e-?mail|account|id|wi-?fi|ssid|network)\s*/\s*"
+    r"(?i:pass(?:word)?|pwd|pw|pin|key)\s*[:=\-–]?\s*\S+\s*/\s*(?:" + _VALUE + ")"
+)
+# A sign-in line, then the password after a slash on it or alone on the next line:
+# "Login: sam.k / Tulip!2026", "Wi-Fi: FernGuest / Tide2026!", "username: jen\nHarbor!77".
+_LOGIN_LINE = re.compile(
+    r"(?<![^\s(,;])(?i:user(?:\s?name)?|login|log-in|sign[\s\-]?in|user\s?id|e-?mail|wi-?fi|ssid|network)"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+)(?P<who>[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]*\n[ \t]*)(?P<v>[^\s\"'“”‘’]{3,64})(?P<rest>[^\n]*)"
 )
 _SIGN_IN_CODE = re.compile(
     r"\b(?:(?:verification|security|one[\s\-]?time|sign[\s\-]?in|log[\s\-]?in|authentication|auth|2fa|two[\s\-]factor"
@@ -227,25 +458,95 @@ _SIGN_IN_CODE = re.compile(
     re.I,
 )
 
+# What follows "password is" or "password:" without being one: how a password is, where it is, what to do.
+_NOT_A_PASSWORD = frozenset("""
+    required incorrect wrong invalid expired expiring correct right weak strong secure insecure short long changed
+    changing updated reset saved stored encrypted hidden visible protected needed necessary optional missing blank
+    empty new old same different unchanged temporary sensitive private secret confidential forgotten lost
+    compromised known unknown set fine ok okay good bad below above attached enclosed included inside here there
+    ready pending active inactive locked unlocked disabled enabled valid accepted rejected too not still now being
+    also the a an your my our their his her its in on at with for to from by sent coming separate separately
+    elsewhere printed written taped stuck case see ask call check use enter type change update create choose
+    pick click follow none null nil n/a na tbd tba tbc same as usual unchanged managed protection manager reset
+    reminder hint policy rules requirements field box prompt screen page link email text message sms app
+    vault keychain 1password lastpass bitwarden dashlane expires expire expiry length characters
+    it this that these those one which what who whoever something anything nothing everything whatever
+    please thanks thank later soon tomorrow today tonight yesterday again first last next
+""".split())
+_UNIT_AFTER = re.compile(
+    r"\s*(?:\+|or\s+more|plus)?\s*(?:characters?|chars?|digits?|letters?|numbers?|symbols?|long|minutes?|mins?|"
+    r"hours?|hrs?|days?|weeks?|months?|years?|attempts?|tries|times|x\b|%)", re.I
+)
+_DATE_OR_AMOUNT = re.compile(
+    r"[$£€¥]\S*|\S*[$£€¥%]|(?:19|20)\d\d(?:[-/.]\d{1,2}){0,2}|\d{1,2}[-/.]\d{1,2}(?:[-/.]\d{2,4})?|\d{1,2}:\d{2}"
+    r"|\d+(?:st|nd|rd|th)|\d{1,3}(?:,\d{3})+(?:\.\d+)?",
+    re.I,
+)
+_WRAP = ".,;:!?)]}>'\"“”‘’"
+_DOMAIN = re.compile(r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,}(?:/\S*)?")
 
-def _looks_like_a_secret(value: str) -> bool:
-    """A password is not a plain word: "password: required" or "password is incorrect" name none."""
-    v = value.rstrip(".,;:!?)")
-    if len(v) < 3 or set(v) <= set("*•x.-_"):
+
+def _strong(v: str) -> bool:
+    """Looks made up rather than written: a digit, a symbol inside it, or a capital after the first letter."""
+    inner = v[1:-1]
+    return (
+        any(c.isdigit() for c in v)
+        or any(not c.isalnum() for c in inner)
+        or (any(c.isupper() for c in v[1:]) and any(c.islower() for c in v))
+        or (v.isalpha() and len(v) >= 12)
+    )
+
+
+def _password_value(value: str, *, quoted: bool, explicit: bool, after: str, years_too: bool = True) -> bool:
+    v = value.strip(_WRAP).lstrip("([{<")
+    low = v.lower()
+    if len(v) < 3 or set(v) <= set("*•x.-_#") or low in _NOT_A_PASSWORD or _UNIT_AFTER.match(after):
         return False
-    has_digit = any(c.isdigit() for c in v)
-    has_symbol = any(not c.isalnum() for c in v)
-    mixed_case = any(c.isupper() for c in v[1:]) and any(c.islower() for c in v)
-    return has_digit or has_symbol or mixed_case or (v.isalpha() and len(v) >= 12)
+    if v.isdigit():
+        # A PIN or a door code may well be 1984; after the bare word "pass", 2026 is a season.
+        return len(v) >= 4 and (years_too or not re.fullmatch(r"(?:19|20)\d\d", v))
+    if low.startswith(("http", "www.", "/")) or "://" in v or _DOMAIN.fullmatch(low) or "@" in v:
+        return False
+    if _DATE_OR_AMOUNT.fullmatch(v):
+        return False
+    if quoted:
+        return True
+    if _strong(v):
+        return True
+    # A plain word counts only where it is plainly given, and the sentence ends on it: "the Wi-Fi password is
+    # bluebell." but not "the password is required to open the file."
+    return (
+        explicit and v.isalpha() and len(v) >= 4 and not re.search(r"(?:ed|ing|ly|able|ible|ive|ful|less|ous)$", low)
+        and re.match(r"\s*(?:[.!,;)]|\n|$)", after) is not None
+    )
 
 
 def _find_passwords(text: str) -> Iterator[Finding]:
     for m in _PASSWORD.finditer(text):
-        value = m.group("v")
-        if value.lower().startswith(("http", "www.")):
-            continue
-        if _looks_like_a_secret(value):
-            yield Finding("password", value, m.start("v"), m.end("v"))
+        group = "qv" if m.group("qv") else "v"
+        value, after = m.group(group), text[m.end():m.end() + 24]
+        cue = m.group("cue").lower()
+        explicit = m.group("sep") is not None
+        if not explicit and cue.startswith("pin") and not m.group("cue").startswith("PIN") and " " not in cue:
+            continue  # "pin 2026 dates on the calendar": the verb, not a PIN
+        if _password_value(value, quoted=group == "qv", explicit=explicit, after=after):
+            yield Finding("password", value.strip(_WRAP), m.start(group), m.end(group))
+    for m in _SHORT_PASSWORD.finditer(text):
+        group = "qv" if m.group("qv") else "v"
+        # "Inspection pass: complete": after the short words only a made-up token is a password.
+        if _password_value(m.group(group), quoted=group == "qv", explicit=False, after=text[m.end():m.end() + 24],
+                           years_too=False):
+            yield Finding("password", m.group(group).strip(_WRAP), m.start(group), m.end(group))
+    for m in _PAIR.finditer(text):
+        group = "qv" if m.group("qv") else "v"
+        if _password_value(m.group(group), quoted=group == "qv", explicit=True, after=text[m.end():m.end() + 24]):
+            yield Finding("password", m.group(group).strip(_WRAP), m.start(group), m.end(group))
+    for m in _LOGIN_LINE.finditer(text):
+        value = m.group("v").strip(_WRAP)
+        # Only a made-up token alone after the sign-in name: "login: sam / Tulip!2026", not "email: jo / phone".
+        if _strong(value) and not m.group("rest").strip() and _password_value(
+                value, quoted=False, explicit=False, after=m.group("rest")) and not value.isdigit():
+            yield Finding("password", value, m.start("v"), m.start("v") + len(value))
     for m in _SIGN_IN_CODE.finditer(text):
         yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
 
@@ -323,6 +624,6 @@ def _find_secrets(text: str) -> Iterator[Finding]:
             yield Finding("secret", m.group(), m.start(), m.end())
 
 
-_DETECTORS = (_find_cards, _find_ibans, _find_bank_numbers, _find_ssns, _find_passwords, _find_secrets)
+_DETECTORS = (_find_cards, _find_ibans, _find_bank_numbers, _find_national_ids, _find_passwords, _find_secrets)
 # Only payment details can be the business's own; a password or key is never allowed out.
 _MAY_BE_OWN = frozenset({"card", "iban", "bank_account", "routing"})

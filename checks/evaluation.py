@@ -1,5 +1,8 @@
 """Running and scoring check cases (`shared/check-cases/FORMAT.md`): each case in a fresh workspace through the
 live path, one result line per case, and the summary FORMAT.md describes. `check_eval` and the tests share it.
+
+A case's `judge_fault` is simulated here, by `FaultyJudge` in place of the judge: the live check has no such
+switch, it only meets the failures a real judge has.
 """
 
 from __future__ import annotations
@@ -7,15 +10,42 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from checks import reasons
 from checks.decide import decide
+from checks.judge import Judge, JudgeRequest, JudgeUnreachable, JudgeVerdict, parse_verdict
 from checks.selectors import request_for_workspace
 
 FAULT_REASONS = {"unreachable": reasons.UNREACHABLE, "timeout": reasons.UNREACHABLE, "garbage": reasons.UNDECIDED}
+JudgeFault = Literal["unreachable", "timeout", "garbage"]
+
+# What a broken model sends back: the shape of a verdict, none of its content.
+GARBAGE_ANSWER = '{"outcome": "probably fine", "reason": "looks ok to me", "confidence": 0.7'
+
+
+class FaultyJudge:
+    """A judge that fails the way a case's `judge_fault` says, in place of the judge it wraps: unreachable and
+    timeout as the endpoint would (no answer), garbage through the same parser a real answer goes through. It
+    records what it was sent, so an evaluation can count the calls the rules should never have made."""
+
+    def __init__(self, fault: JudgeFault, inner: Judge | None = None):
+        if fault not in FAULT_REASONS:
+            raise ValueError(f"judge_fault: {fault!r} is not one of {', '.join(FAULT_REASONS)}")
+        self.fault = fault
+        self.inner = inner
+        self.sent: list[JudgeRequest] = []
+
+    def judge(self, request: JudgeRequest) -> JudgeVerdict:
+        self.sent.append(request)
+        if self.fault == "unreachable":
+            raise JudgeUnreachable("simulated: the judge's endpoint could not be reached")
+        if self.fault == "timeout":
+            raise JudgeUnreachable("simulated: the judge timed out")
+        return parse_verdict(GARBAGE_ANSWER)
 
 
 @dataclass(frozen=True)
@@ -97,7 +127,7 @@ def run_case(case: dict, *, judge):
             org=org, conversation=case.get("conversation", []), action=action, made_here=made_here
         )
         if case.get("judge_fault"):
-            request = request.model_copy(update={"judge_fault": case["judge_fault"]})
+            judge = FaultyJudge(case["judge_fault"], judge)
         decision = decide(request, judge=judge, enabled=org.check_enabled)
         transaction.set_rollback(True)
     return decision

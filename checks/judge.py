@@ -243,25 +243,3 @@ class ScriptedJudge:
         if isinstance(verdict, Exception):
             raise verdict
         return verdict
-
-
-# What a broken model sends back: the shape of a verdict, none of its content.
-GARBAGE_ANSWER = '{"outcome": "probably fine", "reason": "looks ok to me", "confidence": 0.7'
-
-
-class FaultyJudge:
-    """A judge that fails the way a case's `judge_fault` says, in place of the judge it wraps: unreachable and
-    timeout as the endpoint would (no answer), garbage through the same parser a real answer goes through."""
-
-    def __init__(self, fault: Literal["unreachable", "timeout", "garbage"], inner: Judge | None = None):
-        self.fault = fault
-        self.inner = inner
-        self.sent: list[JudgeRequest] = []
-
-    def judge(self, request: JudgeRequest) -> JudgeVerdict:
-        self.sent.append(request)
-        if self.fault == "unreachable":
-            raise JudgeUnreachable("simulated: the judge's endpoint could not be reached")
-        if self.fault == "timeout":
-            raise JudgeUnreachable("simulated: the judge timed out")
-        return parse_verdict(GARBAGE_ANSWER)

@@ -14,7 +14,6 @@ from checks import reasons
 
 Outcome = Literal["go", "ask", "stop"]
 DecidedBy = Literal["rules", "judge", "off"]
-JudgeFault = Literal["unreachable", "timeout", "garbage"]
 
 
 class _Data(BaseModel):
@@ -98,12 +97,12 @@ class CheckRequest(_Data):
     records: Records = Records()
     conversation: list[Turn] = []
     action: Action
-    judge_fault: JudgeFault | None = None
 
     @classmethod
     def from_case(cls, case: dict) -> CheckRequest:
-        """Only what the check may see: never a case's `id`, `group` or `expect`."""
-        shown = {k: case[k] for k in ("business", "records", "conversation", "action", "judge_fault") if k in case}
+        """Only what the check may see: never a case's `id`, `group` or `expect`. A case's `judge_fault` is the
+        evaluation's business (`checks.evaluation.FaultyJudge`), not the check's: the live check never sees one."""
+        shown = {k: case[k] for k in ("business", "records", "conversation", "action") if k in case}
         return cls.model_validate(shown)
 
 

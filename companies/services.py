@@ -16,6 +16,7 @@ from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
 from core.actors import Actor
+from roadstar.locking import lock
 from core.timefmt import iso
 from core.undo import restore, snapshot
 from core.errors import ToolError, bad_input
@@ -138,27 +139,30 @@ def company_update(
     details: dict | None = None,
 ) -> LogEntry | None:
     """Change the fields given; `details` merges, a None value clearing its key; `handler` None clears it.
+    The company is read again under its lock first, so concurrent updates each merge into what the last one wrote.
 
     Returns the log entry (before and after of what changed), or None when nothing changed.
     """
-    before, after, agent = _update_diff(
-        org=org, company=company, name=name, domains=domains, labels=labels, handler=handler, details=details
-    )
-    if not after:
-        return None
-    for field in ("name", "domains", "labels"):
-        if field in after:
-            setattr(company, field, after[field])
-    if "handler" in after:
-        company.handler = agent
-    if "details" in after:
-        merged = dict(company.details) | after["details"]
-        company.details = {key: value for key, value in merged.items() if value is not None}
-    company.save()
-    return log_write(
-        org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, text=f"Changed {words(list(after))}",
-        before=before, after=after, why=why,
-    )
+    with transaction.atomic():
+        lock(company)
+        before, after, agent = _update_diff(
+            org=org, company=company, name=name, domains=domains, labels=labels, handler=handler, details=details
+        )
+        if not after:
+            return None
+        for field in ("name", "domains", "labels"):
+            if field in after:
+                setattr(company, field, after[field])
+        if "handler" in after:
+            company.handler = agent
+        if "details" in after:
+            merged = dict(company.details) | after["details"]
+            company.details = {key: value for key, value in merged.items() if value is not None}
+        company.save()
+        return log_write(
+            org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, text=f"Changed {words(list(after))}",
+            before=before, after=after, why=why,
+        )
 
 
 def words(items: list[str]) -> str:
@@ -272,43 +276,48 @@ def timeline_entry_record(
         if values.get(text_field, "") is None:
             values[text_field] = ""
 
-    if entry_id:
-        entry = selectors.timeline_entry_get(org=org, company=company, entry_id=entry_id)
-        if resolved_people is not UNSET:
-            values["people"] = resolved_people
-        if ours is not UNSET:
-            values["ours"] = resolved_ours
-    else:
-        entry = selectors.timeline_entry_matching(company=company, thread=values.get("thread"), link=values.get("link"))
-        if entry is not None:
+    # The company's lock makes recording the same thread twice at once one entry, its people gathered from both.
+    with transaction.atomic():
+        lock(company)
+        if entry_id:
+            entry = selectors.timeline_entry_get(org=org, company=company, entry_id=entry_id)
             if resolved_people is not UNSET:
-                values["people"] = _merged(entry.people, resolved_people)
-            values["ours"] = _merged(entry.ours, resolved_ours)
+                values["people"] = resolved_people
+            if ours is not UNSET:
+                values["ours"] = resolved_ours
+        else:
+            entry = selectors.timeline_entry_matching(
+                company=company, thread=values.get("thread"), link=values.get("link")
+            )
+            if entry is not None:
+                if resolved_people is not UNSET:
+                    values["people"] = _merged(entry.people, resolved_people)
+                values["ours"] = _merged(entry.ours, resolved_ours)
 
-    if entry is None:
-        entry = TimelineEntry.objects.create(
-            organization=org, company=company, by=actor.by(),
-            people=[] if resolved_people is UNSET else resolved_people, ours=resolved_ours, **values,
-        )
-        log = log_write(
+        if entry is None:
+            entry = TimelineEntry.objects.create(
+                organization=org, company=company, by=actor.by(),
+                people=[] if resolved_people is UNSET else resolved_people, ours=resolved_ours, **values,
+            )
+            log = log_write(
+                org=org, actor=actor, kind=LogEntry.Kind.RECORDED, company=company,
+                text=f"Recorded {kind}: {title}", extra={"entryId": str(entry.id)},
+            )
+            return entry, False, log
+
+        before, after = {}, {}
+        for field, value in values.items():
+            if getattr(entry, field) != value:
+                before[field], after[field] = getattr(entry, field), value
+                setattr(entry, field, value)
+        if not after:
+            return entry, True, None
+        entry.save()
+        return entry, True, log_write(
             org=org, actor=actor, kind=LogEntry.Kind.RECORDED, company=company,
-            text=f"Recorded {kind}: {title}", extra={"entryId": str(entry.id)},
+            text=f"Updated {entry.kind}: {entry.title}", before=_jsonable(before), after=_jsonable(after),
+            extra={"entryId": str(entry.id)},
         )
-        return entry, False, log
-
-    before, after = {}, {}
-    for field, value in values.items():
-        if getattr(entry, field) != value:
-            before[field], after[field] = getattr(entry, field), value
-            setattr(entry, field, value)
-    if not after:
-        return entry, True, None
-    entry.save()
-    return entry, True, log_write(
-        org=org, actor=actor, kind=LogEntry.Kind.RECORDED, company=company,
-        text=f"Updated {entry.kind}: {entry.title}", before=_jsonable(before), after=_jsonable(after),
-        extra={"entryId": str(entry.id)},
-    )
 
 
 def _jsonable(values: dict) -> dict:

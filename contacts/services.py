@@ -16,6 +16,7 @@ from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
 from core.actors import Actor
+from roadstar.locking import lock
 from core.timefmt import iso
 from core.errors import ToolError
 
@@ -283,17 +284,19 @@ def _log_value(value):
 
 def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> list[tuple[FieldChange, LogEntry]]:
     """Change fields and labels, each change on the contact's log with its before and after. Nothing changes
-    (and nothing is logged) for values already as given. Needs the contact's `emails` loaded."""
-    found = contact_changes(contact, changes)
-    if not found:
-        return []
-    for change in found:
-        if change.attr == "emails":
-            _refuse_emails_of_others(org=org, contact=contact, emails=change.after)
-    update_fields = {"updated_at"}
-    fields = dict(contact.fields)
-    logged = []
+    (and nothing is logged) for values already as given. The contact is read again under its lock first, so
+    concurrent updates each merge into what the last one wrote (`fields` merges by name)."""
     with transaction.atomic():
+        lock(contact)
+        found = contact_changes(contact, changes)
+        if not found:
+            return []
+        for change in found:
+            if change.attr == "emails":
+                _refuse_emails_of_others(org=org, contact=contact, emails=change.after)
+        update_fields = {"updated_at"}
+        fields = dict(contact.fields)
+        logged = []
         for change in found:
             if change.attr == "emails":
                 ContactEmail.objects.filter(contact=contact).delete()

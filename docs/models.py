@@ -11,6 +11,11 @@ class Project(models.Model):
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="projects")
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True, default="")
+    # An agent's own project: where the docs it writes go when it names no project and its work has none yet.
+    agent = models.OneToOneField(
+        "agents.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="own_project",
+        help_text="The agent whose own project this is: its docs go here when no project is named.",
+    )
     created_by_user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -56,6 +56,41 @@ def project_update(*, org, actor: Actor, project: Project, name: str, descriptio
     return project
 
 
+def project_filed_into(*, org, actor: Actor, conversation_id: str | None) -> Project:
+    """The project a doc goes in when the writer names none: the one its work files into.
+
+    That is the project this chat or thread last wrote a doc in or made (so a thread on Juniper Dental keeps its
+    docs together); else, for an agent, its own project, made the first time it is needed. The owner and the
+    system have no project of their own: they name one.
+    """
+    from core.models import Change
+
+    if conversation_id:
+        latest = (
+            Change.objects.filter(organization=org, conversation_id=conversation_id, target_type__in=["doc", "project"],
+                                  undone_at__isnull=True)
+            .order_by("-at").values_list("target_type", "target_id").first()
+        )
+        if latest is not None:
+            kind, target = latest
+            found = (Project.objects.filter(organization=org, id=target) if kind == "project"
+                     else Project.objects.filter(organization=org, docs__id=target)).first()
+            if found is not None:
+                return found
+    if actor.kind != "agent" or actor.agent is None:
+        raise bad_input(
+            "projectId",
+            "every doc goes in a project; give the project the work belongs to (projects.list), or make one named "
+            "after the job with projects.create",
+        )
+    project, _ = Project.objects.get_or_create(
+        organization=org, agent=actor.agent,
+        defaults={"name": f"{actor.agent.name}'s docs"[:120],
+                  "description": f"Docs {actor.agent.name} wrote without a project named."},
+    )
+    return project
+
+
 # --- docs -------------------------------------------------------------------------------------------------
 
 
@@ -77,11 +112,7 @@ def doc_write(
     with transaction.atomic():
         if doc is None:
             if project is None:
-                raise bad_input(
-                    "projectId",
-                    "every doc goes in a project; give the project the work belongs to (projects.list), or make "
-                    "one named after the job with projects.create",
-                )
+                raise bad_input("projectId", "every doc goes in a project; give the project the work belongs to")
             doc = Doc.objects.create(organization=org, project=project, title=title, created_by=actor.by())
         elif project is not None and project.id != doc.project_id:
             raise bad_input(

@@ -240,27 +240,29 @@ def connect_card_open(
     info = catalog.app(app)
 
     def write() -> tuple[Card, bool]:
-        card = Card.objects.filter(
-            organization=org, kind=Card.Kind.CONNECT, resolved_at__isnull=True, data__app=app
-        ).first()
-        made = card is None
-        data = dict(card.data) if card else {"app": app, "groups": []}
-        if group and group not in data["groups"]:
-            data["groups"].append(group)
-        _add_asker(data, asked_by, why)
-        if card is None:
-            card = card_open(
-                org=org, kind=Card.Kind.CONNECT, subject=f"connect:{group or app}", title=f"Connect {info.label}",
-                body=_connect_body(info, data), action_label="Connect",
-                action_url=reverse("integrations:connect", args=[app]), data=data,
-            )
-            if card.data != data:  # an open card for the same subject with other data: merge into it
-                card.data = {**card.data, **data}
-                card.save(update_fields=["data"])
-        else:
-            card.data, card.body = data, _connect_body(info, data)
-            card.save(update_fields=["data", "body"])
-        return card, made
+        # Under the card's lock: two threads asking at once both end up on it, as askers and whys.
+        with transaction.atomic():
+            card = Card.objects.select_for_update().filter(
+                organization=org, kind=Card.Kind.CONNECT, resolved_at__isnull=True, data__app=app
+            ).first()
+            made = card is None
+            data = dict(card.data) if card else {"app": app, "groups": []}
+            if group and group not in data["groups"]:
+                data["groups"].append(group)
+            _add_asker(data, asked_by, why)
+            if card is None:
+                card = card_open(
+                    org=org, kind=Card.Kind.CONNECT, subject=f"connect:{group or app}", title=f"Connect {info.label}",
+                    body=_connect_body(info, data), action_label="Connect",
+                    action_url=reverse("integrations:connect", args=[app]), data=data,
+                )
+                if card.data != data:  # an open card for the same subject with other data: merge into it
+                    card.data = {**card.data, **data}
+                    card.save(update_fields=["data"])
+            else:
+                card.data, card.body = data, _connect_body(info, data)
+                card.save(update_fields=["data", "body"])
+            return card, made
 
     return keep(write)
 

@@ -12,7 +12,7 @@ import re
 
 from agents.models import Agent, Conversation
 from agents.runtime.instructions import CHAT_RULES, ROADSTAR_MAKES, instructions_for
-from routines.models import Skill
+from routines.services import skill_names
 
 MAC_FILES = {"CLAUDE.md": "Claude Code", "AGENTS.md": "Codex"}
 
@@ -32,7 +32,7 @@ def identity(agent: Agent, *, staff: list[Agent] | None = None) -> str:
     org = agent.organization
     if staff is None:
         staff = list(Agent.objects.filter(organization=org).order_by("-is_roadstar", "name"))
-    skills = [f"{s.name} (id {s.slug})" for s in Skill.objects.filter(agent=agent).order_by("name")]
+    skills = skill_names(agent=agent)
     # An unsaved chat: instructions_for reads only its agent, workspace and kind.
     chat = Conversation(organization=org, agent=agent, kind=Conversation.Kind.CHAT)
     text = instructions_for(chat, staff=staff, skills=skills)

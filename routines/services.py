@@ -15,12 +15,17 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
+from roadstar.locking import lock
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from core.errors import ToolError
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
-EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:form.submitted",
-               "kind:mail.received")
+# The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's
+# visitors could fill in, so nothing here would ever tell it: a routine waiting on it is refused, not left silent.
+EVENT_KINDS = ("kind:invoice.overdue", "kind:meeting.added", "kind:doc.changed", "kind:mail.received")
+UNTOLD_KINDS = {
+    "kind:form.submitted": "Roadstar has no forms for visitors to fill in yet, so no form submission is ever told",
+}
 MIN_CHECK_MINUTES = 15
 RUN_CLOSING = (
     "Do the work now. Your last reply says what you found or made. If something needs the owner first, ask in "
@@ -37,6 +42,12 @@ def skill_get(*, agent: Agent, skill_id: str) -> Skill:
         names = ", ".join(Skill.objects.filter(agent=agent).values_list("slug", flat=True)) or "none yet"
         raise ToolError("not_found", f"{agent.name} has no skill {skill_id!r}. Its skills: {names}.")
     return skill
+
+
+def skill_names(*, agent: Agent) -> list[str]:
+    """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)"."""
+    return [f"{name} (id {slug})" for name, slug in Skill.objects.filter(agent=agent).order_by("name")
+            .values_list("name", "slug")]
 
 
 def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str = "") -> Skill:
@@ -56,15 +67,17 @@ def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str 
 def skill_change(*, skill: Skill, name: str | None, about: str | None, steps: str | None, why: str) -> Skill:
     if not (why or "").strip():
         raise ToolError("bad_input", "why: say why it changes, in a line the owner reads")
-    before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
-    if name is not None:
-        skill.name = name.strip()
-    if about is not None:
-        skill.about = about.strip()
-    if steps is not None:
-        skill.steps = steps.strip()
-    skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
-    skill.save()
+    with transaction.atomic():
+        lock(skill)  # its history grows by one entry per change, whoever changes it at the same time
+        before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
+        if name is not None:
+            skill.name = name.strip()
+        if about is not None:
+            skill.about = about.strip()
+        if steps is not None:
+            skill.steps = steps.strip()
+        skill.history = [*skill.history, {"at": timezone.now().isoformat(), "why": why.strip(), "before": before}]
+        skill.save()
     return skill
 
 
@@ -127,6 +140,12 @@ def _validate_when(*, org, when: dict) -> dict:
             if not key.startswith(KEY_PREFIXES) or key.endswith(":"):
                 raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a key; keys start with "
                                              + ", ".join(KEY_PREFIXES))
+            if key in UNTOLD_KINDS:
+                raise ToolError("bad_input", f"when.keys[{i}]: {key} would never fire: {UNTOLD_KINDS[key]}. "
+                                             "Nothing was saved. The kinds Roadstar tells: " + ", ".join(EVENT_KINDS))
+            if key.startswith("kind:") and key not in EVENT_KINDS:
+                raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a kind of event; the kinds are "
+                                             + ", ".join(EVENT_KINDS))
         clean["keys"] = list(dict.fromkeys(keys))
     if "due" in when:
         try:
@@ -258,6 +277,7 @@ def routine_add(*, org, agent: Agent, name: str, when: dict, note: str = "", ski
 def routine_change(*, routine: Routine, name: str | None = None, when: dict | None = None, note: str | None = None,
                    skill: str | None = None, filter: dict | None = None, once: bool | None = None) -> Routine:
     with transaction.atomic():
+        lock(routine)  # a firing may have moved its count and next time since it was read
         if name is not None:
             routine.name = name.strip()
         if note is not None:
@@ -278,9 +298,11 @@ def routine_change(*, routine: Routine, name: str | None = None, when: dict | No
 
 
 def routine_set_on(*, routine: Routine, on: bool) -> Routine:
-    routine.status = Routine.Status.ON if on else Routine.Status.OFF
-    schedule(routine, now=timezone.now())
-    routine.save()
+    with transaction.atomic():
+        lock(routine)
+        routine.status = Routine.Status.ON if on else Routine.Status.OFF
+        schedule(routine, now=timezone.now())
+        routine.save()
     return routine
 
 
@@ -300,6 +322,7 @@ def run_message(routine: Routine, started_by: str) -> str:
 def routine_fire(*, routine: Routine, started_by: str, event: Event | None = None) -> RoutineRun:
     """Fire once: count it, close a `due` or `once` routine, and queue the run behind any still going."""
     with transaction.atomic():
+        lock(routine)  # two events firing it at once count twice
         run = RoutineRun.objects.create(organization_id=routine.organization_id, routine=routine, event=event,
                                         started_by=started_by)
         routine.fired += 1

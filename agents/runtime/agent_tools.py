@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
+from agents.runtime.model import UNPARSED
 from core.models import Change
 from core.undo import register_undo
 from core.errors import ToolError
@@ -82,12 +83,17 @@ def holds_transaction(name: str) -> bool:
     return name not in MEMORY_READERS
 
 
-def run_agent_tool(turn, name: str, arguments: dict) -> dict:
+def run_agent_tool(turn, name: str, arguments: dict) -> dict | None:
     """Run one agent tool the model called; every failure comes back in-band, never as an exception."""
     tool = AGENT_TOOLS.get(name)
     if tool is None or tool not in tools_for_place(turn.place):
         held = ", ".join(t.name for t in tools_for_place(turn.place))
         return {"error": "bad_input", "message": f"You don't hold a tool {name!r} here. You hold: {held}."}
+    if isinstance(arguments, dict) and set(arguments) == {UNPARSED}:
+        written = str(arguments[UNPARSED])
+        shown = written if len(written) <= 300 else written[:300] + "…"
+        return {"error": "bad_input", "message": f"Your arguments to {name} weren't valid JSON: give them as one "
+                                                 f"JSON object of its inputs. Nothing ran. They came as: {shown}"}
     try:
         inp = tool.input.model_validate(arguments if isinstance(arguments, dict) else {})
     except ValidationError as error:
@@ -96,7 +102,11 @@ def run_agent_tool(turn, name: str, arguments: dict) -> dict:
         result = tool.handler(turn, inp)
     except ToolError as error:
         return error.as_result()
-    return {"done": True} if result is None else result
+    if result is None and tool.name != "use_tool":
+        return {"done": True}
+    # use_tool answers with the tool's own result, and a tool whose result may be null (contacts.find for an
+    # unknown address) answers null: the pipeline has already said `{"done": true}` for a tool that returns nothing.
+    return result
 
 
 # --- packets --------------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ from them, so the two hosts can't drift apart in how the check, Home records and
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from agents.models import Conversation
 from core.services import change_record
 from core.context import ToolContext
@@ -28,10 +30,16 @@ class ToolHost:
         return self._tool_context
 
     def remember_loaded(self, loaded: set[str]) -> None:
-        merged = sorted(set(self.conversation.loaded_tools) | loaded)
-        if merged != self.conversation.loaded_tools:
-            self.conversation.loaded_tools = merged
-            Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
+        # Merged into the row as it is now, under its lock: an outside app's calls may run side by side.
+        with transaction.atomic():
+            current = (
+                Conversation.objects.select_for_update().filter(id=self.conversation.id)
+                .values_list("loaded_tools", flat=True).first()
+            ) or []
+            merged = sorted(set(current) | set(self.conversation.loaded_tools) | loaded)
+            if merged != current:
+                Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
+        self.conversation.loaded_tools = merged
 
     def check(self, *, action: dict) -> dict | None:
         from tools.pipeline import check_action

@@ -1,8 +1,9 @@
 """The model layer: one small client over the OpenAI API (any compatible endpoint), and a scripted one for tests.
 
 The four Roadstar model ids map in settings (`ROADSTAR_MODELS`) to a real model name and the prices of
-spec/reference/models.md. A failed call is tried again 5 times, about 2, 4, 8, 16 and 32 seconds apart;
-what still fails raises `ModelUnavailable`, and the turn shows on Home with Try again.
+spec/reference/models.md. A failed call (no connection, a timeout, 429, 5xx, or a 200 that isn't a chat
+completion) is tried again 5 times, about 2, 4, 8, 16 and 32 seconds apart; what still fails raises
+`ModelUnavailable`, and the turn shows on Home with Try again.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 RETRY_DELAYS = (2, 4, 8, 16, 32)
+# Where a tool call's arguments that aren't a JSON object are kept, as written, so the call answers that they
+# weren't valid JSON (agent_tools.run_agent_tool) rather than running on nothing.
+UNPARSED = "_unparsed"
 
 
 @dataclass
@@ -45,7 +49,11 @@ class ModelResponse:
 
 
 class ModelUnavailable(Exception):
-    """The model could not be reached after every try."""
+    """The model could not be reached after every try. Its text is technical detail, for the log and the admin."""
+
+
+class MalformedAnswer(Exception):
+    """The endpoint answered 200 with something that isn't a chat completion (garbage, an HTML page, no choices)."""
 
 
 class ModelNotConfigured(Exception):
@@ -102,23 +110,32 @@ class OpenAIModel:
             self._openai.RateLimitError,
             self._openai.InternalServerError,
         )
+        # The first call, then 5 more tries after 2, 4, 8, 16 and 32 seconds (spec/reference/limits.md: "Tries of a
+        # failed model call: 5, about 2, 4, 8, 16 and 32 seconds apart"). A 200 whose body isn't a chat completion
+        # is a failed call like a 5xx: a proxy's error page or a cut-off body says nothing about the next try.
         for attempt in range(len(RETRY_DELAYS) + 1):
             try:
-                completion = self.client.chat.completions.create(**request)
-                break
-            except retryable as error:
+                return _response_from(self.client.chat.completions.create(**request))
+            except (*retryable, MalformedAnswer, json.JSONDecodeError) as error:
                 if attempt == len(RETRY_DELAYS):
-                    raise ModelUnavailable(f"{config['name']} did not answer after {attempt + 1} tries: {error}")
+                    raise ModelUnavailable(
+                        f"{config['name']} did not answer: the first call and {attempt} tries again failed; "
+                        f"the last with {type(error).__name__}: {error}"
+                    )
                 delay = RETRY_DELAYS[attempt]
-                logger.warning("model call failed (%s); trying again in %ss", error, delay)
+                logger.warning("model call failed (%s: %s); trying again in %ss", type(error).__name__, error, delay)
                 self.sleep(delay)
             except self._openai.APIStatusError as error:
                 raise ModelUnavailable(f"{config['name']} refused the call: {error}")
-        return _response_from(completion)
+        raise AssertionError("unreachable: the last try returns or raises")
 
 
 def _response_from(completion) -> ModelResponse:
-    choice = completion.choices[0].message
+    choices = getattr(completion, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        # The SDK hands back a non-JSON body as a string, and a JSON body of another shape as an empty completion.
+        raise MalformedAnswer(f"not a chat completion: {str(completion)[:200]!r}")
+    choice = choices[0].message
     calls = []
     for call in choice.tool_calls or []:
         raw = call.function.arguments or "{}"
@@ -129,7 +146,7 @@ def _response_from(completion) -> ModelResponse:
         if not isinstance(arguments, dict):
             # Not a JSON object (broken JSON, or `[]`, `null`, a string): kept as written, so the tool answers
             # with a bad_input the model can correct, rather than running on nothing.
-            arguments = {"_unparsed": raw}
+            arguments = {UNPARSED: raw}
         calls.append(ToolCallRequest(id=call.id, name=call.function.name, arguments=arguments, raw_arguments=raw))
     usage = ModelUsage()
     if completion.usage is not None:

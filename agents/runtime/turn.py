@@ -31,6 +31,7 @@ from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from core import live
 from core.actors import Actor
 from core.services import card_open
+from routines.services import skill_names
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ class Turn(ToolHost):
 
     def prompt(self, *, last_step: bool = False) -> list[dict]:
         staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
-        system = instructions_for(self.conversation, staff=staff)
+        system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
         lines = memory.top_lines(self.conversation)
         preamble = memory.memory_preamble(lines)
         if preamble:
@@ -247,14 +248,32 @@ class Turn(ToolHost):
             )
 
     def _fail(self, error: str) -> str:
-        card_open(
-            org=self.org, kind="try_again", subject=f"try_again:{self.conversation.id}",
-            title=f"{self.agent.name} couldn't finish{': ' + self.conversation.title if self.conversation.title else ''}",
-            body=f"The model didn't answer after 5 tries. {error}", action_label="Try again",
-            data={"conversation_id": str(self.conversation.id)},
-        )
+        # The owner reads what happened and what Try again does; the model's technical answer goes to the log and
+        # the run (the admin), not on Home.
+        logger.warning("turn of %s could not finish: %s", self.conversation.id, error)
+        try_again_card(self.conversation, body=MODEL_DOWN)
         self.run.error = error
         return Run.Outcome.FAILED
+
+
+MODEL_DOWN = (
+    "The AI model Roadstar works with didn't answer, even after trying again five times over about a minute. "
+    "Nothing is lost: Try again picks the work up where it stopped."
+)
+BROKE = (
+    "Something went wrong inside Roadstar while working on this, and it stopped. Nothing is lost: Try again picks "
+    "the work up where it stopped. If it stops again, whoever runs your Roadstar can find the details in its log."
+)
+
+
+def try_again_card(conversation: Conversation, *, body: str) -> None:
+    """Work that couldn't finish, on Home with Try again (one open card per conversation)."""
+    agent = conversation.agent
+    card_open(
+        org=conversation.organization, kind="try_again", subject=f"try_again:{conversation.id}",
+        title=f"{agent.name} couldn't finish{': ' + conversation.title if conversation.title else ''}",
+        body=body, action_label="Try again", data={"conversation_id": str(conversation.id)},
+    )
 
 
 def compact_json(result) -> str:
@@ -423,6 +442,8 @@ def run_turn(conversation_id: str) -> str | None:
         logger.exception("turn of %s failed", conversation_id)
         Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error))
         scheduler.finish(conversation=conversation, more_to_do=False)
+        # Whatever broke, the owner's question must not go silently unanswered: the work shows with Try again.
+        try_again_card(conversation, body=BROKE)
         raise
     Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error)
     if outcome == Run.Outcome.PAUSED:

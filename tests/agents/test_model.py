@@ -479,3 +479,40 @@ def test_with_no_model_configured_get_model_says_how_to_connect_one(settings):
     settings.MODEL_CONFIGURED = False
     with pytest.raises(ModelNotConfigured, match="OPENAI_API_KEY"):
         get_model()
+
+
+# --- answers that aren't a chat completion ----------------------------------------------------------------------
+
+
+GARBAGE = [
+    httpx.Response(200, text="<html><body>502 Bad Gateway</body></html>", headers={"content-type": "text/html"}),
+    httpx.Response(200, content=b'{"id": "chatcmpl-1", "choices": [{"mess', headers={"content-type": "application/json"}),
+    httpx.Response(200, json={"error": "upstream timed out"}),
+    httpx.Response(200, json={**RECORDED_ANSWER, "choices": []}),
+    httpx.Response(200, content=b"", headers={"content-type": "application/json"}),
+]
+
+
+@pytest.mark.parametrize("garbage", GARBAGE, ids=["html", "cut-off-json", "other-json", "no-choices", "empty"])
+def test_a_200_that_is_not_a_chat_completion_is_tried_again_like_a_5xx(client, chat_completions, sleeps, garbage):
+    chat_completions.side_effect = [garbage, garbage, httpx.Response(200, json=RECORDED_ANSWER)]
+    assert complete(client).text == "Dana prefers a call, mornings."
+    assert (chat_completions.call_count, sleeps) == (3, [2, 4])
+
+
+def test_garbage_on_every_try_makes_the_model_unavailable_after_the_same_5_tries_again(client, chat_completions, sleeps):
+    chat_completions.side_effect = [GARBAGE[0]] * 7
+    with pytest.raises(ModelUnavailable, match="first call and 5 tries again failed"):
+        complete(client)
+    assert (chat_completions.call_count, sleeps) == (6, [2, 4, 8, 16, 32])
+
+
+def test_the_retry_schedule_is_the_specs_tries_of_a_failed_model_call():
+    # spec/reference/limits.md: "Tries of a failed model call | 5 | About 2, 4, 8, 16 and 32 seconds apart." The
+    # five tries follow the call that failed, each after its wait.
+    from agents.runtime.model import RETRY_DELAYS
+
+    row = next(line for line in spec_page("reference/limits.md").splitlines() if "Tries of a failed model call" in line)
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    assert int(cells[1]) == len(RETRY_DELAYS) == 5
+    assert cells[2] == "About " + ", ".join(str(d) for d in RETRY_DELAYS[:-1]) + f" and {RETRY_DELAYS[-1]} seconds apart."

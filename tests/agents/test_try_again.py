@@ -5,6 +5,7 @@ the rest use the scripted model, with a step that raises ModelUnavailable.
 """
 
 import copy
+import json
 
 import httpx
 import pytest
@@ -67,7 +68,8 @@ def open_cards(org, kind="try_again"):
 
 
 def unavailable(request):
-    raise ModelUnavailable("acme-large-2 did not answer after 6 tries: upstream overloaded")
+    raise ModelUnavailable("acme-large-2 did not answer: the first call and 5 tries again failed; the last with "
+                           "InternalServerError: upstream overloaded")
 
 
 @pytest.fixture
@@ -137,7 +139,6 @@ def test_try_again_runs_the_turn_again_which_now_answers(org, desk, failed, endp
 
 
 def test_the_turn_tried_again_is_sent_the_owners_words_once(org, failed, endpoint):
-    import json
 
     endpoint.up("Dana prefers a call.")
     services.conversation_try_again(org=org, conversation_id=failed.id)
@@ -244,3 +245,59 @@ def test_try_again_hands_the_turn_to_a_worker(org, failed, monkeypatch, django_c
     with django_capture_on_commit_callbacks(execute=True):
         services.conversation_try_again(org=org, conversation_id=failed.id)
     assert handed == [("agents.tasks.run_turn", (str(failed.id),))]
+
+
+# --- what the owner reads ----------------------------------------------------------------------------------------
+
+
+def test_the_card_speaks_to_the_owner_and_keeps_the_technical_detail_for_the_log_and_the_admin(org, failed, caplog):
+    [card] = open_cards(org)
+    assert card.body == ("The AI model Roadstar works with didn't answer, even after trying again five times over "
+                         "about a minute. Nothing is lost: Try again picks the work up where it stopped.")
+    assert "Error code" not in card.body and "500" not in card.body
+    [run] = Run.objects.filter(conversation=failed)
+    assert "upstream overloaded" in run.error  # the admin's Runs show what the model said
+
+
+def test_a_200_with_a_garbage_body_is_tried_again_then_leaves_the_try_again_card(org, desk, endpoint):
+    endpoint.route.side_effect = lambda request: httpx.Response(
+        200, text="<html>upstream reset</html>", headers={"content-type": "text/html"})
+    services.owner_message_send(org=org, agent=desk, text="How does Dana like to be reached?")
+    drain(org_id=org.id)
+    assert endpoint.route.call_count == 6
+    [card] = open_cards(org)
+    assert card.action_label == "Try again" and "upstream reset" not in card.body
+    [run] = Run.objects.filter(conversation=services.chat_for(agent=desk))
+    assert run.outcome == Run.Outcome.FAILED and "MalformedAnswer" in run.error
+
+
+def test_a_turn_that_breaks_on_a_bug_still_leaves_the_try_again_card(org, desk, model, monkeypatch):
+    from agents.runtime import turn
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(turn.Turn, "prompt", broken)
+    services.owner_message_send(org=org, agent=desk, text="Hello")
+    with pytest.raises(RuntimeError):
+        drain(org_id=org.id)
+    [card] = open_cards(org)
+    assert card.title == "Client desk couldn't finish" and "a bug" not in card.body
+    assert card.data == {"conversation_id": str(services.chat_for(agent=desk).id)}
+
+
+def test_broken_json_arguments_come_back_saying_they_werent_valid_json(org, desk, model):
+    from agents.runtime.model import ModelResponse, ToolCallRequest
+
+    broken = '{"note": "Dana prefers calls'
+    model.add(ModelResponse(text="", tool_calls=[ToolCallRequest(id="c1", name="remember",
+                                                                 arguments={"_unparsed": broken}, raw_arguments=broken)]),
+              say("Noted."))
+    services.owner_message_send(org=org, agent=desk, text="Remember that Dana prefers calls")
+    drain(org_id=org.id)
+    result = Message.objects.get(conversation=services.chat_for(agent=desk), role=Message.Role.TOOL)
+    assert "_unparsed" not in result.text
+    assert result.text.startswith('{"error":"bad_input","message":"Your arguments to remember weren\'t valid JSON')
+    assert broken in json.loads(result.text)["message"]
+    desk.refresh_from_db()
+    assert desk.notes == []

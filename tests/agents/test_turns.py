@@ -146,3 +146,53 @@ def test_a_conversation_ends_its_turn_idle(org, desk, model):
     services.owner_message_send(org=org, agent=desk, text="hi")
     drain(org_id=org.id)
     assert set(Conversation.objects.values_list("state", flat=True)) == {"idle"}
+
+
+def test_a_tool_whose_result_may_be_null_answers_null_through_use_tool_not_done(org, desk, model):
+    # spec/use-cases/new-client-enquiry.md: "contacts.find returns null: Juniper Dental is new."
+    model.add(
+        call("start_thread", {"title": "Juniper Dental", "task": "Is Dana in Contacts?"}),
+        say("Started."),
+        call("use_tool", {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}),
+        say("Dana is new."),
+    )
+    services.owner_message_send(org=org, agent=desk, text="Is Dana in Contacts?")
+    drain(org_id=org.id)
+    thread = Conversation.objects.get(agent=desk, kind=Conversation.Kind.THREAD)
+    [result] = Message.objects.filter(conversation=thread, role=Message.Role.TOOL)
+    assert result.text == "null"
+    assert model.requests[3]["messages"][-1] == {"role": "tool", "tool_call_id": model.requests[3]["messages"][-2][
+        "tool_calls"][0]["id"], "content": "null"}
+
+
+def test_use_tool_passes_a_tools_null_through(org, desk):
+    from agents.runtime.agent_tools import run_agent_tool
+
+    class Host:
+        place = "thread"
+
+        def tool_context(self):
+            from core.actors import Actor
+            from core.context import ToolContext
+
+            return ToolContext(org=org, actor=Actor.for_agent(desk))
+
+    assert run_agent_tool(Host(), "use_tool", {"name": "contacts.find", "input": {"email": "x@y.test"}}) is None
+
+
+def test_an_agents_skills_are_named_in_its_instructions_in_chat_and_thread(org, desk, model):
+    # spec/how-it-works/routines-and-skills.md: "Agents read their skills' names in their instructions".
+    from routines.services import skill_add
+
+    skill_add(org=org, agent=desk, name="Onboard a client", about="A new client signs", steps="1. Welcome them.")
+    model.add(
+        call("start_thread", {"title": "Juniper Dental", "task": "Onboard Juniper Dental"}),
+        say("Started."),
+        say("Onboarded."),
+    )
+    services.owner_message_send(org=org, agent=desk, text="Onboard Juniper Dental")
+    drain(org_id=org.id)
+    for request in (model.requests[0], model.requests[2]):
+        system = request["messages"][0]["content"]
+        assert "Your skills (read one in full with skills before doing that work): Onboard a client (id " \
+               "onboard-a-client)" in system

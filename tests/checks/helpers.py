@@ -47,15 +47,13 @@ def send(to, text="Hi,\n\nThe signage is on track.\n\nSam", subject="Signage", *
     return {"tool": "mail.send", "input": {"to": list(to), "subject": subject, "text": text, **more}}
 
 
-def request(conversation, action, *, contacts=None, made_here=(), business=None, judge_fault=None) -> CheckRequest:
+def request(conversation, action, *, contacts=None, made_here=(), business=None) -> CheckRequest:
     case = {
         "business": business or BUSINESS,
         "records": {"contacts": CONTACTS if contacts is None else contacts, "made_here": list(made_here)},
         "conversation": conversation,
         "action": action,
     }
-    if judge_fault:
-        case["judge_fault"] = judge_fault
     return CheckRequest.from_case(case)
 
 

@@ -4,8 +4,10 @@ import pytest
 
 from checks import reasons
 from checks.decide import decide
+from checks.evaluation import FaultyJudge
 from checks.judge import JudgeUnreachable, JudgeUnsure, JudgeVerdict, ScriptedJudge
-from tests.checks.helpers import owner, read, request, send
+from checks.types import CheckRequest
+from tests.checks.helpers import BUSINESS, owner, read, request, send
 
 CARD = request([owner("Send Dana the card.")], send(["dana@juniperdental.test"], "Card 4111 1111 1111 1111"))
 UNNAMED = request([owner("Summarize my mail.")], send(["mark@elsewhere.test"]))
@@ -71,18 +73,22 @@ def test_a_judge_that_breaks_holds_the_action_back():
                                           ("garbage", reasons.UNDECIDED)])
 def test_a_judge_fault_gives_its_ask_in_place_of_the_judge(fault, reason):
     judge = ScriptedJudge([JudgeVerdict(outcome="go")])
-    faulty = request([owner("Thank everyone who came today.")], send(["dana@juniperdental.test"], "Thanks!"), judge_fault=fault)
-    assert (decide(faulty, judge=judge).reason, judge.sent) == (reason, [])
-
-
-def test_a_judge_fault_is_simulated_without_a_configured_judge():
-    faulty = request([owner("Thank everyone who came today.")], send(["dana@juniperdental.test"], "Thanks!"), judge_fault="garbage")
-    assert decide(faulty, judge=None).reason == reasons.UNDECIDED
+    faulty = FaultyJudge(fault, judge)
+    thanks = request([owner("Thank everyone who came today.")], send(["dana@juniperdental.test"], "Thanks!"))
+    assert (decide(thanks, judge=faulty).reason, len(faulty.sent), judge.sent) == (reason, 1, [])
 
 
 def test_a_judge_fault_does_not_matter_where_the_rules_decide():
-    faulty = request([owner("Summarize my mail.")], send(["mark@elsewhere.test"]), judge_fault="unreachable")
-    assert decide(faulty, judge=None).reason == reasons.NOT_NAMED
+    faulty = FaultyJudge("unreachable")
+    assert (decide(UNNAMED, judge=faulty).reason, faulty.sent) == (reasons.NOT_NAMED, [])
+
+
+def test_the_live_check_has_no_fault_switch():
+    """A case's judge_fault belongs to the evaluation: the check is never shown one, so it can't act on it."""
+    case = {"business": BUSINESS, "conversation": [owner("Thank everyone who came today.")],
+            "action": send(["dana@juniperdental.test"], "Thanks!"), "judge_fault": "garbage"}
+    assert "judge_fault" not in CheckRequest.from_case(case).model_dump()
+    assert decide(CheckRequest.from_case(case), judge=ScriptedJudge([JudgeVerdict(outcome="go")])).outcome == "go"
 
 
 def test_the_judge_s_quotes_that_are_not_the_owner_s_words_are_dropped():

@@ -3,7 +3,7 @@ business mail (phones, invoices, ZIP+4, tracking, timestamps, order ids) don't."
 
 import pytest
 
-from checks.detectors import aba_routing_valid, card_issuer, find_sensitive, iban_valid, luhn_valid
+from checks.detectors import card_issuer, find_sensitive, iban_valid, luhn_valid
 from tests.checks.helpers import with_luhn_digit
 
 
@@ -89,9 +89,8 @@ def test_iban_helper_checks_length_and_mod_97():
 # ---------------------------------------------------------------------------------------------------- bank numbers
 
 @pytest.mark.parametrize("text,kind", [
-    ("routing number 026009593", "routing"),
-    ("ABA: 011000015", "routing"),
     ("Checking account 004471290531", "bank_account"),
+    ("Checking account 004471290531, routing number 026009593", "bank_account"),
     ("account no. 12345678 at First Harbor Bank", "bank_account"),
     ("Sort code 40-47-84, account number 70872490", "bank_account"),
     ("Wire it to account 7720193844 by Friday", "bank_account"),
@@ -103,16 +102,15 @@ def test_account_and_routing_numbers_next_to_a_cue_are_found(text, kind):
 @pytest.mark.parametrize("text", [
     "Our purchase order is 482913375.",  # nine digits, no cue
     "routing number 123456789",  # a cue, but not a valid ABA number
+    "routing number 026009593",  # a bank's routing number alone is public: printed on every cheque
+    "ABA: 011000015",
+    "Sort code 40-47-84, BSB 062-000, transit 00011",  # branch codes alone, likewise
     "The card on the account ends in 6418.",  # too short to be an account number
     "Your customer account is 88213.",
     "Account manager: Dana, phone 503 555 0142",
 ])
 def test_numbers_without_a_bank_cue_or_form_are_not_bank_numbers(text):
     assert kinds(text) == []
-
-
-def test_aba_checksum():
-    assert aba_routing_valid("021000021") and not aba_routing_valid("021000022")
 
 
 # ---------------------------------------------------------------------------------------------------- SSN
@@ -227,3 +225,212 @@ def test_the_business_s_own_routing_and_account_may_go():
 
 def test_a_password_is_never_the_business_s_own():
     assert kinds("password: Maple!Fern42", allowed=["password: Maple!Fern42"]) == ["password"]
+
+
+# ---------------------------------------------------------------------------------------------------- formatting tricks
+
+@pytest.mark.parametrize("text", [
+    "Card 4111.1111.1111.1111, exp 08/28",  # dots
+    "Card 4111/1111/1111/1111",  # slashes
+    "Card 4111 / 1111 / 1111 / 1111",  # slashes with spaces
+    "Card 4111 - 1111 - 1111 - 1111",
+    "Card 4111-1111.1111 1111",  # mixed
+    "Card 4111_1111_1111_1111",
+    "Card 4111\\1111\\1111\\1111",
+    "Card ４１１１ １１１１ １１１１ １１１１",  # full-width digits
+    "Card 4111\u200b1111\u200b1111\u200b1111",  # zero-width spaces
+    "Card 4\u200c1\u200d1\u20601 1111 1111 1111",  # joiners and word joiners
+    "Card 4111\u00ad1111\u00ad1111\u00ad1111",  # soft hyphens
+    "Card 4111\u20131111\u20141111\u22121111",  # en dash, em dash, minus sign
+    "Card 4111\u00a01111\u202f1111\u30001111",  # no-break, narrow and ideographic spaces
+    "Card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",  # one digit at a time
+    "Card 4̶1̶1̶1̶ 1111 1111 1111",  # combining strokes over the digits
+    "Card <b>4111</b> 1111 <span>1111</span> 1111",  # tags between the groups
+    "Card &#52;111 1111 1111 1111",  # an HTML entity for the first digit
+    "Card ٤١١١ ١١١١ ١١١١ ١١١١",  # Arabic-Indic digits
+])
+def test_a_card_is_found_however_it_is_dressed_up(text):
+    assert kinds(text) == ["card"]
+
+
+def test_a_card_split_across_a_line_break_is_one_card():
+    # The check reads a send's subject and text as one, joined by a line break.
+    assert kinds("New card 4111 1111\n1111 1111 exp 08/28") == ["card"]
+
+
+@pytest.mark.parametrize("text", [
+    "Phones: 415 555 0199 / 415 555 0142",  # two phone numbers do not chain into a Visa
+    "415.555.0199\n415.555.0142\n415.555.0177",
+    "Dates 12.05.2026 / 13.05.2026 / 14.05.2026",
+    "Slots 10/11/2026 09.30 - 10/11/2026 11.45",
+    "Ref ４７１６ ０３８２ ９９１５ ２２０７",  # full width, but fails Luhn
+])
+def test_looser_separators_do_not_turn_everyday_numbers_into_cards(text):
+    assert kinds(text) == []
+
+
+def test_an_iban_and_an_ssn_are_found_through_the_same_tricks():
+    assert kinds("IBAN DE89.3704.0044.0532.0130.00") == ["iban"]
+    assert kinds("SSN: ５１２\u200b４８\u200b３９２０") == ["ssn"]
+    assert kinds("SSN 512 / 48 / 3920") == ["ssn"]
+
+
+# ---------------------------------------------------------------------------------------------------- national IDs
+
+def found(text):
+    return [(f.kind, f.scheme) for f in find_sensitive(text)]
+
+
+@pytest.mark.parametrize("text,scheme", [
+    ("Her SIN is 130 692 544.", "ca_sin"),
+    ("SIN: 046-454-286", "ca_sin"),
+    ("Social insurance number 130.692.544", "ca_sin"),
+    ("130 692 544 (SIN)", "ca_sin"),
+    ("130692544 is Dana's social insurance number", "ca_sin"),
+    ("NI number: AB 12 34 56 C", "uk_nino"),
+    ("National Insurance no. JG103759A", "uk_nino"),
+    ("national insurance QQ 12 34 56 C", "uk_nino"),  # HMRC's specimen, next to its cue
+    ("NHS number 943 476 5919", "uk_nhs"),
+    ("PPS number 1234567T", "ie_ppsn"),
+    ("PPSN: 1234567FA", "ie_ppsn"),
+    ("TFN 123 456 782", "au_tfn"),
+    ("Tax file number: 459 599 230", "au_tfn"),
+    ("Medicare card 2123 45670 1", "au_medicare"),
+    ("IRD number 49-091-850", "nz_ird"),
+    ("Aadhaar 2345 6789 0124", "in_aadhaar"),
+    ("PAN card ABCPE1234F", "in_pan"),
+    ("NRIC S1234567D", "sg_nric"),
+    ("DNI 12345678-Z", "es_dni"),
+    ("NIE: X-1234567-L", "es_nie"),
+    ("codice fiscale RSSMRA85T10A562S", "it_codice_fiscale"),
+    ("numéro de sécurité sociale 1 85 05 78 006 084 91", "fr_nir"),
+    ("Social security number 2 95 02 2A 005 012 34", "fr_nir"),
+    ("Steuer-ID 86 095 742 719", "de_steuer_id"),
+    ("BSN 1112.22.333", "nl_bsn"),
+    ("Rijksregisternummer 85.07.30-033.28", "be_national_number"),
+    ("PESEL 44051401359", "pl_pesel"),
+    ("Personnummer 811218-9876", "se_personnummer"),
+    ("personnummer 19811218-9876", "se_personnummer"),
+    ("henkilötunnus 131052-308T", "fi_hetu"),
+    ("fødselsnummer 151086 95088", "no_fodselsnummer"),
+    ("CPR-nummer 211062-5629", "dk_cpr"),
+    ("SA ID number 750330 5044 08 9", "za_id"),
+    ("Passport number 925665416", "passport"),
+    ("passport no. X1234567", "passport"),
+    ("Driver's licence MORGA753116SM9IJ", "driver_licence"),
+    ("Her national ID number is 8001015009087", "za_id"),  # a cue for any country
+    ("ID number: 44051401359", "pl_pesel"),  # PESEL, or any other country's number it is valid as
+    ("my social is 512 48 3920", "us_ssn"),
+    ("ITIN 912-70-3456", "us_itin"),
+    ("SIN:\n130 692 544", "ca_sin"),  # the number on the next line
+])
+def test_an_id_number_next_to_its_cue_is_found(text, scheme):
+    assert [k for k, _ in found(text)] in (["national_id"], ["ssn"])
+    assert scheme in {s for _, s in found(text)} or text.startswith(("ID number", "Her national ID")), found(text)
+
+
+@pytest.mark.parametrize("text,scheme", [
+    ("AB 12 34 56 C", "uk_nino"),  # a National Insurance number with its suffix: its form is its own
+    ("Marco Rossi, RSSMRA85T10A562S, starts Monday", "it_codice_fiscale"),
+])
+def test_an_id_whose_form_is_its_own_needs_no_cue(text, scheme):
+    assert found(text) == [("national_id", scheme)]
+
+
+@pytest.mark.parametrize("text", [
+    "130 692 544",  # a SIN's digits, no cue: could be any reference
+    "Case 130 692 544 is closed.",
+    "Order reference 123456782",  # a valid TFN and BSN, called an order reference
+    "Your booking 046-454-286 is confirmed.",
+    "512-48-3920",
+    "2345 6789 0124",
+    "44051401359",
+    "SIN: 130 692 545",  # its cue, but the Luhn check fails
+    "TFN 123 456 789",  # fails the TFN's checksum
+    "NI number: AB 12 34",  # too short
+    "Part AB123456C in stock",  # a part number shaped like an NI number
+    "ab123456c",  # lower case, no cue
+    "routing number 021000021",  # a bank's routing number: public
+    "Our tax ID is 123456789",  # the business's own
+    "Our EIN is 12-3456789",
+    "Tax ID: 12-3456789",  # an employer number's form
+    "SIN and phone: 416 555 0199",  # the number is called a phone
+    "TFN not needed; booking 123 456 782",
+    "Order ID number 123456782",  # someone's reference, not a person's ID
+    "Customer ID: 44051401359",
+    "Passport expires 12/05/2031",
+    "Passport renewal takes 6 weeks",
+    "Driver's licence expires 2027-03-01",
+    "NHS number not needed, just call 020 7946 0958",
+    "Please bring your passport and the booking ref 48213377",
+    "Sin 130 692 544",  # the word, not the acronym
+    "We were founded in 1998 and have 130692544 views",
+])
+def test_ambiguous_numbers_without_their_cue_are_not_ids(text):
+    assert found(text) == []
+
+
+# ---------------------------------------------------------------------------------------------------- passwords, more
+
+@pytest.mark.parametrize("text", [
+    "pass: Tide2026!",
+    "login: sam pass: Maple42",
+    "user / password: sam.k / Tulip!2026",
+    "Username/Password - jen@harbor.test / Harbor!77",
+    "Login: sam.k / Tulip2026",
+    "username: jen\nHarbor!77",
+    "Wi-Fi: FernGuest / Tide2026!",
+    "the Wi-Fi password is bluebell.",
+    "The Wi-Fi password is bluebell",
+    "The password for the studio Wi-Fi is Saltmarsh8",
+    "password Tulip2026",
+    "Password - Tulip2026",
+    "passwd=S3cure",
+    "p/w: harbor77",
+    "PIN: 4821",
+    "PIN 4821",
+    "pin number is 0912",
+    "The door code is 2580#.",
+    "The gate code for the side entrance is 4417.",
+    "Key safe code: 1984",
+    "Lockbox combination 3-7-1-9",
+    "Alarm code 55120",
+    "The new password is now 'blue horse battery'",
+    "password has been changed to Cedar!Lane9",
+    "Wi-Fi key: 8f3kd92mLq",
+    "Passcode 482913",
+    "PASSWORD:\nTide2026!",
+])
+def test_passwords_and_codes_are_found_in_many_phrasings(text):
+    assert kinds(text) and set(kinds(text)) <= {"password", "sign_in_code"}, kinds(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Here is the password reset link: https://accounts.lotus.test/reset",
+    "Forgot my password? Click the link below.",
+    "Your password is incorrect.",
+    "Your password must be 12 characters or more.",
+    "The password is at least 10+ characters long.",
+    "Password: see below",
+    "Password: sent separately",
+    "The Wi-Fi password is on the back of the router.",
+    "The password for the portal is in 1Password.",
+    "Wi-Fi password: ask at reception",
+    "Password protected PDF attached.",
+    "The door code changes on Monday.",
+    "Door code: same as last time",
+    "Enter the PIN from the card reader.",
+    "PIN pad at the front desk is broken.",
+    "Please pin 2026 dates to the calendar.",
+    "Inspection pass: complete.",
+    "Season pass: 2026",
+    "Bus pass: £45 a month",
+    "Password expires in 90 days.",
+    "Password manager invitation for the team",
+    "email: info@lotusyoga.test / phone 555 0142",
+    "Login to the portal at https://portal.test/login/r/8812",
+    "Passwords must include a symbol.",
+    "Your password: ********",
+])
+def test_everyday_words_about_passwords_are_not_passwords(text):
+    assert kinds(text) == []

@@ -9,9 +9,9 @@ import respx
 
 from checks import reasons
 from checks.decide import decide, judge_request
+from checks.evaluation import FaultyJudge
 from checks.judge import (
     VERDICT_SCHEMA,
-    FaultyJudge,
     JudgeUnreachable,
     JudgeUnsure,
     JudgeVerdict,
@@ -199,3 +199,18 @@ def test_the_scripted_judge_raises_a_scripted_failure():
 def test_the_faulty_judge_fails_the_way_it_is_told(fault, error):
     with pytest.raises(error):
         FaultyJudge(fault).judge(the_judge_request())
+
+
+def test_a_routines_note_is_shown_to_the_judge_once_however_many_runs_carried_it():
+    from tests.checks.helpers import routine
+
+    note = "Chase invoices more than 7 days overdue. Friendly the first time."
+    twice = request(
+        [routine(note, name="Overdue invoices"), read("Invoice 1042 is 10 days late."),
+         routine(note, name="Overdue invoices"), read("Invoice 1042 is 17 days late."),
+         owner("Thanks"), owner("Thanks")],
+        send(["rosa@ortizbakery.test"], "A reminder about invoice 1042."),
+    )
+    shown = judge_request(twice, evaluate(twice))
+    assert [(w.who, w.text) for w in shown.owner_words] == [("routine", note), ("owner", "Thanks")]
+    assert OpenAIJudge(model="m", base_url=URL, api_key="k").messages(shown)[1]["content"].count(note) == 1

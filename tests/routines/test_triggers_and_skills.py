@@ -118,6 +118,11 @@ def test_a_routine_change_runs_when_the_check_is_off(org, keeper, model):
     ({"check": {"tool": "contacts", "action": "update", "everyMinutes": 60}}, "changes things; a check runs only a tool that reads"),
     ({"check": {"tool": "contacts", "action": "nope", "everyMinutes": 60}}, "when.check.tool: there is no tool contacts.nope"),
     ({"soon": True}, "when.soon: not a kind of when"),
+    # The spec names the key but no form for it: nothing would ever fire the routine, so it is refused.
+    ({"keys": ["from:dana@juniperdental.test", "kind:form.submitted"]},
+     "when.keys[1]: kind:form.submitted would never fire: Roadstar has no forms"),
+    ({"keys": ["kind:invoice.paid"]}, "when.keys[0]: 'kind:invoice.paid' is not a kind of event; the kinds are "
+                                      "kind:invoice.overdue, kind:meeting.added, kind:doc.changed, kind:mail.received"),
 ])
 def test_a_routine_with_a_bad_when_is_refused_and_nothing_saved(org, keeper, model, when, message):
     result = use(org, keeper, model, "triggers", {"action": "add", "name": "X", "when": when})

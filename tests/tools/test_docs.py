@@ -192,9 +192,56 @@ def test_write_keeps_the_lines_on_the_version(use, ctx, project):
     assert (version.lines, version.text, version.by) == (lines, TEXT, ctx.actor.by())
 
 
-def test_write_without_a_project_is_refused(use):
+def test_write_without_a_project_goes_in_the_agents_own_project(use, agent):
+    # projectId is optional (spec/tools/docs.md): the doc goes in the project the agent files into.
     out = use("docs.write", title="Quote", text=TEXT)
+    doc = Doc.objects.get(id=out["pageId"])
+    assert (doc.project.name, doc.project.agent) == ("Client desk's docs", agent)
+    again = use("docs.write", title="Brief", text=TEXT)
+    assert Doc.objects.get(id=again["pageId"]).project_id == doc.project_id
+    assert Change.objects.get(target_id=str(doc.id)).sentence == 'wrote the doc "Quote" in "Client desk\'s docs"'
+
+
+def test_write_without_a_project_goes_where_its_thread_filed_before(use, ctx, project, agent):
+    use("docs.write", projectId=str(project.id), title="Quote", text=TEXT)
+    out = use("docs.write", title="Signage brief", text=TEXT)
+    assert Doc.objects.get(id=out["pageId"]).project_id == project.id
+    # Another thread of the same agent has filed nowhere yet: its doc goes in the agent's own project.
+    from dataclasses import replace
+
+    elsewhere = use("docs.write", _ctx=replace(ctx, conversation_id="thread-9"), title="Notes", text=TEXT)
+    assert Doc.objects.get(id=elsewhere["pageId"]).project.agent == agent
+
+
+def test_write_without_a_project_goes_in_the_project_its_thread_made(use, ctx):
+    made = use("projects.create", name="Ortiz Bakery menu boards")
+    out = use("docs.write", title="Menu boards brief", text=TEXT)
+    assert str(Doc.objects.get(id=out["pageId"]).project_id) == made["id"]
+
+
+def test_each_agent_has_its_own_project_and_other_workspaces_are_apart(org, other_org, agent):
+    from tests.factories import AgentFactory
+    from core.context import ToolContext
+
+    org.check_enabled = False
+    org.save()
+    writer = AgentFactory(organization=org, name="Proposal writer")
+    theirs = AgentFactory(organization=other_org, name="Client desk")
+    docs = [use_tool(ToolContext(org=o, actor=Actor.for_agent(a)), "docs.write", {"title": "Quote", "text": TEXT})
+            for o, a in ((org, agent), (org, writer), (other_org, theirs))]
+    projects = [Doc.objects.get(id=d["pageId"]).project for d in docs]
+    assert [p.name for p in projects] == ["Client desk's docs", "Proposal writer's docs", "Client desk's docs"]
+    assert len({p.id for p in projects}) == 3 and projects[2].organization == other_org
+
+
+def test_write_without_a_project_by_the_owner_asks_for_one(org, owner):
+    from core.context import ToolContext
+
+    org.check_enabled = False
+    org.save()
+    out = use_tool(ToolContext(org=org, actor=owner), "docs.write", {"title": "Quote", "text": TEXT})
     assert _bad(out, "projectId") and "every doc goes in a project" in out["message"]
+    assert not Doc.objects.exists()
 
 
 def test_write_in_another_workspaces_project_is_not_found(use, other_org):

@@ -137,3 +137,15 @@ def test_tools_command_prints_every_tool_as_json(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert {t["name"] for t in listed} == set(registry.TOOLS)
     assert set(listed[0]) == {"name", "group", "description", "owners_yes", "your_work", "input_schema"}
+
+
+def test_the_tools_whose_result_may_be_null_are_the_ones_the_spec_says_so():
+    """A tool's null result reaches the caller as null only where the spec's return allows it ("…, or null");
+    every other tool that returns nothing answers `{"done": true}` (spec/how-it-works/tools.md)."""
+    from tests.spec import SPEC
+
+    if not SPEC.exists():
+        pytest.skip(f"the spec is not at {SPEC}")
+    says_null = {name for name, t in spec_tools().items() if re.search(r"\bor null$", t["does"])}
+    assert says_null == {"contacts.find"}
+    assert {name for name, tool in registry.TOOLS.items() if tool.nullable} == says_null & set(registry.TOOLS)

@@ -119,6 +119,11 @@ def write(ctx, inp: WriteInput):
     write_kind(ctx, inp)  # decided on the doc as it is before the write, however the pipeline asked
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id) if inp.doc_id else None
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
+    filed = ""
+    if doc is None and project is None:
+        # projectId is optional: the doc goes in the project the agent's work files into, and Home says which.
+        project = services.project_filed_into(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id)
+        filed = f' in "{project.name}"'
     if doc is None:
         what = "wrote the doc"
     elif not doc.text:
@@ -130,7 +135,7 @@ def write(ctx, inp: WriteInput):
     )
     return Done(
         result=version_shape(version),
-        sentence=f"{what} \"{version.title}\"",
+        sentence=f"{what} \"{version.title}\"{filed}",
         target_type="doc",
         target_id=str(version.doc_id),
     )

@@ -1,0 +1,69 @@
+"""Real threads against the database, for the tests of concurrent writes (with `transactional_db`).
+
+SQLite's test database lives in memory, shared between connections by SQLite's shared cache, whose table locks
+fail at once ("database table is locked") instead of waiting their turn. So on SQLite the threads write to a copy
+of it in a file, opened as Roadstar opens its own database (WAL, a busy timeout, IMMEDIATE transactions); on
+PostgreSQL they use the test database itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.db import connections
+
+
+def all_at_once(calls) -> list:
+    """Run each call in a thread of its own, all started together; what each returned (or raised)."""
+    start = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            start.wait()
+            results[i] = call()
+        except Exception as error:  # noqa: BLE001  (the test looks at it)
+            results[i] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def in_a_thread(read):
+    """`read()` in a thread of its own, so it reads the database the threads wrote to."""
+    [result] = all_at_once([read])
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+@contextmanager
+def threads_on_a_file():
+    """On SQLite's in-memory test database, point the connections that threads open at a copy of it in a file;
+    the main thread's connection stays on the one in memory. Read what the threads wrote with `in_a_thread`."""
+    default = connections["default"]
+    if default.vendor != "sqlite" or not default.is_in_memory_db():
+        yield
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "threads.sqlite3"
+        default.ensure_connection()
+        copy = sqlite3.connect(path)
+        default.connection.backup(copy)
+        copy.close()
+        in_memory = connections.settings["default"]
+        connections.settings["default"] = {**in_memory, "NAME": str(path)}
+        try:
+            yield
+        finally:
+            connections.settings["default"] = in_memory
