@@ -13,7 +13,7 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, Message, Usage, Work
 from core import live
 from core.actors import Actor
-from roadstar.locking import lock
+from core.locking import lock
 from core.errors import ToolError
 
 MAX_AGENTS = 40  # besides Roadstar

@@ -13,7 +13,7 @@ from django.urls import Resolver404, resolve
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -31,6 +31,7 @@ from api.shapes import (
     agent_shape, card_shape, change_line_shape, conversation_shape, doc_note_shape, iso_exact, message_shape,
     work_shape,
 )
+from api.tokens import ApiTokenAuthentication
 from companies import selectors as company_selectors
 from companies import services as company_services
 from companies.shapes import company_read_shape, company_record, company_row, timeline_entry_shape
@@ -49,7 +50,7 @@ from core.errors import ToolError
 
 class ApiView(APIView):
     # Token first: its `WWW-Authenticate` header makes a missing sign-in a 401 rather than a 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = [ApiTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated, IsWorkspaceOwner]
     # JSON in, JSON out: a form's flat fields can't say a list or a null.
     parser_classes = [JsonParser]

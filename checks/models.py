@@ -31,7 +31,9 @@ class CheckDecision(models.Model):
     relied_on = models.JSONField(default=list, blank=True, help_text="The owner's and routines' words it relied on.")
     decided_by = models.CharField(max_length=5, choices=DecidedBy.choices)
     judge_used = models.BooleanField(default=False)
-    fingerprint = models.CharField(max_length=64, help_text="sha256 of the action's tool, kind, recipients and targets.")
+    fingerprint = models.CharField(
+        max_length=64, help_text="sha256 of the action as a yes covers it: its tool and whole input, and what it replaces."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     actor_kind = models.CharField(max_length=10, null=True, blank=True)
     actor_id = models.CharField(max_length=64, null=True, blank=True)

@@ -25,6 +25,7 @@ from checks.words import (
     Words,
     affirmed_parts,
     amounts,
+    ask_covers_send,
     asks_to_send,
     contains,
     emails_in,
@@ -92,7 +93,13 @@ class _Context:
 
     @cached_property
     def words(self) -> list[Words]:
-        return permission_words(self.request)
+        words = permission_words(self.request)
+        if self.kind != "sends" and not self.recipients:
+            return words
+        # A yes covers the send it answered, not its neighbours: an answered ask about another email to the same
+        # person gives no permission for this one.
+        names = [self.business.owner, *(c.name for c in self.contacts)]
+        return [w for w in words if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
 
     @cached_property
     def reads(self) -> list[str]:

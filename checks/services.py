@@ -24,13 +24,15 @@ def check_tool_call(
     actor_id: str,
     conversation_id: str | None = None,
     judge: Judge | None = None,
+    validated_input: dict | None = None,
 ) -> Decision:
     """Decide on one action, keep the decision, and on "ask" keep the ask. A yes the owner gave to an ask with
-    the same fingerprint (in the same conversation) lets the action go once; nothing lets a stop through."""
+    the same fingerprint (in the same conversation) lets the action go once; nothing lets a stop through.
+    `validated_input` is the tool's input after validation, which the fingerprint is taken from when given."""
     if judge is None and org.check_enabled:
         judge = configured_judge()
     decision = decide(request, judge=judge, enabled=org.check_enabled)
-    action_print = fingerprint(request.action)
+    action_print = fingerprint(request.action, validated_input)
     with transaction.atomic():
         yes = None
         if decision.outcome == "ask":

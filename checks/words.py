@@ -368,3 +368,37 @@ def amounts(text: str) -> list[Decimal]:
         if value is not None:
             out.append(value)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------- a yes's send
+
+# Words of an ask that say how it asks, not what it is about: "Shall I email Dana the …?", "OK to send …?".
+_ASK_FILLER = frozenset(
+    "shall should want like okay send sent sending email emailing mail reply respond answer tell let know "
+    "remind forward message note quick short go ahead now today them him her".split()
+)
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word, or the same word with an ending: "thank" and "thanks", "arrive" and "arrives", "host" and "hosting"."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+
+
+def ask_covers_send(ask: str, sent: str, *, names: Iterable[str] = ()) -> bool:
+    """An ask the owner answered yes covers this send only when the send is the one it showed: every amount the
+    send carries is one the ask gave, an amount the ask gave is in it, and at least a third of what the ask was
+    about is there. A yes to "a thank-you to Olu" is not a yes to a quote to Olu."""
+    ask_amounts, sent_amounts = set(amounts(ask)), set(amounts(sent))
+    if sent_amounts - ask_amounts or (ask_amounts and not ask_amounts & sent_amounts):
+        return False
+    skip = {t for n in names for t in tokens(n)} | _ASK_FILLER
+    about = {t for t in tokens(ask) if t not in skip and not t.replace(",", "").replace(".", "").isdigit()}
+    if not about:
+        return True
+    sent_words = tokens(sent)
+    found = sum(any(_same_word(t, s) for s in sent_words) for t in about)
+    return found * 3 >= len(about)
+

@@ -16,7 +16,7 @@ from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
 from core.actors import Actor
-from roadstar.locking import lock
+from core.locking import lock
 from core.timefmt import iso
 from core.undo import restore, snapshot
 from core.errors import ToolError, bad_input

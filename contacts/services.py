@@ -16,7 +16,7 @@ from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
 from core.actors import Actor
-from roadstar.locking import lock
+from core.locking import lock
 from core.timefmt import iso
 from core.errors import ToolError
 

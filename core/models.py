@@ -71,6 +71,12 @@ class Change(models.Model):
     )
     conversation_id = models.CharField(max_length=64, blank=True, help_text="The chat or thread that made it.")
     work_id = models.CharField(max_length=64, blank=True, help_text="The piece of work it was part of.")
+    # Only a record this change brought into being counts as made by its piece of work, which the owner's yes
+    # then lets that work change freely. A note, a follow-up, a link or an edit on a record that was there
+    # touches it without making it (its kind may still be "makes": the note is new, the contact is not).
+    created = models.BooleanField(
+        default=False, help_text="The target is a record this change created, not one that was there before."
+    )
 
     class Meta:
         ordering = ["-at"]

@@ -15,12 +15,14 @@ from core.errors import ToolError
 def change_record(
     *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
     target_id: str = "", undo: dict | None = None, conversation_id: str | None = None, work_id: str | None = None,
+    created: bool = False,
 ) -> Change:
-    """Record a change an agent made: a line on Home's Your work, or behind the record's own log."""
+    """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
+    the target is a record this change brought into being (the check lets the same work change it freely)."""
     change = Change.objects.create(
         organization=org, actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind,
         sentence=sentence[:500], listing=listing, target_type=target_type, target_id=target_id, undo=undo,
-        conversation_id=conversation_id or "", work_id=work_id or "",
+        conversation_id=conversation_id or "", work_id=work_id or "", created=created,
     )
     live.notify(org.id, "work")  # after commit: the owner's open Home shows the line
     return change

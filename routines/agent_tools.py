@@ -81,6 +81,7 @@ def triggers(turn, inp: TriggersInput):
             turn.record_change(
                 tool="triggers", kind="makes", listing="home", target_type="routine", target_id=str(routine.id),
                 sentence=f"set a routine for {agent.name}: {routine.name} ({services.when_text(routine)})",
+                created=True,
             )
         return {"saved": routine.id, "when": services.when_text(routine)}
     routine = _routine(turn, agent, inp.id)

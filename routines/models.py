@@ -77,7 +77,7 @@ class Routine(models.Model):
 
 
 class RoutineKey(models.Model):
-    """The index events are matched through: one row per key a routine listens for (and per word of its ask)."""
+    """The index events are matched through: one row per key a routine listens for."""
 
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
     routine = models.ForeignKey(Routine, on_delete=models.CASCADE, related_name="index")

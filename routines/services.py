@@ -15,7 +15,7 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
-from roadstar.locking import lock
+from core.locking import lock
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from core.errors import ToolError
 
@@ -95,7 +95,9 @@ def next_cron_time(cron: str, *, zone: zoneinfo.ZoneInfo, after: datetime.dateti
     return croniter(cron, local_after).get_next(datetime.datetime).astimezone(datetime.UTC)
 
 
-def _words(text: str) -> set[str]:
+def ask_words(text: str) -> set[str]:
+    """The words of an ask or an item that say something (no stop words, endings trimmed): they order the `ask`
+    routines weighed against an item, the likeliest first. They never decide a match: meaning does."""
     stop = {"a", "an", "the", "and", "or", "of", "to", "for", "about", "on", "in", "with", "new", "is", "are", "be",
             "any", "some", "from", "my", "our", "your", "me", "us", "it", "that", "this", "at", "by", "as", "asking"}
     words = set()
@@ -108,10 +110,6 @@ def _words(text: str) -> set[str]:
                 break
         words.add(word)
     return words
-
-
-def ask_index_keys(ask: str) -> set[str]:
-    return {f"word:{w}" for w in _words(ask)}
 
 
 def _validate_when(*, org, when: dict) -> dict:
@@ -129,7 +127,7 @@ def _validate_when(*, org, when: dict) -> dict:
             raise ToolError("bad_input", f"when.at: {when['at']!r} is not a cron line such as \"0 9 * * 1\"")
         clean["at"] = when["at"].strip()
     if "ask" in when:
-        if not isinstance(when["ask"], str) or not _words(when["ask"]):
+        if not isinstance(when["ask"], str) or not ask_words(when["ask"]):
             raise ToolError("bad_input", "when.ask: give the words to check new mail and documents against")
         clean["ask"] = when["ask"].strip()
     if "keys" in when:
@@ -239,7 +237,8 @@ def refresh_next_fire(routine: Routine) -> None:
 
 def _index(routine: Routine) -> None:
     RoutineKey.objects.filter(routine=routine).delete()
-    keys = set(routine.keys) | (ask_index_keys(routine.ask) if routine.ask else set())
+    # Only keys: an `ask` is weighed by meaning against every new item (engine.matching_asks), not looked up.
+    keys = set(routine.keys)
     RoutineKey.objects.bulk_create(
         [RoutineKey(organization_id=routine.organization_id, routine=routine, key=k) for k in sorted(keys)]
     )
@@ -377,8 +376,41 @@ def routine_run_finished(*, work: Work) -> None:
     routine_start_next_run(routine=run.routine)
 
 
-def event_started_by(event: Event) -> str:
-    return f"the event {event.kind} ({', '.join(event.keys)})"
+def event_started_by(event: Event, *, by_words: bool = False) -> str:
+    """What started a run, as its message says: the event and its keys, then what it was about (who, what, the ids
+    to read it by), so the thread needn't search for it."""
+    text = f"the event {event.kind} ({', '.join(event.keys)})"
+    if by_words:
+        text += ", matching its words"
+    about = event_about(event)
+    return f"{text}: {about}" if about else text
+
+
+def event_about(event: Event) -> str:
+    p = event.payload or {}
+
+    def quoted(value) -> str:
+        return "“" + " ".join(str(value).split())[:200] + "”"
+
+    parts: list[str] = []
+    if event.kind == "mail.received":
+        parts += [f"from {p['from']}" if p.get("from") else "", f"subject {quoted(p['subject'])}" if p.get("subject")
+                  else "", f"mail id {p['id']}" if p.get("id") else "", f"thread {p['threadId']}" if p.get("threadId")
+                  else ""]
+    elif event.kind == "doc.changed":
+        parts += [f"the doc {quoted(p['title'])}" if p.get("title") else "", f"changed by {p['who']}" if p.get("who")
+                  else "", f"file id {p['id']}" if p.get("id") else ""]
+    elif event.kind == "meeting.added":
+        guests = ", ".join(p.get("guests") or [])
+        parts += [f"the meeting {quoted(p['title'])}" if p.get("title") else "", f"at {p['start']}" if p.get("start")
+                  else "", f"with {guests}" if guests else "", f"meeting id {p['id']}" if p.get("id") else ""]
+    elif event.kind == "invoice.overdue":
+        owed = f"{p['balance']} {p.get('currency') or ''}".strip() if p.get("balance") is not None else ""
+        parts += [f"invoice {p.get('number') or p.get('id')}" if p.get("number") or p.get("id") else "",
+                  f"to {p['customer']}" if p.get("customer") else "", f"{owed} owed" if owed else "",
+                  f"{p['daysLate']} days late" if p.get("daysLate") is not None else "",
+                  f"invoice id {p['id']}" if p.get("id") else ""]
+    return ", ".join(part for part in parts if part)
 
 
 def filter_passes(routine: Routine, event: Event) -> bool:

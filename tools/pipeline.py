@@ -75,13 +75,15 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
             action["replaces"] = replaced
     if tool.check_note is not None:
         action["note"] = tool.check_note(ctx, inp)
-    return check_action(ctx, action)
+    # The yes is stored against the input as validated: the same action written another way is the same action.
+    return check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True))
 
 
-def check_action(ctx: ToolContext, action: dict) -> dict | None:
+def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = None) -> dict | None:
     """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
 
     The same check serves tools run through use_tool and the agent tools that are checked (change_agent).
+    `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
     """
     from checks.selectors import request_for_workspace
     from checks.services import check_tool_call
@@ -95,6 +97,7 @@ def check_action(ctx: ToolContext, action: dict) -> dict | None:
         actor_kind=ctx.actor.kind,
         actor_id=ctx.actor.id,
         conversation_id=ctx.conversation_id,
+        validated_input=validated,
     )
     return decision.as_tool_result(ctx.org.owner_first_name)
 
@@ -107,8 +110,10 @@ def made_here(ctx: ToolContext) -> list[str]:
         scope = {"conversation_id": ctx.conversation_id}
     else:
         return []
+    # Only what this work created: a "makes" change on a record that was there (a note on a contact, an item on a
+    # company) must not make that record this work's own, or a note would unlock a checked rewrite of it.
     rows = Change.objects.filter(
-        organization=ctx.org, kind="makes", undone_at__isnull=True, **scope
+        organization=ctx.org, created=True, undone_at__isnull=True, **scope
     ).values_list("target_type", "target_id")
     return [f"{kind}:{target}" for kind, target in rows if kind and target]
 
@@ -122,7 +127,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         org=ctx.org,
         actor=ctx.actor,
         tool=tool.name,
-        kind="changes" if tool.kind_for(ctx, inp) == "makes" and not outcome.made else tool.kind_for(ctx, inp),
+        kind="changes" if tool.kind_for(ctx, inp) == "makes" and outcome.changed_existing else tool.kind_for(ctx, inp),
         sentence=outcome.sentence,
         listing=tool.your_work,
         target_type=outcome.target_type,
@@ -130,6 +135,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         undo=outcome.undo if tool.undo is not None else None,
         conversation_id=ctx.conversation_id,
         work_id=ctx.work_id,
+        created=outcome.created,
     )
     if outcome.log_entry is not None:
         outcome.log_entry.change = change

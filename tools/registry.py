@@ -63,9 +63,13 @@ class Done:
     target_id: str = ""
     undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
-    # False when a tool that makes things changed one that was there instead (recording the same thread again):
-    # it is recorded as a change, so the check won't count the thing as made by this piece of work.
-    made: bool = True
+    # The target is a record this run created (a new contact, file, doc, entry). Only such a record counts as made
+    # by this piece of work, which the check lets it change without a yes; a note, a follow-up, a link or an item
+    # on a record that was there never does. Off unless a tool says so: forgetting it asks more, never less.
+    created: bool = False
+    # A tool that makes things changed one that was there instead (recording the same thread again): it is
+    # recorded as a change.
+    changed_existing: bool = False
 
 
 @dataclass(frozen=True)

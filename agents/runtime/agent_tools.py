@@ -256,7 +256,7 @@ def make_agent(turn, inp: MakeAgentInput):
         )
         turn.record_change(
             tool="make_agent", kind="makes", sentence=f"made {agent.name}: {agent.job}", listing="home_undo",
-            target_type="agent", target_id=str(agent.id), undo={"agent_id": str(agent.id)},
+            target_type="agent", target_id=str(agent.id), undo={"agent_id": str(agent.id)}, created=True,
         )
     return {"made": agent.name, "next": "Hand it the work with hand_off."}
 

@@ -95,13 +95,16 @@ class OpenAIModel:
         self.sleep = sleep
 
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
-                 tool_choice: str | None = None) -> ModelResponse:
+                 tool_choice: str | None = None, json_schema: dict | None = None) -> ModelResponse:
+        """`json_schema` (`{name, schema}`) asks for an answer that is strictly that JSON (structured outputs)."""
         config = model_settings(model_id)
         request = {"model": config["name"], "messages": messages}
         if tools:
             request["tools"] = [{"type": "function", "function": t} for t in tools]
             if tool_choice:
                 request["tool_choice"] = tool_choice
+        if json_schema:
+            request["response_format"] = {"type": "json_schema", "json_schema": {**json_schema, "strict": True}}
         if thinking and config.get("reasoning", False):
             request["reasoning_effort"] = thinking
         retryable = (
@@ -175,9 +178,9 @@ class ScriptedModel:
         return self
 
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
-                 tool_choice: str | None = None) -> ModelResponse:
+                 tool_choice: str | None = None, json_schema: dict | None = None) -> ModelResponse:
         request = {"model_id": model_id, "messages": messages, "tools": tools, "thinking": thinking,
-                   "tool_choice": tool_choice}
+                   "tool_choice": tool_choice, "json_schema": json_schema}
         self.requests.append(request)
         if not self.script:
             raise AssertionError(f"the scripted model ran out of responses at request {len(self.requests)}")

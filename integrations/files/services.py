@@ -54,6 +54,9 @@ class Outcome:
     sentence: str
     target_id: str
     undo: dict | None
+    # The file it names is one this write made (a copy, a new doc, sheet, folder or saved attachment), not one
+    # that was there: only such a file is the piece of work's own to change without the owner's yes.
+    created: bool = False
 
 
 def _provider(connection: Connection) -> FilesProvider:
@@ -264,28 +267,28 @@ def file_copy(*, org, asker, id: str, name: str, folder_id: str | None) -> Outco
     source = ref.get()
     written = ref.provider.copy(ref.local_id, name=name, folder_id=folder)
     return Outcome(written.value.as_result(), f"copied {source.name} as {_quoted(name)}", written.value.id,
-                   _undo(ref.connection, written.undo))
+                   _undo(ref.connection, written.undo), created=True)
 
 
 def folder_create(*, org, asker, name: str, parent_id: str | None) -> Outcome:
     connection, parent = _destination(org=org, asker=asker, value=parent_id, field="parentId")
     written = _provider(connection).create_folder(name=name, parent_id=parent)
     return Outcome(written.value.as_result(), f"made the folder {_quoted(name)}", written.value.id,
-                   _undo(connection, written.undo))
+                   _undo(connection, written.undo), created=True)
 
 
 def doc_create(*, org, asker, name: str, markdown: str, folder_id: str | None) -> Outcome:
     connection, folder = _destination(org=org, asker=asker, value=folder_id, field="folderId")
     written = _provider(connection).create_doc(name=name, markdown=markdown, folder_id=folder)
     return Outcome(written.value.as_result(), f"wrote the doc {_quoted(name)}", written.value.id,
-                   _undo(connection, written.undo))
+                   _undo(connection, written.undo), created=True)
 
 
 def sheet_create(*, org, asker, name: str, rows: list[list], folder_id: str | None) -> Outcome:
     connection, folder = _destination(org=org, asker=asker, value=folder_id, field="folderId")
     written = _provider(connection).create_sheet(name=name, rows=rows, folder_id=folder)
     return Outcome(written.value.as_result(), f"made the sheet {_quoted(name)} with {len(rows)} row"
-                   + ("s" if len(rows) != 1 else ""), written.value.id, _undo(connection, written.undo))
+                   + ("s" if len(rows) != 1 else ""), written.value.id, _undo(connection, written.undo), created=True)
 
 
 def _mail_provider(connection: Connection):
@@ -331,7 +334,7 @@ def attachment_save(*, org, asker, email: str | None, attachment: str, folder_id
     written = _provider(connection).upload(data, name=name or data.name, folder_id=folder)
     return Outcome(written.value.as_result(), f"saved the attachment {_quoted(name or data.name)} to "
                    f"{connection.app_info.group_labels.get('files', 'files')}", written.value.id,
-                   _undo(connection, written.undo))
+                   _undo(connection, written.undo), created=True)
 
 
 def workspace_file_save(**_) -> Outcome:

@@ -46,6 +46,12 @@ def test_make_agent_returns_the_spec_answer(org, roadstar, staff, model):
     assert json.loads(result) == {"made": "Quote writer", "next": "Hand it the work with hand_off."}
 
 
+def test_a_made_agent_is_what_its_work_made(org, roadstar, staff, model):
+    run_in_chat(org, roadstar, model, "make_agent", {**PROPOSAL_WRITER, "name": "Quote writer"})
+    made = Agent.objects.get(organization=org, name="Quote writer")
+    assert Change.objects.filter(tool="make_agent", target_id=str(made.id), created=True).exists()
+
+
 def test_a_made_agent_sits_under_who_it_reports_to(org, roadstar, staff, model):
     run_in_chat(org, roadstar, model, "make_agent", {**PROPOSAL_WRITER, "name": "Quote writer"})
     made = Agent.objects.get(organization=org, name="Quote writer")

@@ -15,11 +15,11 @@ import uuid
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
-from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
+from tests.api.conftest import token_for
 from tests.api.schema import load_schema, operations, path_ids, wsgi_app
 
 EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "10"))
@@ -62,7 +62,7 @@ def _runs() -> list:
 @pytest.mark.parametrize("operation_id, method, path, mode", _runs())
 def test_no_request_gets_a_server_error(org, mine, operation_id, method, path, mode):
     operation = OPERATIONS[method, path]
-    headers = {"Authorization": f"Token {Token.objects.get_or_create(user=org.owner)[0].key}"}
+    headers = {"Authorization": f"Token {token_for(org)}"}
 
     @settings(
         max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,

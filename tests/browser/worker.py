@@ -25,7 +25,8 @@ _LABEL = re.compile(r"^\[#\d+\]\s*(?:\w+:\s*)?")
 
 
 class EchoModel:
-    def complete(self, *, model_id, messages, tools, thinking=None, tool_choice=None) -> ModelResponse:
+    def complete(self, *, model_id, messages, tools, thinking=None, tool_choice=None,
+                 json_schema=None) -> ModelResponse:
         last = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "") or ""
         usage = ModelUsage(input_tokens=50, output_tokens=10)
         return ModelResponse(text=f"Got it: {_LABEL.sub('', last)}", usage=usage)

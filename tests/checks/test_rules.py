@@ -114,7 +114,27 @@ def test_another_agent_s_notes_in_a_handoff_do_not_name_anyone():
 
 
 def test_an_ask_the_owner_answered_yes_names_its_recipient():
-    d = check([agent("Send Rosa the proposal link?"), owner("Yes please")], send(["rosa@ortizbakery.test"]))
+    d = check([agent("Send Rosa the proposal link?"), owner("Yes please")],
+              send(["rosa@ortizbakery.test"], "Hi Rosa,\n\nHere's the proposal: https://docs.test/d/1Ab9\n\nSam"))
+    assert went(d)
+
+
+def test_a_yes_covers_the_send_it_answered_not_another_to_the_same_person():
+    d = check([agent("Send Rosa a thank-you for the referral?"), owner("Yes please")],
+              send(["rosa@ortizbakery.test"], "Hi Rosa,\n\nThe packaging redesign comes to $6,200.\n\nSam"))
+    assert held(d, reasons.NOT_NAMED)
+
+
+def test_a_yes_to_one_amount_does_not_cover_another():
+    d = check([agent("Send Rosa the packaging quote, $6,200?"), owner("Yes")],
+              send(["rosa@ortizbakery.test"], "Hi Rosa,\n\nThe packaging quote comes to $7,900.\n\nSam"))
+    assert held(d, reasons.NOT_NAMED)
+
+
+def test_a_yes_covers_its_send_written_in_other_words():
+    d = check([agent("Remind Rosa that invoice 1042 for $1,250 was due on October 31?"), owner("yes")],
+              send(["rosa@ortizbakery.test"], "Hi Rosa,\n\nA friendly reminder: invoice 1042 ($1,250) was due "
+                   "October 31.\n\nThanks,\nSam", subject="Invoice 1042"))
     assert went(d)
 
 
@@ -187,7 +207,7 @@ def test_an_always_ask_contact_the_owner_names_in_this_conversation_goes():
 
 def test_an_always_ask_contact_named_in_an_answered_ask_goes():
     d = check([agent("Greg asked about the signage. Send him the six-week plan?"), owner("Yes, go ahead.")],
-              send(["greg@juniperdental.test"]))
+              send(["greg@juniperdental.test"], "Hi Greg,\n\nHere's the six-week plan for the signage.\n\nSam"))
     assert went(d)
 
 

@@ -137,6 +137,21 @@ def test_a_checked_action_is_not_done_yet(token, dana):
     assert "not_done_yet" in result_of(called) and not called.is_error
 
 
+def test_a_note_on_a_contact_never_unlocks_a_checked_rewrite_of_it(token, dana):
+    """Issue 10, finding 1, as it was seen over MCP: the update asks, a note goes on the same contact (no yes
+    needed), and the same update must still ask; the note made nothing that this work may now change freely."""
+    _, plaintext = token
+    update = {"name": "contacts.update",
+              "input": {"contactId": str(dana.id), "emails": ["dana@juniper-billing.test"]}}
+    first = result_of(call(plaintext, "use_tool", update))
+    note = {"name": "contacts.note", "input": {"contactId": str(dana.id), "text": "Asked about signage."}}
+    noted = result_of(call(plaintext, "use_tool", note))
+    again = result_of(call(plaintext, "use_tool", update))
+    dana.refresh_from_db()
+    assert ("not_done_yet" in first, "error" in noted, "not_done_yet" in again) == (True, False, True)
+    assert [e.email for e in dana.emails.all()] == ["dana@juniperdental.test"]
+
+
 def test_the_legacy_handshake_works_too(token, dana):
     _, plaintext = token
     called = call(plaintext, "use_tool", {"name": "contacts.list"}, mode="legacy")

@@ -1,4 +1,6 @@
-"""Events matched to routines: by key through the index, with filters, and by the words of `ask`."""
+"""Events matched to routines: by key through the index, with filters, and `ask` routines by meaning."""
+
+import json
 
 import pytest
 
@@ -50,28 +52,178 @@ def test_matching_costs_per_key_not_per_routine(org, keeper, django_assert_max_n
         engine.match_event(event)
 
 
-def test_an_ask_routine_fires_when_the_model_confirms(org, staff, model):
+def matches(*names_or_ids):
+    """A scripted answer of the matching model: {"matches": [...]}, by routine id, or by routine name looked up in
+    the prompt's "<number>: <ask>" lines (so the test also proves the prompt numbers each routine)."""
+
+    def answer(request):
+        from routines.models import Routine
+
+        ids = [n if isinstance(n, int) else Routine.objects.get(name=n).id for n in names_or_ids]
+        prompt = request["messages"][1]["content"]
+        for routine_id in ids:
+            assert f"\n{routine_id}: " in prompt, f"routine {routine_id} was not offered"
+        return say(json.dumps({"matches": ids}))
+
+    return answer
+
+
+ENQUIRIES = "a new client asking about a project or a quote"
+
+
+def test_an_ask_routine_fires_when_the_model_names_it(org, staff, model):
     desk = staff["Client desk"]
-    services.routine_add(org=org, agent=desk, name="New client enquiries",
-                         when={"ask": "a new client asking about a project or a quote"}, note="Answer the same day.")
-    model.add(say("yes"))
+    services.routine_add(org=org, agent=desk, name="New client enquiries", when={"ask": ENQUIRIES},
+                         note="Answer the same day.")
+    model.add(matches("New client enquiries"))
     runs = emit(org, "mail.received", ["from:dana@juniperdental.test"],
                 text="From: Dana Whitfield\nSubject: Rebrand\nCould you send us a quote for a new logo?")
-    assert len(runs) == 1 and model.requests[0]["model_id"] == "gpt-6-luna"
+    assert len(runs) == 1
+    [request] = model.requests
+    assert (request["model_id"], request["tools"], request["json_schema"]) == ("gpt-6-luna", [], engine.MATCH_SCHEMA)
 
 
-def test_an_ask_routine_does_not_fire_when_the_model_says_no(org, staff, model):
-    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries",
-                         when={"ask": "a new client asking about a project or a quote"})
-    model.add(say("no"))
+def test_an_ask_routine_does_not_fire_when_the_model_names_none(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(say('{"matches": []}'))
     assert emit(org, "mail.received", [], text="Your quote of the day: be kind.") == []
 
 
-def test_mail_sharing_no_word_with_an_ask_costs_no_model_call(org, staff, model):
-    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries",
-                         when={"ask": "a new client asking about a project or a quote"})
-    emit(org, "mail.received", [], text="Lunch on Friday?")
+def test_mail_sharing_no_word_with_an_ask_still_reaches_the_model(org, staff, model):
+    # The enquiry that was missed over the wire: nothing in it is a word of the ask once stop words are gone.
+    text = "From: Dana Whitfield\nSubject: Signs\nHi Sam, what would that cost for our second clinic?"
+    assert services.ask_words(text) & services.ask_words(ENQUIRIES) == set()
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(matches("Enquiries"))
+    assert len(emit(org, "mail.received", [], text=text)) == 1
+
+
+# Paraphrased items, each sharing no word with the ask it is for (checked below), and one that is for none.
+ASKS = {
+    "New client enquiries": ("Client desk", ENQUIRIES),
+    "Supplier bills": ("Bookkeeper", "a supplier's bill or invoice to pay"),
+    "Press": ("Client desk", "a journalist or podcast wanting an interview"),
+    "Complaints": ("Client desk", "an unhappy client complaining about our work"),
+    "Briefs": ("Proposal writer", "a brief for new design work"),
+}
+PARAPHRASED = [
+    ("Hi Sam, what would that cost for our second clinic's signs?", "New client enquiries"),
+    ("Could you price up menu boards for the bakery? Thinking three of them.", "New client enquiries"),
+    ("Attached: amount due for the paper stock we delivered, payable within 30 days.", "Supplier bills"),
+    ("I host a show about small studios and would love to have you on next month.", "Press"),
+    ("Honestly the menus look nothing like what we agreed and I'm disappointed.", "Complaints"),
+    ("Here's what we'd want the packaging to say, and the sizes, before you start sketching.", "Briefs"),
+    ("Lunch on Friday?", None),
+]
+
+
+def test_recall_on_paraphrased_items_is_every_one_with_every_ask_offered_in_one_call(org, staff, model):
+    """Recall of ask matching, measured: each paraphrased item reaches the model in one batched call that offers
+    every ask routine of the workspace, and the routine the model names runs. With words as a filter, none of
+    these would have reached the model at all."""
+    from routines.models import Routine
+
+    for name, (agent, ask) in ASKS.items():
+        services.routine_add(org=org, agent=staff[agent], name=name, when={"ask": ask})
+    found = 0
+    for text, expected in PARAPHRASED:
+        if expected:
+            assert services.ask_words(text) & services.ask_words(ASKS[expected][1]) == set(), text
+        model.requests.clear()
+        model.add(matches(*([expected] if expected else [])))
+        runs = emit(org, "mail.received", ["from:someone@elsewhere.test"], text=f"From: someone\n\n{text}")
+        [request] = model.requests
+        prompt = request["messages"][1]["content"]
+        assert all(f"{r.id}: {r.ask}" in prompt for r in Routine.objects.filter(organization=org))
+        assert text in prompt
+        assert [run.routine.name for run in runs] == ([expected] if expected else [])
+        found += bool(expected and runs)
+    expected_total = sum(1 for _, e in PARAPHRASED if e)
+    assert found / expected_total == 1.0
+
+
+def test_one_item_can_be_for_several_routines_of_several_agents(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    services.routine_add(org=org, agent=staff["Proposal writer"], name="Briefs", when={"ask": ASKS["Briefs"][1]})
+    model.add(matches("Enquiries", "Briefs"))
+    runs = emit(org, "mail.received", [], text="Here is our brief; what would it cost?")
+    assert sorted(r.routine.agent.name for r in runs) == ["Client desk", "Proposal writer"]
+    assert len(model.requests) == 1
+
+
+def test_no_ask_routine_means_no_model_call(org, keeper, model):
+    services.routine_add(org=org, agent=keeper, name="Dana", when={"keys": ["from:dana@juniperdental.test"]})
+    emit(org, "mail.received", ["from:rosa@ortizbakery.test"], text="What would that cost?")
     assert model.requests == []
+
+
+def test_routines_turned_off_and_other_workspaces_routines_are_not_offered(org, other_org, staff, model):
+    from tests.factories import AgentFactory
+
+    on = services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    off = services.routine_add(org=org, agent=staff["Client desk"], name="Press", when={"ask": ASKS["Press"][1]})
+    services.routine_set_on(routine=off, on=False)
+    theirs = services.routine_add(org=other_org, agent=AgentFactory(organization=other_org, name="Desk"),
+                                  name="Theirs", when={"ask": ENQUIRIES})
+    # A model that names what it wasn't offered (another workspace's routine) fires nothing of it.
+    model.add(say(json.dumps({"matches": [on.id, off.id, theirs.id]})))
+    runs = emit(org, "mail.received", [], text="What would that cost?")
+    prompt = model.requests[0]["messages"][1]["content"]
+    assert f"{on.id}: " in prompt and f"{off.id}: " not in prompt and f"{theirs.id}: " not in prompt
+    assert [r.routine_id for r in runs] == [on.id]
+
+
+@pytest.mark.parametrize("answer", ["yes", '{"matches": "all"}', '{"matches": [1], "why": "x"}', "", "[1]",
+                                    '{"matches": [true]}'])
+def test_an_answer_that_is_not_the_json_asked_for_fires_nothing(org, staff, model, answer, caplog):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(say(answer))
+    assert emit(org, "mail.received", [], text="What would that cost?") == []
+    assert "not the JSON asked for" in caplog.text
+
+
+def test_no_model_fires_no_ask_and_says_why_in_the_log(org, staff, settings, caplog):
+    settings.MODEL_CONFIGURED = False
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    assert emit(org, "mail.received", [], text="What would that cost?") == []
+    assert "could not weigh 1 ask routines" in caplog.text
+
+
+def test_a_routine_with_keys_and_an_ask_fires_once_for_an_item_its_keys_catch(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Dana",
+                         when={"keys": ["from:dana@juniperdental.test"], "ask": ENQUIRIES})
+    runs = emit(org, "mail.received", ["from:dana@juniperdental.test"], text="What would that cost?")
+    assert len(runs) == 1 and model.requests == []
+
+
+def test_an_ask_routines_filter_narrows_what_is_offered(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES},
+                         filter={"source": "studio@fernhill.test"})
+    assert emit(org, "mail.received", [], payload={"source": "sam@fernhill.test"}, text="A quote?") == []
+    assert model.requests == []
+
+
+def test_many_ask_routines_go_in_batches_of_bounded_size_the_likeliest_first(org, staff, model):
+    desk = staff["Client desk"]
+    for i in range(engine.ASK_BATCH + 5):
+        services.routine_add(org=org, agent=desk, name=f"Ask {i}", when={"ask": f"topic{i} " + "x" * 1000})
+    likely = services.routine_add(org=org, agent=desk, name="Signage", when={"ask": "signage for a clinic"})
+    model.add(say('{"matches": []}'), say('{"matches": []}'))
+    emit(org, "mail.received", [], text="Signage for our clinic? " + "y" * 20_000)
+    assert len(model.requests) == 2
+    first, second = (r["messages"][1]["content"] for r in model.requests)
+    assert first.startswith(f"The owner's requests, by number:\n{likely.id}: signage for a clinic\n")
+    assert first.count("\n") - second.count("\n") == engine.ASK_BATCH - 6
+    assert max(len(first), len(second)) < engine.ASK_BATCH * (engine.ASK_CHARS + 10) + engine.ITEM_CHARS + 200
+
+
+def test_the_matching_costs_the_workspace_not_an_agents_budget(org, staff, model):
+    from agents.models import Usage
+
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(say('{"matches": []}'))
+    emit(org, "mail.received", [], text="What would that cost?")
+    assert list(Usage.objects.values_list("purpose", "agent", "model")) == [("match", None, "gpt-6-luna")]
 
 
 def test_the_run_message_says_what_started_it_and_the_check_reads_the_note(org, staff, model):
@@ -88,10 +240,46 @@ def test_the_run_message_says_what_started_it_and_the_check_reads_the_note(org, 
     assert turns[1]["role"] == "read" and "could you quote a logo" in turns[1]["text"]
 
 
-def test_an_ask_routine_is_indexed_by_its_words(org, keeper):
+def test_the_run_message_names_the_mail_its_sender_subject_and_ids(org, staff, model):
+    # spec/how-it-works/routines-and-skills.md: the run's message says "what started it (the event and its keys,
+    # or the time)", so the thread can read the mail at once rather than search for it.
+    desk = staff["Client desk"]
+    services.routine_add(org=org, agent=desk, name="New client enquiries", when={"ask": ENQUIRIES},
+                         note="Answer the same day.")
+    model.add(matches("New client enquiries"))
+    emit(org, "mail.received", ["from:dana@juniperdental.test", "thread:7c41e2d0:19a2c4e07d5b3f18"],
+         payload={"id": "7c41e2d0:19a2c4e07d5b3f18", "threadId": "7c41e2d0:19a2c4e07d5b3f18",
+                  "from": "Dana Whitfield <dana@juniperdental.test>", "subject": "Rebrand for our\nsecond clinic",
+                  "source": "sam@fernhill.test"},
+         text="From: Dana Whitfield\nSubject: Rebrand\nWhat would that cost?")
+    message = Message.objects.get(role="routine")
+    assert message.text.startswith(
+        f"[Routine run · trigger {message.data['routine_id']} · New client enquiries] What started it: the event "
+        "mail.received (kind:mail.received, from:dana@juniperdental.test, thread:7c41e2d0:19a2c4e07d5b3f18), matching "
+        "its words: from Dana Whitfield <dana@juniperdental.test>, subject “Rebrand for our second clinic”, mail id "
+        "7c41e2d0:19a2c4e07d5b3f18, thread 7c41e2d0:19a2c4e07d5b3f18\nThis time: Answer the same day.\nDo the work now.")
+
+
+@pytest.mark.parametrize("kind,keys,payload,about", [
+    ("invoice.overdue", ["invoice:qb:1042", "customer:qb:58"],
+     {"id": "1042", "number": "1042", "customer": "Ortiz Bakery", "balance": 1250, "currency": "USD", "daysLate": 10},
+     "invoice 1042, to Ortiz Bakery, 1250 USD owed, 10 days late, invoice id 1042"),
+    ("meeting.added", ["with:dana@juniperdental.test"],
+     {"id": "7c41e2d0:ev1", "title": "Kickoff", "start": "2026-11-12T15:00:00Z", "guests": ["dana@juniperdental.test"],
+      "withGuests": True},
+     "the meeting “Kickoff”, at 2026-11-12T15:00:00Z, with dana@juniperdental.test, meeting id 7c41e2d0:ev1"),
+    ("doc.changed", ["doc:7c41e2d0:1QmR"], {"id": "7c41e2d0:1QmR", "title": "Rate card 2026", "who": "Sam Rivera"},
+     "the doc “Rate card 2026”, changed by Sam Rivera, file id 7c41e2d0:1QmR"),
+])
+def test_each_kind_of_event_says_what_it_was_about(org, keeper, kind, keys, payload, about):
+    services.routine_add(org=org, agent=keeper, name="Watch", when={"keys": [f"kind:{kind}"]})
+    [run] = emit(org, kind, keys, payload=payload)
+    assert run.started_by == f"the event {kind} ({', '.join([f'kind:{kind}', *keys])}): {about}"
+
+
+def test_an_ask_routine_is_not_in_the_key_index(org, keeper):
     routine = services.routine_add(org=org, agent=keeper, name="Q", when={"ask": "quotes for new projects"})
-    assert set(RoutineKey.objects.filter(routine=routine).values_list("key", flat=True)) == {
-        "word:quot", "word:project"}
+    assert not RoutineKey.objects.filter(routine=routine).exists()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -93,6 +93,17 @@ def test_triggers_list_off_on(org, keeper, model):
                                           "status": "on", "fired": 0, "skill": None}
 
 
+def test_a_new_routine_is_what_its_work_made_and_a_change_to_it_is_not(org, keeper, model):
+    from core.models import Change
+
+    org.check_enabled = False
+    org.save(update_fields=["check_enabled"])
+    saved = use(org, keeper, model, "triggers", {"action": "add", "name": "Weekly", "when": {"at": "0 9 * * 1"}})
+    use(org, keeper, model, "triggers", {"action": "change", "id": saved["saved"], "when": {"at": "0 8 * * 1"}})
+    assert sorted(Change.objects.filter(tool="triggers").values_list("kind", "created")) == [
+        ("changes", False), ("makes", True)]
+
+
 def test_a_routine_change_goes_past_the_check(org, keeper, model):
     saved = use(org, keeper, model, "triggers", {"action": "add", "name": "Weekly", "when": {"at": "0 9 * * 1"},
                                                  "note": "Chase politely."})

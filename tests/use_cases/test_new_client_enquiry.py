@@ -19,7 +19,7 @@ from integrations.local.models_mail import LocalMailMessage
 from integrations.services import connection_create_local
 from core.models import Change
 from routines import engine
-from routines.models import Event
+from routines.models import Event, Routine
 from agents.runtime.turn import check_turns
 from core.actors import Actor
 from tests.factories import ProjectFactory
@@ -71,7 +71,14 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root):
             sender="Dana Whitfield <dana@juniperdental.test>", to=["sam@fernhill.test"],
             subject="Rebrand for our second clinic", text=ENQUIRY,
             date=datetime.datetime(2026, 11, 10, 15, 12, tzinfo=datetime.UTC), box="inbox"))
-        staff.on("*", "summaries", say("yes"))
+        def is_the_enquiry(request):
+            # The matching model is offered the workspace's ask routines and names the one the email is for.
+            prompt = request["messages"][1]["content"]
+            routine = Routine.objects.get(organization=org, name="New client enquiries")
+            assert f"{routine.id}: a new client asking about a project or a quote" in prompt
+            return say(json.dumps({"matches": [routine.id]}))
+
+        staff.on("*", "summaries", is_the_enquiry)
         event = Event.objects.create(organization=org, kind="mail.received",
                                      keys=["kind:mail.received", "from:dana@juniperdental.test"],
                                      text=f"From: Dana Whitfield\nSubject: Rebrand for our second clinic\n{ENQUIRY}")

@@ -66,6 +66,7 @@ def hold(ctx, inp: HoldInput):
         sentence=f"held time on the calendar: “{meeting.title}”, {local_time_words(meeting.start, ctx.org.time_zone)}",
         target_type="meeting",
         target_id=meeting.id,
+        created=True,
         undo={"connection": str(connection.id), "provider": written.undo},
     )
 

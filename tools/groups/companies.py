@@ -148,6 +148,7 @@ def create(ctx, inp: CreateInput):
         sentence=f"added {company.name} to Companies",
         target_type="company",
         target_id=str(company.id),
+        created=True,
     )
 
 
@@ -367,7 +368,8 @@ def record(ctx, inp: RecordInput):
         target_id=f"{company.id}:{entry.id}",
         log_entry=log,
         # Updating an entry that was there changes it; only a new entry is something this work made.
-        made=not updated,
+        created=not updated,
+        changed_existing=updated,
     )
 
 

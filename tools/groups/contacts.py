@@ -176,6 +176,7 @@ def create(ctx, inp: CreateInput):
         sentence=f"added {contact.name} to Contacts",
         target_type="contact",
         target_id=str(contact.id),
+        created=True,
     )
 
 
@@ -252,6 +253,7 @@ def add_many(ctx, inp: AddManyInput):
         sentence=sentence,
         target_type="contact" if one else "",
         target_id=str(one.id) if one else "",
+        created=one is not None,
     )
 
 

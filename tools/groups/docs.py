@@ -138,6 +138,8 @@ def write(ctx, inp: WriteInput):
         sentence=f"{what} \"{version.title}\"{filed}",
         target_type="doc",
         target_id=str(version.doc_id),
+        # Only a new doc is this work's own; a first draft goes into a doc that was there (the owner's).
+        created=doc is None,
     )
 
 

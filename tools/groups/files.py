@@ -40,7 +40,7 @@ def _asker(ctx) -> Asker:
 
 def _done(outcome: services.Outcome) -> Done:
     return Done(result=outcome.result, sentence=outcome.sentence, target_type="file", target_id=outcome.target_id,
-                undo=outcome.undo)
+                undo=outcome.undo, created=outcome.created)
 
 
 def undo(*, org, actor, change) -> None:

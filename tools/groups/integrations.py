@@ -77,6 +77,7 @@ def connect(ctx, inp: ConnectInput):
         sentence=f"asked {ctx.org.owner_first_name} to connect {info.label}" + (f": {why}" if why else ""),
         target_type="card",
         target_id=str(card.id),
+        created=True,
     )
 
 

@@ -176,6 +176,7 @@ def draft(ctx, inp: DraftInput):
         sentence=f"drafted an email to {_who(result['to'] or ['nobody yet'])}: “{inp.subject}”",
         target_type="mail_draft",
         target_id=result["draftId"],
+        created=True,
         log_entry=entries[0] if entries else None,
     )
 

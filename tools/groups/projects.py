@@ -76,6 +76,7 @@ def create(ctx, inp: CreateInput):
         sentence=f"created the project \"{project.name}\"",
         target_type="project",
         target_id=str(project.id),
+        created=True,
     )
 
 

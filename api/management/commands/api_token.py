@@ -1,21 +1,21 @@
-"""`python manage.py api_token USERNAME [--new]`: the owner's token for the REST API.
+"""`python manage.py api_token USERNAME [--new]`: make the owner's token for the REST API.
 
-Prints the token alone on stdout, and how to use it on stderr. The same token is given again until `--new`
-replaces it (the old one stops working at once).
+Prints the token alone on stdout, and how to use it on stderr. Only a hash of it is kept, so it is shown this
+once: an owner who has one already is told so, and `--new` replaces it (the old one stops working at once).
 """
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
-from rest_framework.authtoken.models import Token
 
+from api.models import ApiToken
 from api.permissions import workspace_of
+from api.tokens import api_token_make
 
 
 class Command(BaseCommand):
-    help = "Make (or show) the REST API token of a workspace's owner, by username."
+    help = "Make the REST API token of a workspace's owner, by username; it is shown once."
 
     def add_arguments(self, parser):
         parser.add_argument("username", help="The owner's username, as they sign in.")
@@ -28,12 +28,16 @@ class Command(BaseCommand):
         org = workspace_of(user)
         if org is None:
             raise CommandError(f"{username} owns no workspace; the API is for a workspace's owner.")
-        with transaction.atomic():
-            if new:
-                Token.objects.filter(user=user).delete()
-            token, _ = Token.objects.get_or_create(user=user)
-        self.stdout.write(token.key)
+        existing = ApiToken.objects.filter(user=user).first()
+        if existing is not None and not new:
+            raise CommandError(
+                f"{username} has a token already (made {existing.created_at:%Y-%m-%d}, starting {existing.hint}). "
+                "Roadstar keeps only a hash of it, so it can't be shown again: run again with --new for a new "
+                "one (the old one stops working)."
+            )
+        token = api_token_make(user=user)
+        self.stdout.write(token)
         self.stderr.write(
             f"{username} ({org.name}): send the header 'Authorization: Token <the token above>' to /api/. "
-            "The schema is at /api/schema/."
+            "Keep it now: it is shown only this once. The schema is at /api/schema/."
         )

@@ -1,4 +1,4 @@
-"""Read-modify-write under the row's lock (roadstar.locking): writers that start from the same old row at the
+"""Read-modify-write under the row's lock (core.locking): writers that start from the same old row at the
 same moment each merge into what the last one wrote. Real threads, on SQLite and on PostgreSQL (see
 tests/concurrency.py)."""
 
@@ -10,7 +10,7 @@ from agents import services as agent_services
 from agents.models import Agent
 from contacts.models import Contact
 from core.actors import Actor
-from roadstar.locking import lock
+from core.locking import lock
 from routines import services as routine_services
 from routines.models import Routine, Skill
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
