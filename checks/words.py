@@ -6,7 +6,7 @@ yes adopts the ask's words, for the action it asked about). Everything an agent 
 fields, tool results) and the other agents' own words are evidence, never permission.
 
 The helpers here are plain text analysis, shared by the rules: addresses, names that resolve to one contact,
-verbs that ask for a send or a change, and standing rules such as "I see every quote before it goes out".
+verbs that ask for a send or a change, and amounts of money. Standing rules and conditions are checks/holds.py.
 """
 
 from __future__ import annotations
@@ -312,34 +312,16 @@ def asks_to_send(text: str) -> bool:
     return any(_send_verb(c) for c in affirmed_parts(text))
 
 
-# ---------------------------------------------------------------------------------------------------- standing holds
+# ---------------------------------------------------------------------------------------------------- amounts
 
-_HOLD = re.compile(
-    r"\b(?:see|sees|review|reviews|approve|approves|check|checks|read|reads|sign\s+off\s+on)\s+(?:every|each|all|any)\b"
-    r"(?=.*\b(?:before|first|beforehand)\b)"
-    r"|\bbefore\s+(?:it|they|anything|any\s+\w+)\s+go(?:es)?\s+out"
-    r"|\b(?:ask|check\s+with|run\s+it\s+by|run\s+\w+\s+by)\s+(?:me|{owner})(?:\s+\w+)?\s+(?:first|before)"
-    r"|\bwithout\s+(?:asking|checking\s+with)\s+(?:me|{owner})",
-    re.I,
-)
-_THRESHOLD = re.compile(
+THRESHOLD = re.compile(
     r"\b(?:over|above|more\s+than|exceeding|greater\s+than|anything\s+over)\s+(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?",
     re.I,
 )
 _AMOUNT = re.compile(r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I)
 
 
-@dataclass(frozen=True)
-class Hold:
-    """A standing rule that holds sends back for the owner: "Sam sees every quote before it goes out", or
-    "Over $5,000, ask Sam first" (then only sends for more than the threshold)."""
-
-    words: Words
-    sentence: str
-    threshold: Decimal | None
-
-
-def _money(number: str, thousands: str | None) -> Decimal | None:
+def money(number: str, thousands: str | None) -> Decimal | None:
     try:
         value = Decimal(number.replace(",", ""))
     except InvalidOperation:
@@ -347,24 +329,10 @@ def _money(number: str, thousands: str | None) -> Decimal | None:
     return value * 1000 if thousands else value
 
 
-def standing_holds(words: Iterable[Words], owner_name: str) -> list[Hold]:
-    owner_first = re.escape((owner_name.split() or ["the owner"])[0])
-    hold = re.compile(_HOLD.pattern.replace("{owner}", owner_first), re.I)
-    out = []
-    for w in words:
-        if w.source == "answered_ask":
-            continue
-        for sentence in sentences(w.text):
-            if hold.search(sentence):
-                t = _THRESHOLD.search(sentence)
-                out.append(Hold(w, sentence, _money(t.group(1), t.group(2)) if t else None))
-    return out
-
-
 def amounts(text: str) -> list[Decimal]:
     out = []
     for m in _AMOUNT.finditer(text or ""):
-        value = _money(m.group(1), m.group(2)) if m.group(1) else _money(m.group(3), None)
+        value = money(m.group(1), m.group(2)) if m.group(1) else money(m.group(3), None)
         if value is not None:
             out.append(value)
     return out

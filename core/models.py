@@ -87,7 +87,10 @@ class Change(models.Model):
 
     @property
     def can_undo(self) -> bool:
-        return self.undo is not None and self.undone_at is None and self.undoes_id is None
+        # `gone`: what the change did can't be called back any more (an email that went after its hold). The undo
+        # stays, so an Undo from a page shown before answers why.
+        return (self.undo is not None and not self.undo.get("gone") and self.undone_at is None
+                and self.undoes_id is None)
 
 
 class Card(models.Model):

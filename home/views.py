@@ -467,9 +467,22 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # At work on something the owner wrote, not yet replied to (a turn's last moments after its reply count
         # as done, so a page that refetches on the reply doesn't keep saying "replying").
         "busy": conversation is not None and conversation.state != Conversation.State.IDLE
-        and bool(lines) and lines[-1].who != "agent",
+        and bool(lines) and lines[-1].who != "agent" and not agent.paused,
+        # Paused for its budget: its work waits, and the chat says so rather than "replying".
+        "paused_for_budget": _budget_pause(agent),
         "working_on": selectors.agent_threads_at_work(agent=agent),
         "live_src": reverse("chat_live", args=[agent.id]),
+    }
+
+
+def _budget_pause(agent: Agent) -> dict | None:
+    if not agent.paused:
+        return None
+    return {
+        "spent": agent_services.agent_spend_this_month(agent=agent),
+        "budget": agent.monthly_budget,
+        "card": Card.objects.filter(organization_id=agent.organization_id, kind=Card.Kind.BUDGET,
+                                    subject=f"budget:{agent.id}", resolved_at__isnull=True).first(),
     }
 
 

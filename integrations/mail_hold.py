@@ -1,17 +1,21 @@
 """The two-minute hold: mail.send doesn't send. The email waits on Home with Undo, then the worker sends it once.
 
-A `HeldEmail` moves held -> sending -> sent (or undone, or failed), every move a conditional UPDATE, so Undo and
+A `HeldEmail` moves held -> sending -> sent (or undone, failed, unsure), every move a conditional UPDATE, so Undo and
 any number of workers agree on one outcome without locks (SQLite included):
 - `email_hold` keeps the email (attachments' bytes on disk), gives it a Message-ID of its own, writes the "sent"
   entry on each recipient contact's log, and schedules `send_held` for the end of the hold.
 - `email_undo` (Home's Undo) wins only while it is still held (or failed): nothing goes. Once a worker has claimed
   it, Undo answers `changed`.
-- `email_send` is one worker's try: claim (held and due, or `sending` under a claim older than LEASE, the mark of a
-  worker that died), then, if any earlier claim may have sent it, `find_sent(message_id)` in the account's sent mail
-  before sending; then mark it sent. A worker that dies at any point leaves it held or sending: never lost, and
-  never sent twice.
+- `email_send` is one worker's try, with no transaction open at any network call: claim it (held and due, or
+  `sending` under a claim older than LEASE, the mark of a worker that died), committed; then, if an earlier claim
+  may have sent it, look for its Message-ID in the account's sent mail; then write `handed_off_at` (committed)
+  and hand it to the app, outside any transaction; then mark it sent. A worker that stops before the hand-off
+  leaves it to be sent again safely. One that stops during or after it leaves `handed_off_at`: the next try finds
+  it in sent mail, or, when the app's sent mail can't tell (the local mailbox's SMTP server), doesn't send it
+  again but marks it `unsure` with a card that asks the owner. Never lost, and never sent twice.
 - A failure the app may get over (rate_limited, unavailable, unknown_outcome) is tried again, TRIES times in all;
   then, or at once for any other failure, it is `failed` and a Try again card waits on Home (`email_try_again`).
+  After `unknown_outcome` the next try looks in sent mail first, as after a dead worker.
 - `email_sweep` (every minute) picks up what is due, and what a dead worker left in `sending`.
 """
 
@@ -38,6 +42,7 @@ from integrations.providers.base import FileData, OutgoingMail, SentRef
 from integrations.selectors import join_id, require_connection
 from core.actors import Actor
 from core.models import Card, Change
+from core.network import network_call
 from core.held import HeldLine, held_source
 from core.services import card_open
 from core.timefmt import iso
@@ -160,6 +165,8 @@ def email_undo(*, org, held_id, actor: Actor) -> HeldEmail:
             raise ToolError("changed", f"“{held.subject}” went at {when}: an email that has gone can't be called back.")
         if held.state == HeldEmail.State.SENDING:
             raise ToolError("changed", f"“{held.subject}” is going out right now, so it can't be stopped.")
+        if held.state == HeldEmail.State.UNSURE:
+            raise ToolError("changed", f"“{held.subject}” may have gone already: a card on Home asks whether it did.")
         raise ToolError("changed", f"“{held.subject}” was undone already.")
     for entry in LogEntry.objects.filter(organization=org, id__in=held.log_entries):
         entry.extra = {**entry.extra, "approval": {"kind": "undone", "at": iso(now)}}
@@ -195,16 +202,38 @@ def _outgoing(held: HeldEmail) -> OutgoingMail:
     )
 
 
-def _deliver(held: HeldEmail) -> SentRef:
-    """Send it through its account, unless an earlier claim did already (checked in the sent mail)."""
+class _Unsure(Exception):
+    """An earlier hand-off may have sent it, and the app's sent mail can't say."""
+
+
+class _Lost(Exception):
+    """Another worker took the email over (this claim outlived its lease)."""
+
+
+def _hand_off_begins(held: HeldEmail, token: str, now: datetime.datetime) -> None:
+    # Committed before the network call (no transaction is open here): whatever happens to this worker from now
+    # on, the next try knows the email may have gone.
+    if not HeldEmail.objects.filter(pk=held.pk, state=HeldEmail.State.SENDING, claim=token).update(
+        handed_off_at=now
+    ):
+        raise _Lost
+
+
+def _deliver(held: HeldEmail, token: str, now: datetime.datetime) -> SentRef:
+    """Send it through its account, unless an earlier claim did already."""
     connection = require_connection(org=held.organization, group="mail", account_key=held.connection.account_key,
                                     write=True)
     provider = mail_provider(connection)
-    if held.attempts > 1:
+    may_have_gone = held.handed_off_at is not None
+    if may_have_gone or (held.attempts > 1 and provider.sent_mail_tells):
         found = provider.find_sent(held.message_id)
         if found is not None:
             return found
-    return provider.send(_outgoing(held))
+        if may_have_gone and not provider.sent_mail_tells:
+            raise _Unsure
+    outgoing = _outgoing(held)
+    _hand_off_begins(held, token, now)
+    return provider.send(outgoing)
 
 
 def _mark_sent(held: HeldEmail, token: str, sent: SentRef, now: datetime.datetime) -> bool:
@@ -219,7 +248,13 @@ def _mark_sent(held: HeldEmail, token: str, sent: SentRef, now: datetime.datetim
 
 
 def _note_sent(held: HeldEmail, sent: SentRef, now: datetime.datetime) -> None:
-    """The contacts' log entries get when it went and its thread; each contact's `last` moves on."""
+    """The contacts' log entries get when it went and its thread; each contact's `last` moves on; and the
+    mail.send on Your work offers Undo no more: an email that has gone can't be called back."""
+    changes = list(Change.objects.filter(organization_id=held.organization_id, tool="mail.send", target_type="email",
+                                         target_id=str(held.pk), undone_at__isnull=True, undo__isnull=False))
+    for change in changes:
+        change.undo = {**change.undo, "gone": iso(now)}
+    Change.objects.bulk_update(changes, ["undo"])
     entries = list(LogEntry.objects.filter(organization_id=held.organization_id, id__in=held.log_entries))
     for entry in entries:
         entry.extra = {**entry.extra, "sentAt": iso(now), "thread": sent.thread_id}
@@ -233,14 +268,18 @@ def _note_sent(held: HeldEmail, sent: SentRef, now: datetime.datetime) -> None:
 
 def _after_failure(held: HeldEmail, token: str, error: ToolError, now: datetime.datetime) -> str:
     mine = HeldEmail.objects.filter(pk=held.pk, state=HeldEmail.State.SENDING, claim=token)
+    # Any kind but unknown_outcome means the app didn't take it: the next try needn't look for it. After
+    # unknown_outcome `handed_off_at` stays, and the next try looks in sent mail first.
+    handed_off = {} if error.kind == "unknown_outcome" else {"handed_off_at": None}
     if error.kind in TRANSIENT and held.tries < TRIES:
         wait = RETRY_WAITS[min(held.tries, len(RETRY_WAITS)) - 1]
         with transaction.atomic():
-            if mine.update(state=HeldEmail.State.HELD, send_at=now + wait, claim="", last_error=error.message):
+            if mine.update(state=HeldEmail.State.HELD, send_at=now + wait, claim="", last_error=error.message,
+                           **handed_off):
                 _schedule(held.pk, now + wait)
         return "retrying"
     with transaction.atomic():
-        if not mine.update(state=HeldEmail.State.FAILED, claim="", last_error=error.message):
+        if not mine.update(state=HeldEmail.State.FAILED, claim="", last_error=error.message, **handed_off):
             return "lost"
         org = held.organization
         card_open(
@@ -252,8 +291,29 @@ def _after_failure(held: HeldEmail, token: str, error: ToolError, now: datetime.
     return "failed"
 
 
+def _unsure(held: HeldEmail, token: str) -> str:
+    """Not sent again: the owner says whether it went (the card's Send again sends it once more)."""
+    reason = ("Roadstar was handing it to the mail server when it stopped, and the server can't be asked whether "
+              "it took it.")
+    with transaction.atomic():
+        if not HeldEmail.objects.filter(pk=held.pk, state=HeldEmail.State.SENDING, claim=token).update(
+            state=HeldEmail.State.UNSURE, claim="", last_error=reason
+        ):
+            return "lost"
+        card_open(
+            org=held.organization, kind=Card.Kind.TRY_AGAIN, subject=_card_subject(held.pk),
+            title=f"Did this email go? {held.subject}"[:300],
+            body=f"To {', '.join(held.to + held.cc)}, from {held.connection.account}. {reason} It may have gone: "
+                 "look for it in your sent mail, or ask them. Send again only if it didn't, or it arrives twice.",
+            action_label="Send again", data={"held_email_id": str(held.pk), "tool": "mail.send", "unsure": True},
+        )
+    return "unsure"
+
+
 def email_send(held_id, *, now: datetime.datetime | None = None) -> str:
-    """One worker's try at a held email: "sent", "retrying", "failed", or "skipped" when it isn't this worker's."""
+    """One worker's try at a held email: "sent", "retrying", "failed", "unsure" (the owner is asked), or "skipped"
+    when it isn't this worker's. Runs with no transaction open: the claim is committed before any network call."""
+    network_call("sending a held email")
     now = now or timezone.now()
     token = _claim(held_id, now)
     if token is None:
@@ -261,13 +321,18 @@ def email_send(held_id, *, now: datetime.datetime | None = None) -> str:
     held = HeldEmail.objects.select_related("organization", "connection").get(pk=held_id)
     try:
         with kept():  # the reconnect card a reauth error points to stands
-            sent = _deliver(held)
+            sent = _deliver(held, token, now)
+    except _Lost:
+        return "lost"
+    except _Unsure:
+        return _unsure(held, token)
     except ToolError as error:
         return _after_failure(held, token, error, now)
-    except Exception as error:  # a failure nothing mapped (a bug, a library's own error): tried again like a 5xx
+    except Exception as error:  # a failure nothing mapped (a bug, a library's own error): it may have gone
         logger.exception("sending held email %s failed", held_id)
-        return _after_failure(held, token, ToolError("unavailable", f"It couldn't be sent ({error.__class__.__name__})."),
-                              now)
+        return _after_failure(
+            held, token, ToolError("unknown_outcome", f"It may not have gone ({error.__class__.__name__})."), now
+        )
     return "sent" if _mark_sent(held, token, sent, now) else "lost"
 
 
@@ -284,7 +349,8 @@ def email_sweep(*, now: datetime.datetime | None = None) -> int:
 
 
 def email_try_again(*, org, held_id) -> HeldEmail:
-    """Home's Try again on a failed email: it goes now (after a look in sent mail, as every retry)."""
+    """Home's Try again on a failed email: it goes now (after a look in sent mail, as every retry). On an unsure
+    one (Send again) the owner has said it didn't go: it is sent once more without asking again."""
     held = HeldEmail.objects.filter(organization=org, pk=held_id).first()
     if held is None:
         raise ToolError("not_found", "No such held email in this workspace.")
@@ -292,6 +358,8 @@ def email_try_again(*, org, held_id) -> HeldEmail:
     with transaction.atomic():
         won = HeldEmail.objects.filter(pk=held.pk, state=HeldEmail.State.FAILED).update(
             state=HeldEmail.State.HELD, send_at=now, tries=0, last_error=""
+        ) or HeldEmail.objects.filter(pk=held.pk, state=HeldEmail.State.UNSURE).update(
+            state=HeldEmail.State.HELD, send_at=now, tries=0, last_error="", handed_off_at=None
         )
         Card.objects.filter(organization=org, subject=_card_subject(held.pk), resolved_at__isnull=True).update(
             resolved_at=now

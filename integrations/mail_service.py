@@ -269,6 +269,9 @@ def held_thread(*, org, connection, local: str) -> str:
         return split_id(held.sent_thread_id, org=org)[1]
     if held.state == HeldEmail.State.UNDONE:
         raise ToolError("bad_input", "threadId: that email was undone and never sent; write a new one")
+    if held.state == HeldEmail.State.UNSURE:
+        raise ToolError("bad_input", "threadId: nobody knows yet whether that email went (a card on Home asks "
+                                     f"{org.owner_first_name}); reply in a thread of the recipient's instead")
     raise ToolError("bad_input", f"threadId: that email hasn't gone yet (it goes at "
                                  f"{local_time_words(held.send_at, org.time_zone)}); reply once it has")
 
@@ -285,6 +288,8 @@ def held_content(*, org, connection, local: str) -> dict | str:
         HeldEmail.State.SENDING: "It is going out now.",
         HeldEmail.State.UNDONE: f"{org.owner_first_name} undid it: it was never sent.",
         HeldEmail.State.FAILED: f"It couldn't go: {held.last_error} A Try again card is on Home.",
+        HeldEmail.State.UNSURE: f"It may or may not have gone: {held.last_error} A card on Home asks "
+                                f"{org.owner_first_name}.",
     }
     lines = [f"From: {connection.account}", "To: " + ", ".join(held.to)]
     if held.cc:

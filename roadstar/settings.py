@@ -213,11 +213,12 @@ LOGGING = {
 }
 
 # Outgoing mail of the local mailbox (integrations/providers/local_mail.py): SMTP when EMAIL_HOST is set, else
-# written to the worker's log. Tests use Django's locmem outbox.
+# written to the worker's log. Tests use Django's locmem outbox. The SMTP backend is Django's, telling a failure
+# after which the server may have taken the email from one after which it didn't (integrations/smtp.py).
 _EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 MAILERS = {
     "default": {
-        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "BACKEND": "integrations.smtp.EmailBackend",
         "OPTIONS": {
             "host": _EMAIL_HOST,
             "port": int(os.environ.get("EMAIL_PORT", "587")),
@@ -230,3 +231,7 @@ MAILERS = {
     if _EMAIL_HOST
     else {"BACKEND": "django.core.mail.backends.console.EmailBackend"},
 }
+
+# A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it (in
+# development, and the tests set it), "log" logs an error and goes on (core/network.py).
+ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "raise" if DEBUG else "log")

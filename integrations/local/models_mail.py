@@ -98,6 +98,9 @@ class HeldEmail(models.Model):
         SENT = "sent"
         UNDONE = "undone"
         FAILED = "failed"  # failed after its tries: a Try again card is on Home
+        # A worker stopped while handing it to a mail app that can't say whether it took it (the local mailbox's
+        # SMTP server): it may have gone. Sending it again could send it twice, so a card asks the owner.
+        UNSURE = "unsure"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
@@ -121,6 +124,9 @@ class HeldEmail(models.Model):
     conversation_id = models.CharField(max_length=64, blank=True)
     log_entries = models.JSONField(default=list, blank=True, help_text="The contacts' \"sent\" log entries' ids.")
     attempts = models.PositiveIntegerField(default=0, help_text="Every claim ever; above 1, sent mail is checked.")
+    handed_off_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a worker began handing it to the mail app, written (and committed) "
+        "before the hand-off: a worker that stops after this may have sent it. Cleared when the app says no.")
     tries = models.PositiveIntegerField(default=0, help_text="Claims since it was held or tried again.")
     claim = models.CharField(max_length=32, blank=True, help_text="The claiming worker's token.")
     claimed_at = models.DateTimeField(null=True, blank=True)

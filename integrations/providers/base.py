@@ -204,6 +204,11 @@ class SentRef:
 
 
 class MailProvider(Provider):
+    # Whether find_sent finds every email the app took, so that finding none proves it didn't go (Gmail's sent
+    # mail: the message is there once messages.send answered). False where the sent copy is kept by Roadstar after
+    # the hand-off (the local mailbox): then a worker that stopped mid-hand-off leaves the owner to say.
+    sent_mail_tells: ClassVar[bool] = True
+
     @abstractmethod
     def search(self, query: MailQuery, *, limit: int, page: str | None = None) -> Page[Hit]:
         """Threads, newest first (Hit.date set), each Hit.people everyone on it but the owner; type "email"."""
@@ -222,7 +227,8 @@ class MailProvider(Provider):
 
     @abstractmethod
     def send(self, mail: OutgoingMail) -> SentRef:
-        """Send now. The two-minute hold is the mail service's; this is the send at its end."""
+        """Send now, with no transaction open. The two-minute hold is the mail service's; this is the send at its
+        end. A failure after which the email may have gone is `unknown_outcome`; any other kind means it didn't."""
 
     @abstractmethod
     def find_sent(self, message_id: str) -> SentRef | None:

@@ -17,7 +17,6 @@ import zoneinfo
 
 from django.core.mail import EmailMessage as DjangoEmail
 from django.core.mail import mailers
-from django.db import transaction
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
@@ -28,6 +27,8 @@ from integrations.providers.base import (
     Changes, DraftRef, FileData, Hit, MailAttachment, MailMessage, MailProvider, MailQuery, MailThread, Page, SentRef,
 )
 from integrations.providers.registry import register_provider
+from integrations.smtp import HandOffUncertain
+from core.network import network_call
 from core.errors import ToolError
 
 CHANGES_BATCH = 200
@@ -161,6 +162,8 @@ _OPERATORS = {
 
 
 class LocalMailProvider(MailProvider):
+    sent_mail_tells = False
+
     def _zone(self) -> datetime.tzinfo:
         try:
             return zoneinfo.ZoneInfo(self.connection.organization.time_zone)
@@ -296,15 +299,18 @@ class LocalMailProvider(MailProvider):
         )
         for attachment in mail.attachments:
             email.attach(attachment.name, attachment.data, attachment.mime_type)
-        # Kept as sent and delivered in one transaction: a delivery that fails keeps no sent copy, so find_sent
-        # never reports as sent what didn't go.
-        with transaction.atomic():
-            stored = message_store(self.connection, incoming)
-            try:
-                mailers.default.send_messages([email])
-            except OSError as e:  # smtplib's errors are OSErrors
-                raise ToolError("unavailable", f"The mail server didn't take the email ({e.__class__.__name__}): "
-                                               "try again later.")
+        # The hand-off happens with no transaction open (a slow mail server must not hold the database's write
+        # lock), and the sent copy is kept after the server took it. A worker that stops in between leaves no
+        # copy: the sent copy can't prove an email didn't go, so `sent_mail_tells` is False.
+        network_call("the SMTP hand-off")
+        try:
+            mailers.default.send_messages([email])
+        except HandOffUncertain as e:
+            raise ToolError("unknown_outcome", f"The mail server may or may not have taken the email: {e}.")
+        except OSError as e:  # smtplib's errors are OSErrors
+            raise ToolError("unavailable", f"The mail server didn't take the email ({e.__class__.__name__}): "
+                                           "try again later.")
+        stored = message_store(self.connection, incoming)
         return SentRef(self.global_id(stored.key), self.global_id(stored.thread.key))
 
     def find_sent(self, message_id: str) -> SentRef | None:

@@ -45,7 +45,7 @@ def test_twenty_pieces_of_work_on_six_workers_keep_the_limits(org):
         env = {**os.environ, "DATABASE_URL": url, "Q_WORKERS": "6", "OPENAI_BASE_URL": server.base_url,
                "OPENAI_API_KEY": "test", "SECRET_KEY": settings.SECRET_KEY}
         worker = subprocess.Popen(
-            [sys.executable, "manage.py", "qcluster"], cwd=settings.BASE_DIR, env=env,
+            [sys.executable, "manage.py", "worker"], cwd=settings.BASE_DIR, env=env,
             stdout=open("/tmp/qcluster.log", "w"), stderr=subprocess.STDOUT, start_new_session=True,
         )
         try:

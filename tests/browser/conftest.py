@@ -2,7 +2,7 @@
 
 The stack is the embedded default, for real: a fresh SQLite database and channel-layer file in a temporary
 folder, `manage.py migrate`, daphne serving roadstar.asgi (HTTP and websockets) on a free loopback port, and the
-django-q2 worker (`qcluster`) as a separate process with a scripted model (tests/browser/worker.py). What the
+django-q2 worker (`manage.py worker`) as a separate process with a scripted model (tests/browser/worker.py). What the
 tests do from outside the browser, they do as another process would (tests/browser/act.py). The test process
 itself never opens the database, so pytest-django's test database is not involved, and the stack is the same on
 the SQLite and the PostgreSQL runs of the suite.

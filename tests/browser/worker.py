@@ -1,4 +1,4 @@
-"""The browser tests' worker: the real django-q2 cluster (`manage.py qcluster`), with a scripted model in place of
+"""The browser tests' worker: the real django-q2 cluster (`manage.py worker`), with a scripted model in place of
 a live one. Its workers are forked, so they inherit the model set here.
 
 The model answers every turn in words from the newest input: "Got it: …". It never calls a tool."""
@@ -34,4 +34,4 @@ class EchoModel:
 
 if __name__ == "__main__":
     set_model(EchoModel())
-    call_command("qcluster")
+    call_command("worker")

@@ -14,8 +14,8 @@ from tests.factories import CompanyFactory, ContactFactory
 pytestmark = pytest.mark.django_db
 
 QUOTE = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": "It's $8,400."}}
-ROUTINE = [{"role": "routine", "name": "New client enquiries",
-            "text": "Answer the same day. Sam sees every quote before it goes out."}]
+# A routine that describes whom to answer without naming them: only a judge can say whether it covers Dana.
+ROUTINE = [{"role": "routine", "name": "New client enquiries", "text": "Answer new clients the same day."}]
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def run(org, action=QUOTE, conversation=ROUTINE, conversation_id="thread-9", jud
     request = request_for_workspace(org=org, conversation=conversation, action=action, made_here=made_here)
     return check_tool_call(org=org, request=request, actor_kind="agent", actor_id="agent-1",
                            conversation_id=conversation_id, judge=judge or ScriptedJudge([JudgeVerdict(
-                               outcome="ask", reason=reasons.NOT_NAMED, relied_on=["Sam sees every quote"])]))
+                               outcome="ask", reason=reasons.NOT_NAMED, relied_on=["Answer new clients"])]))
 
 
 # ---------------------------------------------------------------------------------------------------- decisions
@@ -39,7 +39,7 @@ def test_every_decision_is_kept_with_its_reason_and_words(org, dana):
     run(org)
     kept = CheckDecision.objects.get(organization=org)
     assert (kept.tool, kept.outcome, kept.reason, kept.relied_on, kept.decided_by, kept.actor_id,
-            kept.conversation_id) == ("mail.send", "ask", reasons.NOT_NAMED, ["Sam sees every quote"], "judge",
+            kept.conversation_id) == ("mail.send", "ask", reasons.NOT_NAMED, ["Answer new clients"], "judge",
                                       "agent-1", "thread-9")
 
 

@@ -355,3 +355,50 @@ def test_home_reads_in_a_fixed_number_of_queries_however_much_waits_on_it(client
         html = home(client)
     assert html.count("card--ask") == 13 and "Question 12?" in html and "Task 12" in html
     assert len(many) == len(few)
+
+
+def _pause_for_budget(org, agent):
+    from decimal import Decimal
+
+    from agents.runtime.model import ModelUsage
+
+    agent.monthly_budget = Decimal("1.00")
+    agent.save(update_fields=["monthly_budget"])
+    agent_services.usage_record(org=org, agent=agent, conversation=None, purpose="turn", model_id="gpt-6.1-terra",
+                                usage=ModelUsage(input_tokens=1_250_000))
+    agent.refresh_from_db()
+    assert agent.paused
+
+
+def test_a_chat_shows_the_budget_pause_instead_of_replying(client, owner, org, desk, model):
+    _pause_for_budget(org, desk)
+    agent_services.owner_message_send(org=org, agent=desk, text="Anything new?")
+    drain(org_id=org.id)  # the turn finds the agent paused: the conversation waits in the queue
+    html = chat_page(client, desk)
+    assert "is replying" not in html
+    assert ("<strong>Client desk is paused</strong>: it has spent $1.25 this month, past its budget of $1.00. What "
+            "you write waits, and it replies once you raise its budget.") in html
+    card = Card.objects.get(organization=org, kind="budget", resolved_at__isnull=True)
+    assert f'action="{reverse("card_raise_budget", args=[card.id])}"' in html
+    assert model.requests == []
+
+
+def test_raising_the_budget_from_the_chat_lets_the_agent_reply(client, owner, org, desk, model):
+    _pause_for_budget(org, desk)
+    agent_services.owner_message_send(org=org, agent=desk, text="Anything new?")
+    drain(org_id=org.id)
+    card = Card.objects.get(organization=org, kind="budget", resolved_at__isnull=True)
+    response = client.post(reverse("card_raise_budget", args=[card.id]),
+                           {"monthly_budget": "5", "next": chat_url(desk)})
+    assert response.status_code == 302 and response["Location"] == chat_url(desk)
+    html = chat_page(client, desk)
+    assert "is paused" not in html and "Client desk is replying" in html
+    model.add(say("Nothing new."))
+    drain(org_id=org.id)
+    assert "Nothing new." in chat_page(client, desk)
+
+
+def test_the_chats_live_part_shows_the_pause_too(client, owner, org, desk):
+    _pause_for_budget(org, desk)
+    html = client.get(reverse("chat_live", args=[desk.id])).content.decode()
+    assert "Client desk is paused" in html

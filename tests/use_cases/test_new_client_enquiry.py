@@ -20,11 +20,10 @@ from integrations.services import connection_create_local
 from core.models import Change
 from routines import engine
 from routines.models import Event, Routine
-from agents.runtime.turn import check_turns
-from core.actors import Actor
+from checks.models import Ask, CheckDecision
+from django.urls import reverse
+from home.selectors import home_asks
 from tests.factories import ProjectFactory
-from core.context import ToolContext
-from tools.pipeline import use_tool
 from tests.use_cases.staff_script import StaffScript
 
 SAM = "When a new client writes in, answer the same day. Quotes come from the rate card in Drive, and I see every quote before it goes out."
@@ -48,7 +47,15 @@ def _last_result(request):
     return json.loads([m for m in request["messages"] if m["role"] == "tool"][-1]["content"])
 
 
-def test_a_new_client_enquiry_end_to_end(org, mail_root):
+SECOND = ("Hi Dana,\n\nOne more thing: with vehicle signage for your van added, the price comes to $9,200, ready six "
+          "weeks after you sign.\n\nSam")
+
+
+def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
+    """With the check on and no judge: the quote is held until Sam has seen it (an ask on Home showing the quote),
+    goes after the yes, and a second, different email to Dana is asked about again."""
+    settings.CHECK_JUDGE_MODEL = None
+    client.force_login(org.owner)
     desk = Agent.objects.create(organization=org, name="Client desk",
                                 job="Answers new and current clients, and keeps Contacts and Companies up to date")
     Agent.objects.create(organization=org, name="Proposal writer",
@@ -57,6 +64,7 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root):
     mailbox = connection_create_local(org=org, account="sam@fernhill.test", groups=["mail"])
     staff = StaffScript()
     set_model(staff)
+    quote_send = {"to": ["dana@juniperdental.test"], "subject": "Re: Rebrand for our second clinic", "text": REPLY}
     try:
         # What Sam said, and the routine Client desk's chat set from it.
         staff.on("Client desk", "chat", call("triggers", {
@@ -89,6 +97,13 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root):
             search = _last_result(request)
             return call("use_tool", {"name": "mail.read", "input": {"id": search["hits"][0]["id"]}})
 
+        held = {}
+
+        def ask_after_the_check(request):
+            # The check's answer to the early send, then the thread asks Sam in its reply, showing the quote.
+            held["early"] = _last_result(request)
+            return say(ASK)
+
         staff.on("Client desk", "New client enquiries",
                  call("use_tool", {"name": "mail.search", "input": {"query": "from:dana@juniperdental.test"}}),
                  read_mail,
@@ -108,8 +123,9 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root):
                                            "signage for two clinics.",
                                    "notes": "Second clinic opens in March. Dana Whitfield, practice manager, signs off."}),
                  say("Handed the pricing to Proposal writer."),
-                 # 5. The answer wakes it; Sam's rule says Sam sees every quote first, so it asks.
-                 say(ASK))
+                 # 5. The answer wakes it. Had it sent before asking, the check reads Sam's rule and holds it back.
+                 call("use_tool", {"name": "mail.send", "input": quote_send}),
+                 ask_after_the_check)
         # 4. Proposal writer's chat starts a thread, which writes the quote as a doc.
         staff.on("Proposal writer", "chat",
                  call("start_thread", {"title": "Juniper Dental",
@@ -127,37 +143,58 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root):
         assert Message.objects.filter(conversation=chat, role="answer").last().text.endswith(ASK)
         assert not LocalMailMessage.objects.filter(connection=mailbox, box="sent").exists()
 
-        # Had the thread sent before asking, the check would have read Sam's rule and held it back.
-        early = use_tool(ToolContext(org=org, actor=Actor.for_agent(desk), conversation_id=str(enquiries.id),
-                                     conversation=lambda: check_turns(enquiries)),
-                         "mail.send", {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": REPLY})
-        # (Which reason needs the model judge, which this test runs without: then it asks as unreachable.)
-        assert early["not_done_yet"].startswith("Check with Sam first:")
-        # 5. Sam answers "Yes, send it" in Client desk's chat; the chat passes it to the thread, which sends.
-        staff.on("Client desk", "chat",
-                 call("message_thread", {"thread": "New client enquiries",
-                                         "task": "Sam says yes: send Dana the Juniper Dental quote as written."}),
-                 say("Sending it now."))
+        # The check held the quote by its rules alone, no judge: Sam sees every quote, and no answer of Sam's
+        # showed this one.
+        assert held["early"] == {"not_done_yet": (
+            "Check with Sam first: it goes to someone the owner hasn't named. Ask in your reply, saying what you "
+            "would do. Once they say yes, do it again.")}
+        early = CheckDecision.objects.get(organization=org, tool="mail.send")
+        assert (early.outcome, early.decided_by, early.judge_used) == ("ask", "rules", False)
+        assert NOTE in early.relied_on
+
+        # On Home, Sam sees Client desk's ask with the quote, where the work is.
+        [home_ask] = home_asks(org=org)
+        assert (home_ask.agent_name, home_ask.where, home_ask.question) == ("Client desk", "New client enquiries", ASK)
+        page = client.get(reverse("home")).content.decode()
+        assert "Client desk asks" in page and "$8,400" in page
+
+        # 5. Sam presses Yes on Home; the chat passes the answer to the thread, which sends the quote as asked.
+        # Then the thread tries a second, different email to Dana: a revised quote Sam hasn't seen.
+        def route_the_yes(request):
+            assert "Yes, go ahead." in json.dumps(request["messages"])
+            return call("message_thread", {"thread": "New client enquiries",
+                                           "task": "Sam says yes: send Dana the Juniper Dental quote as written."})
+
+        second = {}
+        staff.on("Client desk", "chat", route_the_yes, say("Sent Sam's yes to the thread."))
         staff.on("Client desk", "New client enquiries",
-                 call("use_tool", {"name": "mail.send", "input": {
+                 call("use_tool", {"name": "mail.send", "input": quote_send}),
+                 lambda r: (second.setdefault("sent", _last_result(r)), call("use_tool", {"name": "mail.send", "input": {
                      "to": ["dana@juniperdental.test"], "subject": "Re: Rebrand for our second clinic",
-                     "text": REPLY}}),
-                 say("Sent Dana the quote; it goes after the two-minute Undo."))
-        agent_services.owner_message_send(org=org, agent=desk, text="Yes, send it")
+                     "text": SECOND}}))[1],
+                 lambda r: (second.setdefault("revised", _last_result(r)), say(
+                     "Sent Dana the quote; it goes after the two-minute Undo. Dana also asked about van signage: "
+                     "send her the revised quote for $9,200?"))[1])
+        response = client.post(reverse("ask_answer", args=[home_ask.id]), {"yes": "1", "answer": ""})
+        assert response.status_code == 302
         drain(org_id=org.id)
     finally:
         set_model(None)
 
-    sent_result = json.loads(Message.objects.filter(conversation=enquiries, role="tool").last().text)
-    assert "held" in sent_result, sent_result
+    assert "held" in second["sent"], second["sent"]
+    assert second["revised"] == held["early"]  # the same ask again: Sam's yes covered the quote it answered
     # What Sam sees: the sent email on Home with Undo for two minutes …
     held_change = Change.objects.get(tool="mail.send")
     assert (held_change.listing, held_change.can_undo) == ("home_undo", True)
     assert not LocalMailMessage.objects.filter(connection=mailbox, box="sent").exists()
-    # … then it leaves, once.
+    # … then it leaves, once; the revised quote waits on Home for Sam's yes.
     mail_hold.email_sweep(now=timezone.now() + datetime.timedelta(minutes=3))
     mail_hold.email_sweep(now=timezone.now() + datetime.timedelta(minutes=4))
-    assert LocalMailMessage.objects.filter(connection=mailbox, box="sent").count() == 1
+    [sent] = LocalMailMessage.objects.filter(connection=mailbox, box="sent")
+    assert "$8,400" in sent.text and "$9,200" not in sent.text
+    [waiting] = home_asks(org=org)
+    assert waiting.id != home_ask.id and "$9,200" in waiting.question
+    assert Ask.objects.get(id=home_ask.id).state == Ask.State.YES
     # Juniper Dental under Companies, with Dana and the conversation on its timeline …
     juniper = Company.objects.get(organization=org, name="Juniper Dental")
     assert Contact.objects.get(organization=org, name="Dana Whitfield").company_links.get().company == juniper
