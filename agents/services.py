@@ -7,7 +7,7 @@ import zoneinfo
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Sum
+from django.db.models import F, Max, Sum
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
@@ -215,7 +215,8 @@ def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) ->
     threads = Conversation.objects.filter(agent=agent, kind=Conversation.Kind.THREAD, title__iexact=title.strip())
     if not include_closed:
         threads = threads.filter(closed_at__isnull=True)
-    thread = threads.order_by("closed_at").first()
+    # The open one first (NULLs sort first on SQLite but last on PostgreSQL: say it), else the last one closed.
+    thread = threads.order_by(F("closed_at").desc(nulls_first=True), "-created_at").first()
     if thread is None:
         open_titles = Conversation.objects.filter(
             agent=agent, kind=Conversation.Kind.THREAD, closed_at__isnull=True

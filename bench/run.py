@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TMP = tempfile.mkdtemp(prefix="roadstar-bench-")
 os.environ.setdefault("SQLITE_PATH", str(Path(TMP) / "bench.sqlite3"))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
 os.environ.setdefault("SECRET_KEY", "bench-only-key")
+os.environ.setdefault("DEBUG", "0")  # DEBUG keeps every query in memory: not what is measured
 # Worker tasks run inline, in this process, so a benchmark measures the work and not the queue.
 os.environ.setdefault("Q_SYNC", "1")
 

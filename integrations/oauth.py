@@ -41,7 +41,8 @@ _QUICKBOOKS_MARGIN = datetime.timedelta(minutes=1)
 
 
 def setting(name: str) -> str | None:
-    return getattr(settings, name, None) or os.environ.get(name) or None
+    """One of the OAuth settings declared in roadstar/settings/base.py (None when empty)."""
+    return getattr(settings, name) or None
 
 
 REQUIRED_ENV = {

@@ -1,10 +1,11 @@
 """The ASGI entry point daphne serves: Django's views over HTTP, and (as they arrive) websockets and /mcp."""
 
-import os
-
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+from roadstar.settings import configure
+
+# The web process is the one that says the development key is in use: once per `make run`, not once per command.
+configure(announce=True)
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (Django must be set up first)

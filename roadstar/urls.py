@@ -2,7 +2,11 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
+
+from roadstar.signout import SignOutView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -11,7 +15,9 @@ urlpatterns = [
         auth_views.LoginView.as_view(template_name="login.html", redirect_authenticated_user=True),
         name="login",
     ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", SignOutView.as_view(), name="logout"),
+    # Browsers and the admin's pages ask for /favicon.ico; the icon is the SVG the pages link.
+    path("favicon.ico", RedirectView.as_view(url=static("roadstar/favicon.svg"))),
     path("", include("home.urls")),  # Home, Undo, the cards and asks, the chats
     path("connections/mcp/", include("mcp_server.urls")),
     path("connections/", include("integrations.urls")),

@@ -12,6 +12,7 @@ import logging
 import uuid
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from agents import services
@@ -57,6 +58,8 @@ class Turn(ToolHost):
         )
         self.passed_requesters: set = set()
         self.kept = False
+        # The most steps any of that work had taken in turns before this one.
+        self._steps_before = max((w.steps for w in self._works), default=0)
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -122,7 +125,6 @@ class Turn(ToolHost):
             memory.fold(self.conversation)
         except ModelUnavailable as error:
             return self._fail(str(error))
-        limit = CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
         while True:
             pending = unanswered_tool_calls(self.conversation)
             if pending:
@@ -132,7 +134,7 @@ class Turn(ToolHost):
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
                 return Run.Outcome.PAUSED
-            last_step = self.run.steps >= limit - 1
+            last_step = self.steps_taken() >= self.step_limit() - 1
             try:
                 response = model.complete(
                     model_id=self.agent.model, messages=self.prompt(last_step=last_step), tools=self.tool_specs(),
@@ -146,6 +148,7 @@ class Turn(ToolHost):
             )
             self.run.steps += 1
             Run.objects.filter(id=self.run.id).update(steps=self.run.steps)
+            Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN).update(steps=F("steps") + 1)
             self.agent.refresh_from_db(fields=["paused"])
             calls = [] if last_step else response.tool_calls
             if calls:
@@ -153,6 +156,16 @@ class Turn(ToolHost):
                 continue
             self._answer(response.text)
             return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+
+    def step_limit(self) -> int:
+        return CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
+
+    def steps_taken(self) -> int:
+        """A chat counts the steps of this turn (4 a turn); a thread counts the steps on the piece of work, across
+        every turn that worked on it (40 on one piece of work: spec/reference/limits.md)."""
+        if self.conversation.kind == Conversation.Kind.CHAT or not self._works:
+            return self.run.steps
+        return self._steps_before + self.run.steps
 
     def prompt(self, *, last_step: bool = False) -> list[dict]:
         staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))

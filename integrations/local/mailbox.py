@@ -32,8 +32,7 @@ from core.errors import ToolError
 
 
 def mail_root() -> Path:
-    configured = getattr(settings, "ROADSTAR_MAIL_ROOT", None) or os.environ.get("ROADSTAR_MAIL_ROOT")
-    return Path(configured) if configured else Path(settings.BASE_DIR) / "var" / "mail"
+    return Path(settings.ROADSTAR_MAIL_ROOT)
 
 
 def _blob_path(org_id, sha: str) -> Path:

@@ -441,7 +441,7 @@ def test_the_layer_crosses_processes(tmp_path):
             from core import live
             live.send_now({group!r}, {{"type": "live.update", "what": "work", "conversation": None}})
         """)
-        env = {**os.environ, "CHANNELS_SQLITE_PATH": str(path), "DJANGO_SETTINGS_MODULE": "roadstar.settings"}
+        env = {**os.environ, "CHANNELS_SQLITE_PATH": str(path), "DJANGO_SETTINGS_MODULE": "roadstar.settings.test"}
         env.pop("REDIS_URL", None)
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", worker, cwd=str(ROOT), env=env)
@@ -462,7 +462,7 @@ def test_settings_use_the_sqlite_layer_without_redis():
 
 def test_settings_choose_redis_when_redis_url_is_set():
     code = "from django.conf import settings; print(settings.CHANNEL_LAYERS['default']['BACKEND'])"
-    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:6379/0", "DJANGO_SETTINGS_MODULE": "roadstar.settings"}
+    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:6379/0", "DJANGO_SETTINGS_MODULE": "roadstar.settings.test"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "channels_redis.core.RedisChannelLayer"
 

@@ -5,7 +5,7 @@ import io
 import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from agents.models import Agent
 from companies.models import Company, CompanyPerson, TimelineEntry
@@ -66,10 +66,28 @@ def test_sam_signs_in_with_the_default_password(fernhill, client):
     assert client.login(username="sam", password="fernhill")
 
 
-def test_the_password_comes_from_demo_password(db, client, monkeypatch):
-    monkeypatch.setenv("DEMO_PASSWORD", "another-secret")
+def test_the_password_comes_from_demo_password(db, client, settings):
+    settings.DEMO_PASSWORD = "another-secret"
     out = seed()
     assert client.login(username="sam", password="another-secret") and "password: another-secret" in out
+
+
+def test_the_sign_in_line_names_the_port_it_serves_on(db, settings):
+    settings.PORT = "8123"
+    assert "Sign in at http://127.0.0.1:8123" in seed()
+
+
+def test_production_refuses_the_public_default_password(db, settings):
+    settings.ROADSTAR_ENV = "production"
+    with pytest.raises(CommandError, match="DEMO_PASSWORD"):
+        seed()
+    assert not get_user_model().objects.filter(username="sam").exists()
+
+
+def test_production_makes_the_example_with_a_password_of_its_own(db, client, settings):
+    settings.ROADSTAR_ENV, settings.DEMO_PASSWORD = "production", "a-password-of-our-own"
+    seed()
+    assert client.login(username="sam", password="a-password-of-our-own")
 
 
 def test_sam_can_open_the_admin(fernhill):

@@ -10,12 +10,12 @@ itself, which no service makes, are plain creates. Nothing is put on Home: no ag
 from __future__ import annotations
 
 import datetime
-import os
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from agents import services as agent_services
@@ -32,6 +32,7 @@ from core.models import Organization
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 
 USERNAME = "sam"
+DEFAULT_PASSWORD = "fernhill"
 OWNER = {"first_name": "Sam", "last_name": "Rivera", "email": "sam@fernhill.test"}
 
 WORKSPACE = {
@@ -191,11 +192,16 @@ class Command(BaseCommand):
     help = "Make the example workspace, Fernhill Studio, owned by Sam Rivera. Running it again changes nothing."
 
     def handle(self, *args, **options):
-        password = os.environ.get("DEMO_PASSWORD") or "fernhill"
+        password = settings.DEMO_PASSWORD or DEFAULT_PASSWORD
+        if settings.ROADSTAR_ENV == "production" and password == DEFAULT_PASSWORD:
+            # Everyone who has read the README knows it: a server others reach must not have a sign-in with it.
+            raise CommandError(
+                "The example workspace's default password is public. Set DEMO_PASSWORD to a password of your own "
+                "before making the example workspace on a server others can reach."
+            )
         with transaction.atomic():
             made = Seed(password).run()
-        port = os.environ.get("PORT") or "8000"
-        url = f"http://127.0.0.1:{port}"
+        url = f"http://127.0.0.1:{settings.PORT}"
         if made:
             self.stdout.write(f"Fernhill Studio is ready. Made: {', '.join(made)}.")
         else:

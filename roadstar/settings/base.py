@@ -1,35 +1,41 @@
-"""Roadstar's settings. Everything that differs between machines comes from the environment.
+"""What every way of running Roadstar shares. Everything that differs between machines comes from the environment.
 
 The embedded default (no environment at all) is SQLite in WAL mode, the django-q2 ORM broker, a channel layer
 in a SQLite file and the local providers: the one-command start and the tests. `DATABASE_URL` moves the data to
 PostgreSQL and `REDIS_URL` the channel layer to Redis.
+
+SECRET_KEY, DEBUG and ALLOWED_HOSTS are each way's own (development.py, test.py, production.py). Every other
+setting the code reads is declared here, so `settings.NAME` never needs a default at the place it is read
+(tests/roadstar/test_settings.py holds the code to that).
 """
 
 import os
-import sys
-import warnings
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from roadstar.settings import hosts
 
-DEVELOPMENT_SECRET_KEY = "roadstar-development-key-not-for-production"
-SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)
-DEBUG = os.environ.get("DEBUG", "1" if SECRET_KEY == DEVELOPMENT_SECRET_KEY else "0") == "1"
-if SECRET_KEY == DEVELOPMENT_SECRET_KEY and "pytest" not in sys.modules:
-    warnings.warn(
-        "SECRET_KEY is not set: Roadstar is using its development key. Anyone who knows it can forge "
-        "sessions and read stored tokens. Set SECRET_KEY before you put Roadstar on a network.",
-        stacklevel=1,
-    )
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
-ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+def env_flag(name: str, default: bool) -> bool:
+    """A yes/no from the environment: 1, true, yes or on (any case) is yes; unset is the default."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+# Which way of running this is: "development", "test" or "production", each module naming itself.
+ROADSTAR_ENV = ""
+
+CSRF_TRUSTED_ORIGINS = hosts(os.environ.get("CSRF_TRUSTED_ORIGINS"))
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "roadstar.admin_site.AdminConfig",  # Django's admin, under Roadstar's name
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -57,6 +63,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -78,6 +85,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -138,14 +146,8 @@ if os.environ.get("REDIS_URL"):
         }
     }
 else:
-    if os.environ.get("CHANNELS_SQLITE_PATH"):
-        _channels_path = Path(os.environ["CHANNELS_SQLITE_PATH"])
-    elif "pytest" in sys.modules:
-        import tempfile
-
-        _channels_path = Path(tempfile.gettempdir()) / f"roadstar-channels-{os.getpid()}.sqlite3"
-    else:
-        _channels_path = SQLITE_PATH.parent / "channels.sqlite3"
+    # test.py puts each run's file in the temporary folder instead.
+    _channels_path = Path(os.environ.get("CHANNELS_SQLITE_PATH") or SQLITE_PATH.parent / "channels.sqlite3")
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "roadstar.channel_layer.SQLiteChannelLayer", "CONFIG": {"path": str(_channels_path)}}
     }
@@ -175,6 +177,10 @@ REST_FRAMEWORK = {
     # Every failure in one shape, {error, message}, with the spec's error kinds (api/errors.py).
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
+# The API's schema is generated with its own settings (api/urls.py: SCHEMA_SETTINGS, which name its enums), and
+# tests/api pin it. drf-spectacular's `check --deploy` hook would generate it again with these global settings
+# instead, and warn about enum names the view's settings already give.
+SPECTACULAR_SETTINGS = {"ENABLE_DJANGO_DEPLOY_CHECK": False}
 
 # The model layer. Roadstar's four model ids map to real model names on any OpenAI-compatible endpoint.
 # With no OPENAI_API_KEY and no OPENAI_BASE_URL, no model is configured and the product says so on Home.
@@ -215,23 +221,64 @@ LOGGING = {
 # Outgoing mail of the local mailbox (integrations/providers/local_mail.py): SMTP when EMAIL_HOST is set, else
 # written to the worker's log. Tests use Django's locmem outbox. The SMTP backend is Django's, telling a failure
 # after which the server may have taken the email from one after which it didn't (integrations/smtp.py).
-_EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
-MAILERS = {
-    "default": {
-        "BACKEND": "integrations.smtp.EmailBackend",
-        "OPTIONS": {
-            "host": _EMAIL_HOST,
-            "port": int(os.environ.get("EMAIL_PORT", "587")),
-            "username": os.environ.get("EMAIL_HOST_USER", ""),
-            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
-            "use_tls": os.environ.get("EMAIL_USE_TLS", "1") == "1",
-            "timeout": 30,
-        },
-    }
-    if _EMAIL_HOST
-    else {"BACKEND": "django.core.mail.backends.console.EmailBackend"},
+SMTP_MAILER = {
+    "BACKEND": "integrations.smtp.EmailBackend",
+    "OPTIONS": {
+        "host": os.environ.get("EMAIL_HOST") or "localhost",
+        "port": int(os.environ.get("EMAIL_PORT", "587")),
+        "username": os.environ.get("EMAIL_HOST_USER", ""),
+        "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+        "use_tls": env_flag("EMAIL_USE_TLS", True),
+        "timeout": 30,
+    },
+}
+_CONSOLE_MAILER = {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+MAILERS = {"default": SMTP_MAILER if os.environ.get("EMAIL_HOST") else _CONSOLE_MAILER}
+
+# Where Roadstar is reached from outside: OAuth redirects, the MCP server's address. The README's table lists it.
+ROADSTAR_URL = os.environ.get("ROADSTAR_URL", "").rstrip("/")
+# The port `make run` and the Procfile serve on; the example workspace's sign-in line prints it.
+PORT = os.environ.get("PORT") or "8000"
+# The example owner's password (`manage.py seed_demo`); production refuses the public default (production.py).
+DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD") or ""
+
+# The local providers' bytes: files (integrations/files/storage.py) and mail (integrations/local/mailbox.py).
+ROADSTAR_FILES_ROOT = Path(os.environ.get("ROADSTAR_FILES_ROOT") or BASE_DIR / "var" / "files")
+ROADSTAR_MAIL_ROOT = Path(os.environ.get("ROADSTAR_MAIL_ROOT") or BASE_DIR / "var" / "mail")
+
+# Account tokens at rest (integrations/crypto.py): Fernet keys, comma-separated; empty derives one from SECRET_KEY.
+ROADSTAR_TOKEN_KEY = os.environ.get("ROADSTAR_TOKEN_KEY", "")
+
+# Seconds the check waits for its judge before it asks the owner instead (checks/judge.py).
+CHECK_JUDGE_TIMEOUT = float(os.environ.get("CHECK_JUDGE_TIMEOUT") or 15)
+
+# The owner's accounts (integrations/oauth.py). A redirect URI left empty is this server's own callback address.
+GOOGLE_CLIENT_ID = os.environ.get("GOOGLE_CLIENT_ID") or None
+GOOGLE_CLIENT_SECRET = os.environ.get("GOOGLE_CLIENT_SECRET") or None
+GOOGLE_REDIRECT_URI = os.environ.get("GOOGLE_REDIRECT_URI") or None
+QUICKBOOKS_CLIENT_ID = os.environ.get("QUICKBOOKS_CLIENT_ID") or None
+QUICKBOOKS_CLIENT_SECRET = os.environ.get("QUICKBOOKS_CLIENT_SECRET") or None
+QUICKBOOKS_REDIRECT_URI = os.environ.get("QUICKBOOKS_REDIRECT_URI") or None
+QUICKBOOKS_ENVIRONMENT = os.environ.get("QUICKBOOKS_ENVIRONMENT") or "sandbox"
+
+# Content-Security-Policy, in every way of running (so development shows what production would block). Scripts
+# and styles come from Roadstar's own static files; the admin's few inline ones carry the request's nonce. Images
+# are Roadstar's own or a doc's embedded pictures (data:), as pages/mdx.py allows. Nothing loads from elsewhere,
+# and no page may be framed. Forms post here, and the connect pages' POST redirects on to Google or Intuit to
+# sign in (Chromium applies form-action to that redirect). connect-src 'self' covers the live Home's websocket.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF, "https://accounts.google.com", "https://appcenter.intuit.com"],
 }
 
-# A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it (in
-# development, and the tests set it), "log" logs an error and goes on (core/network.py).
-ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "raise" if DEBUG else "log")
+# A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it
+# (development.py and test.py choose it), "log" logs an error and goes on (core/network.py).
+ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "log")
