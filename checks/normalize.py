@@ -64,7 +64,9 @@ def normalize(text: str) -> str:
 # Between two digit groups: spaces, or one separator (dot, slash, backslash, dash, underscore, bar, comma-free) with
 # spaces around it, or one line break. A comma is not one: "4, 12, 18" is a list, and $12,450.00 an amount.
 _GAP = r"(?:[ \t]*[./\\\-_|][ \t]*|[ \t]+|[ \t]*\r?\n[ \t]*)"
-_RUN = re.compile(rf"(?<![A-Za-z0-9])\d+(?:{_GAP}\d+)*(?![A-Za-z0-9])")
+# Not glued to letters in front (INV2026, 1Z999AA1... stay ids); letters right after may be a word run into the
+# number ("4111-1111-1111-1111exp 08/28").
+_RUN = re.compile(rf"(?<![A-Za-z0-9])\d+(?:{_GAP}\d+)*(?!\d)")
 _GROUP = re.compile(r"\d+")
 
 
@@ -106,7 +108,7 @@ class DigitRun:
 
 
 def digit_runs(text: str) -> list[DigitRun]:
-    """Runs of digit groups joined by any separators, not glued to letters (ids such as INV-2026 stay ids)."""
+    """Runs of digit groups joined by any separators, not glued to a letter or digit in front."""
     runs = []
     for m in _RUN.finditer(text):
         groups = tuple(Group(g.group(), m.start() + g.start(), m.start() + g.end()) for g in _GROUP.finditer(m.group()))

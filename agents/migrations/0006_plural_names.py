@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0004_alter_usage_cost'),
+        ('agents', '0005_work_steps'),
     ]
 
     operations = [
