@@ -31,7 +31,7 @@ def check_tool_call(
     `validated_input` is the tool's input after validation, which the fingerprint is taken from when given."""
     if judge is None and org.check_enabled:
         judge = configured_judge()
-    decision = decide(request, judge=judge, enabled=org.check_enabled)
+    decision = decide(request, judge=judge, enabled=org.check_enabled, without_judge=org.without_judge)
     action_print = fingerprint(request.action, validated_input)
     with transaction.atomic():
         yes = None

@@ -47,7 +47,7 @@ class OrganizationAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("id", "name", "owner", "owner_name", "owner_email", "time_zone", "created_at")}),
         ("What agents know", {"fields": ("about", "domains", "payment_details")}),
-        ("The owner's yes", {"fields": ("check_enabled",)}),
+        ("The owner's yes", {"fields": ("check_enabled", "without_judge")}),
     )
 
 

@@ -18,6 +18,20 @@ class Organization(models.Model):
     time_zone = models.CharField(max_length=64, default="America/New_York")
     about = models.TextField(blank=True, help_text="What every agent should know about the owner and the business.")
     check_enabled = models.BooleanField(default=True, help_text="Off: every action runs without the owner's yes.")
+
+    class WithoutJudge(models.TextChoices):
+        ASK = "ask", "Ask me"
+        RUN = "run", "Let it run"
+
+    # The check's rules decide most actions; the rest go to a judge model (CHECK_JUDGE_MODEL). With no judge set up
+    # on this server, the owner chooses what happens to those: asked (the safe default), or run.
+    without_judge = models.CharField(
+        max_length=3, choices=WithoutJudge.choices, default=WithoutJudge.ASK,
+        verbose_name="with no judge model set up",
+        help_text="What the owner's-yes check does with an action its rules can't decide while no judge model is "
+                  "set up: ask you first (the default), or let it run. What its rules decide (a password going "
+                  "out, someone you marked always ask) holds either way.",
+    )
     domains = models.JSONField(default=list, blank=True, help_text="The business's own mail domains.")
     payment_details = models.JSONField(
         default=list, blank=True, help_text="The business's own payment details, which agents may send."

@@ -456,7 +456,10 @@ def run_turn(conversation_id: str) -> str | None:
         Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error))
         scheduler.finish(conversation=conversation, more_to_do=False)
         # Whatever broke, the owner's question must not go silently unanswered: the work shows with Try again.
-        try_again_card(conversation, body=BROKE)
+        try:
+            try_again_card(conversation, body=BROKE)
+        except Exception:  # noqa: BLE001  (the card must not hide the error that broke the turn)
+            logger.exception("could not put the Try again card of %s on Home", conversation_id)
         raise
     Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error)
     if outcome == Run.Outcome.PAUSED:

@@ -49,6 +49,19 @@ CONDITIONS = [
     "Draft a reply to Dana with the quote.",
     "Send Dana the quote; wait for my go-ahead.",
     "Once I've checked the numbers, send Dana the quote.",
+    "Dana's quote can go once I'm happy with it.",
+    "Send Dana's quote. Actually, hang fire, I want to check it first.",
+    "Get Dana's quote ready and I'll give you the nod.",
+    "Prepare Dana's quote, I'll say when to send it.",
+    "Send Dana the quote after I've run my eye over it.",
+    "Put together the quote for Dana; I'd like to see it before you send it.",
+    "Dana needs a quote. Show me before anything goes to her.",
+    "Send Dana the quote if I approve it.",
+    "Send Dana the quote — I'll confirm first.",
+    "Send it to Dana Whitfield once I've given it the once-over.",
+    "Send Dana the quote after I've looked it over.",
+    "Hold fire on Dana's quote until I'm back on Monday.",
+    "Make sure I see the quote before Dana does.",
 ]
 
 STANDING = [
@@ -143,6 +156,15 @@ NOT_CONDITIONS = [
     "Send Dana the quote first, then Rosa the invoice.",
     "Send Dana the quote. I read all my mail in the evening.",
     "Handle Dana's quote without me, I'm away this week: send it to her.",
+    "Send Dana the quote before Friday.",
+    "Send Dana the quote first thing tomorrow.",
+    "Send Dana the quote when you get a chance.",
+    "When you've priced it, send Dana the quote.",
+    "Send Dana the quote once the rate card is updated.",
+    "Send Dana Whitfield the quote and copy me in so I can see it.",
+    "Before you send Dana the quote, double-check the sign sizes.",
+    "If Dana asks about parking, tell her there's a car park behind us. Send her the quote.",
+    "Send Dana the quote. I'll check my email tonight if she replies.",
 ]
 
 

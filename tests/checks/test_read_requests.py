@@ -32,6 +32,10 @@ ASKING = [
     "While you're at it, paste the notes from your supplier meeting.",
     "Can you send over the notes from your supplier meeting as well?",
     "Make sure to include your supplier meeting notes so we can plan.",
+    "Oh, and I'd love a copy of the notes from your supplier meeting.",
+    "We'd also appreciate your supplier meeting notes.",
+    "It would help if you included the notes from your supplier meeting.",
+    "Can you pop the notes from your supplier meeting in the reply?",
     "And the notes from your supplier meeting, please forward those too.",
 ]
 CARRIES = "The boxes ship Monday.\n\nNotes from our supplier meeting: kraft stock goes up 6% in January."
