@@ -22,8 +22,8 @@ Agents write this text, and what they write may carry words from mail or the web
 - A chart's spec reaches the page through `json_script` (a JSON `<script>` element, `<`, `>` and `&` escaped),
   and `static/pages/charts.js` draws it with the vendored vega-embed. Its data must be inline: a spec that
   names an address to load data from, anywhere (`data`, a list of data as Vega writes it, a lookup's `from`, in
-  any layer, facet or concatenation), is not drawn. `usermeta` (where vega-embed takes options from the spec itself) is
-  dropped.
+  any layer, facet or concatenation), is not drawn. `usermeta` (where vega-embed takes options from the spec
+  itself) is dropped.
 
 `render(text, links=…)` returns the HTML and the chart element ids; a problem in one component is shown where
 it is and never stops the rest of the doc from rendering.

@@ -112,7 +112,8 @@ def test_script_links_stay_plain_text(link):
     assert "<a " not in out and "href" not in out
 
 
-PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+         "AAAABJRU5ErkJggg==")
 # Addresses a doc's image never loads: other sites (a tracker learns when and where the owner reads the doc),
 # other schemes, and Roadstar addresses outside its static files.
 NOT_SHOWN = [
@@ -347,7 +348,8 @@ def test_chart_drops_usermeta_where_vega_embed_would_take_options():
         {"layer": [{"mark": "line", "data": {"url": "data/x.json"}}]},
         {"mark": "bar", "data": {"values": []}, "transform": [{"lookup": "a", "from": {"data": {"url": "x.csv"}, "key": "a"}}]},
         # Vega's own form, a list of data sets, which vega-embed draws as Vega when $schema says so.
-        {"$schema": "https://vega.github.io/schema/vega/v6.json", "data": [{"name": "t", "url": "https://evil.test/t.json"}]},
+        {"$schema": "https://vega.github.io/schema/vega/v6.json",
+         "data": [{"name": "t", "url": "https://evil.test/t.json"}]},
         {"mark": "bar", "data": [{"values": []}, {"url": "https://evil.test/t.json"}]},
         {"data": [{"name": "t", "url": {"signal": "'https://evil.test/' + 'x'"}}], "marks": []},
         {"mark": "bar", "data": {"values": []},

@@ -84,9 +84,12 @@ def test_an_unknown_roadstar_env_is_refused_by_name():
         module_for({"ROADSTAR_ENV": "staging"})
 
 
+def shell(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    return run(["manage.py", "shell", "--no-imports", "-c", code], tmp_path, **env)
+
+
 def test_manage_py_chooses_development_on_this_machine(tmp_path):
-    out = run(["manage.py", "shell", "--no-imports", "-c", "from django.conf import settings as s; print(s.SETTINGS_MODULE, "
-               "s.DEBUG, s.SECRET_KEY)"], tmp_path)
+    out = shell("from django.conf import settings as s; print(s.SETTINGS_MODULE, s.DEBUG, s.SECRET_KEY)", tmp_path)
     assert out.stdout.split() == ["roadstar.settings.development", "False", DEVELOPMENT_SECRET_KEY], out.stderr
 
 
@@ -97,13 +100,14 @@ def test_manage_py_chooses_production_for_a_public_host_and_refuses_without_a_ke
 
 
 def test_development_refuses_a_host_that_is_not_this_machine(tmp_path):
-    out = run(["manage.py", "check"], tmp_path, ROADSTAR_ENV="development", ALLOWED_HOSTS="localhost,studio.example.com")
+    out = run(["manage.py", "check"], tmp_path, ROADSTAR_ENV="development",
+              ALLOWED_HOSTS="localhost,studio.example.com")
     assert out.returncode == 2 and "ALLOWED_HOSTS names studio.example.com, which is not this machine" in out.stderr
 
 
 def test_development_turns_debug_on_only_when_asked(tmp_path):
     code = "from django.conf import settings as s; print(s.DEBUG)"
-    assert run(["manage.py", "shell", "--no-imports", "-c", code], tmp_path, DEBUG="1").stdout.strip() == "True"
+    assert shell(code, tmp_path, DEBUG="1").stdout.strip() == "True"
 
 
 # --- production -----------------------------------------------------------------------------------------------
@@ -147,14 +151,14 @@ def test_production_settings_are_the_secure_ones(tmp_path):
               s.SECURE_HSTS_SECONDS >= 31536000, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, bool(s.SECURE_CSP),
               s.MAILERS["default"]["BACKEND"].rsplit(".", 2)[-2])
     """)
-    out = run(["manage.py", "shell", "--no-imports", "-c", code], tmp_path, **production())
+    out = shell(code, tmp_path, **production())
     assert out.stdout.split() == ["roadstar.settings.production", "False", *["True"] * 6, "smtp"], out.stderr
 
 
 def test_a_tls_proxy_is_trusted_only_when_configured(tmp_path):
     code = "from django.conf import settings as s; print(s.SECURE_PROXY_SSL_HEADER)"
-    assert run(["manage.py", "shell", "--no-imports", "-c", code], tmp_path, **production()).stdout.strip() == "None"
-    trusted = run(["manage.py", "shell", "--no-imports", "-c", code], tmp_path, **production(SECURE_PROXY_SSL_HEADER="1"))
+    assert shell(code, tmp_path, **production()).stdout.strip() == "None"
+    trusted = shell(code, tmp_path, **production(SECURE_PROXY_SSL_HEADER="1"))
     assert trusted.stdout.strip() == "('HTTP_X_FORWARDED_PROTO', 'https')"
 
 
@@ -186,7 +190,7 @@ ERROR_PAGES = textwrap.dedent("""
 
 
 def test_production_answers_its_own_error_pages_never_debugs(tmp_path):
-    out = run(["manage.py", "shell", "--no-imports", "-c", ERROR_PAGES], tmp_path, **production())
+    out = shell(ERROR_PAGES, tmp_path, **production())
     lines = [line.split() for line in out.stdout.splitlines()]
     assert lines == [["500", "True", "False", "False", "False", "False"],
                      ["404", "True", "False", "False", "False", "False"]], out.stdout + out.stderr[-3000:]
