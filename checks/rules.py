@@ -519,6 +519,13 @@ def _units_without_replaces(ctx: _Context) -> list[Unit]:
         return [Unit("move", "", None, ())]
     if tool == "files.rename":
         return [Unit("rename", "", _text(given.get("name")), ())]
+    # Edits say what they find, which is there to be replaced: each is compared as it would be with `replaces`.
+    # (Cells written without `replaces` were empty: writing where nothing was removes nothing.)
+    if tool == "docs.edit":
+        return [u for e in given.get("edits") or [] if isinstance(e, dict)
+                for u in _edit_units(_text(e.get("find")), e.get("replace"), "")]
+    if tool == "files.replace_text" and given.get("find"):
+        return [Unit("rewrite", _text(given["find"]), _text(given.get("replace")), (_text(given["find"]),))]
     return []
 
 
@@ -937,11 +944,12 @@ def _send_requested(ctx: _Context) -> Rule:
         # Mail to the owner's own mailbox leaves nothing outside the business: there is no one else's request in
         # it to weigh, whoever thought of sending it. (What it carries is still read by the stop rule.)
         return [], []
-    asks = send_asks(ctx.words, ctx.contacts, ctx.business.owner)
+    # A request held by its condition ("send it once I've seen it") is not what permits the send; the answer is.
+    asks = send_asks(ctx.naming_words, ctx.contacts, ctx.business.owner)
     wanted = [a for a in asks if not a.to_owner]
     # Work handed over whose quoted owner's words name everyone it goes to is the owner's request, passed on:
     # "Tom needs the revised start date" asks for the send even without a verb of sending.
-    handed = [w for w in ctx.words if w.source == "handoff" and all(
+    handed = [w for w in ctx.naming_words if w.source == "handoff" and all(
         names_address(w, r, ctx.contacts, owner_name=ctx.business.owner) for r in outside)]
     findings: list[Finding] = []
     if not wanted and not handed:

@@ -1,7 +1,7 @@
 """`use_tool`: the one path every caller takes to run a tool (a thread, code in the workspace, an MCP client).
 
-1. resolve the name; 2. validate the input; 3. the check (go / ask / stop); 4. run the service in one
-transaction; 5. record the change (Home's Your work, or the record's own log) with what Undo needs;
+1. resolve the name; 2. validate the input; 3. find the records it names, then the check (go / ask / stop);
+4. run the service in one transaction; 5. record the change (Home's Your work, or the record's own log) with what Undo needs;
 6. return the result as JSON. Failures come back in-band as `{error, message, card?}`, never as exceptions.
 """
 
@@ -20,6 +20,7 @@ from tools import registry
 from core.context import ToolContext
 from core.errors import ToolError
 from core.inputs import describe_validation_error
+from tools.targets import find_named_records
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
     """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
     if not tool.is_checked(ctx, inp):
         return None
+    # The records it names are found first: another workspace's id is not_found, never an ask on Home.
+    find_named_records(ctx, inp)
     action = {"tool": tool.name, "input": raw_input}
     if tool.replaces is not None:
         replaced = tool.replaces(ctx, inp)

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
+
+from core.inputs import refuse_bad_characters
 
 if TYPE_CHECKING:
     from core.context import ToolContext
@@ -44,6 +46,13 @@ class ToolInput(BaseModel):
         serialize_by_alias=True,
         str_strip_whitespace=False,
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bad_characters(cls, value):
+        # Every input, whatever its type says: NUL and lone surrogates never reach a record (core.inputs).
+        refuse_bad_characters(value)
+        return value
 
 
 @dataclass(frozen=True)

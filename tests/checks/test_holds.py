@@ -198,3 +198,20 @@ def test_a_hold_covers_the_people_its_words_are_about():
     rosa_send = send(["rosa@ortizbakery.test"], "Hi Rosa,\n\nThe price for the menu boards is $640.\n\nSam")
     conversation = [owner("Send Dana her quote once I've seen it. Send Rosa Ortiz the menu board quote for $640.")]
     assert (outcome(check(conversation, rosa_send)), outcome(check(conversation))) == (WENT, HELD)
+
+
+ISSUE_RULE = "Answer the same day. Quotes come from the rate card in Drive, and Sam sees every quote before it goes out."
+ISSUE_WORDS = "Dana wants a quote for signage. Get one from the rate card and send it to her once I've seen it."
+
+
+def test_the_issue_s_quote_is_held_by_the_rules_and_cites_no_condition_as_permission():
+    # Issue 11: this $4,600 quote went by the rules alone, citing these very words as permission.
+    d = check([routine(ISSUE_RULE), owner(ISSUE_WORDS)])
+    assert (outcome(d), d.decided_by) == (HELD, "rules")
+
+
+def test_after_the_yes_the_quote_goes_on_the_answer_not_on_the_condition():
+    d = check([routine(ISSUE_RULE), owner(ISSUE_WORDS),
+               agent("Here's Dana's quote: logo and signage for both clinics, $4,600. Send it?"), owner("Looks good, send it.")])
+    assert outcome(d) == WENT
+    assert ISSUE_WORDS not in d.relied_on and ISSUE_RULE not in d.relied_on and "Looks good, send it." in d.relied_on

@@ -171,3 +171,10 @@ def test_each_replaced_value_of_a_contact_is_compared_on_its_own():
               "input": {"contactId": "e2a9f4c1-6b07-4d38-a15e-93c0b7d2f846", "phone": "(503) 555-0199", "jobTitle": "Owner"},
               "replaces": {"name": "Rosa Ortiz", "phone": "(503) 555-0148", "jobTitle": "Head baker"}}
     assert outcome(check([owner("Rosa's new number is (503) 555-0199; change it on her contact.")], action)) == REMOVES
+
+
+def test_without_replaces_each_edit_is_still_compared():
+    action = edit(("Hourly: $125\nDay rate: $900", "Hourly: $140"))
+    del action["replaces"]
+    assert (outcome(check([owner(POINTED)], action)),
+            outcome(check([owner(POINTED)], edit(("Hourly: $125", "Hourly: $140"))))) == (REMOVES, WENT)
