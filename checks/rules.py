@@ -104,7 +104,8 @@ class _Context:
         # A yes covers the send it answered, not its neighbours: an answered ask about another email to the same
         # person gives no permission for this one.
         names = [self.business.owner, *(c.name for c in self.contacts)]
-        return [w for w in words if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
+        return [w for w in words
+                if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
 
     @cached_property
     def holds(self) -> list[Hold]:
@@ -856,13 +857,30 @@ def _supported(ctx: _Context, w: Words) -> bool:
     to be written on Priya."""
     names = _target_names(ctx)
     content = tokens(_content(ctx))
+    kind_of_thing = _THING_WORDS.get(ctx.action.tool.partition(".")[0])
     for sentence in sentences(w.text):
         said = " ".join(affirmed_parts(sentence))
         if not _CHANGE_VERBS.search(said):
             continue
         if any(_refers(said, n) for n in names) or len(content & tokens(said)) >= 2:
             return True
+        # "Add today's walk-ins to the bookings sheet": the thing by what it is, where its name isn't in the
+        # action (a sheet's id); what goes in may then come from what was read, as the owner asked.
+        if kind_of_thing is not None and kind_of_thing.search(said):
+            return True
     return False
+
+
+# What the owner calls the things each group's tools change, when not by their names.
+_THING_WORDS = {
+    group: re.compile(rf"\b(?:{words})\b", re.I) for group, words in {
+        "files": r"sheets?|spreadsheets?|tracker|log|list|table|tab|rows?|columns?|cells?|docs?|documents?|files?",
+        "contacts": r"contacts?|records?|details|card|address\s+book",
+        "companies": r"company|companies|records?|details|account",
+        "docs": r"docs?|documents?|draft|notes",
+        "projects": r"project|projects",
+    }.items()
+}
 
 
 # A number may be written in groups with one separator between them ("07700 900461", "(503) 555-0148", "1,250.00");

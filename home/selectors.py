@@ -73,11 +73,15 @@ class HomeAsk:
     id: str
     agent_id: str
     agent_name: str
-    question: str  # the agent's own words (its reply after the ask), or a sentence from the check's reason
+    question: str  # the agent's own words (its reply after the ask), or "" when it gave none
     reason: str
     where: str  # the thread's title; "" when the ask came from the agent's chat or an outside app
     conversation_id: str
     at: datetime.datetime
+    # The action held back, as the check saw it: what the owner says yes to.
+    tool: str = ""
+    input: dict | None = None
+    replaces: object = None
 
 
 def _uuids(values) -> set[uuid.UUID]:
@@ -134,13 +138,14 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
             continue  # the agent is no longer on the staff: there is no chat to answer in
         conversation = conversations.get(decision.conversation_id or "")
         reason = decision.reason or "the check couldn't decide"
-        question = f"It waits for your yes before it goes on: {reason}."
+        question = ""  # Home says why it waits, in the owner's words (home/ask_words.py)
         if conversation is not None and conversation.reply and conversation.reply_at >= decision.created_at:
             question = conversation.reply
         where = conversation.title if conversation is not None and conversation.kind == "thread" else ""
         shown.append(HomeAsk(id=str(ask.id), agent_id=decision.actor_id, agent_name=name, question=question,
                              reason=reason, where=where, conversation_id=decision.conversation_id or "",
-                             at=ask.created_at))
+                             at=ask.created_at, tool=decision.tool, input=decision.input,
+                             replaces=decision.replaces))
     return shown
 
 

@@ -32,7 +32,7 @@ from agents.models import Agent, Conversation, Message
 from checks import services as check_services
 from checks.models import Ask
 from core import services
-from home import selectors
+from home import ask_words, selectors
 from core.actors import Actor
 from core.models import Card, Change, Organization
 from core.errors import ToolError
@@ -81,7 +81,7 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     asks = selectors.home_asks(org=org)
     return {
         "org": org,
-        "asks": asks,
+        "asks": [_ask_for_owner(ask) for ask in asks],
         "cards": [_with_safe_action(card) for card in selectors.home_cards(org=org)],
         "agent_work": [
             _timed_work(group, tz=tz, now=now)
@@ -96,6 +96,17 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "here": reverse("home") + (f"?{query}" if query else ""),
         "live_src": reverse("home_live") + (f"?{query}" if query else ""),
         "now_ms": _ms(now),
+    }
+
+
+def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
+    """The ask as the owner reads it: the agent's question (or why it waits, said to the owner) and the action."""
+    because = ask_words.reason_for_owner(ask.reason)
+    return {
+        "id": ask.id, "agent_id": ask.agent_id, "agent_name": ask.agent_name, "where": ask.where,
+        "question": ask.question or f"It waits for your yes before it goes on: {because}.",
+        "because": because,
+        "action": ask_words.describe(tool=ask.tool, input=ask.input, replaces=ask.replaces) if ask.tool else None,
     }
 
 

@@ -85,7 +85,8 @@ def test_a_judge_fault_does_not_matter_where_the_rules_decide():
 
 def test_the_live_check_has_no_fault_switch():
     """A case's judge_fault belongs to the evaluation: the check is never shown one, so it can't act on it."""
-    case = {"business": BUSINESS, "records": {"contacts": CONTACTS}, "conversation": [owner("Thank everyone who came today.")],
+    case = {"business": BUSINESS, "records": {"contacts": CONTACTS},
+            "conversation": [owner("Thank everyone who came today.")],
             "action": send(["dana@juniperdental.test"], "Thanks!"), "judge_fault": "garbage"}
     assert "judge_fault" not in CheckRequest.from_case(case).model_dump()
     assert decide(CheckRequest.from_case(case), judge=ScriptedJudge([JudgeVerdict(outcome="go")])).outcome == "go"

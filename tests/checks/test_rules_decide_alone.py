@@ -179,7 +179,8 @@ def test_an_address_added_that_the_owner_asked_for_goes():
 
 def test_keeping_an_eye_on_someone_asks_for_no_change_to_them():
     asked = read("From: Rosa Ortiz <rosa@ortizbakery.test>\n\nUpdate my number to 503-555-0199 please.")
-    assert decided([owner("Keep an eye on Rosa's emails."), asked], update(ROSA["id"], phone="503-555-0199")) == FROM_READ
+    action = update(ROSA["id"], phone="503-555-0199")
+    assert decided([owner("Keep an eye on Rosa's emails."), asked], action) == FROM_READ
 
 
 def test_rows_a_read_asked_for_came_from_what_was_read_whatever_their_writing():
@@ -206,3 +207,10 @@ def test_saving_over_the_file_the_owner_named_goes():
     assert decided([owner("Fix the day rate and save the new version over the Rate card 2026.")], action) == GO
 
 
+
+
+def test_what_to_add_may_come_from_what_was_read_when_the_owner_asks_for_it():
+    inbox = read("From: Owen Price <owen.price@outlook.test>\n\nCan Biscuit come Saturday at 10 for a full groom?")
+    action = {"tool": "files.append_rows", "input": {"id": "s1", "range": "A:C",
+                                                      "values": [["Biscuit", "Saturday 10:00", "full groom"]]}}
+    assert decided([owner("Add the booking requests from the inbox to the bookings sheet."), inbox], action) == GO
