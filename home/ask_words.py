@@ -128,3 +128,11 @@ def describe(*, tool: str, input: dict | None, replaces: Any = None, note: str =
     if subject:
         what = f"{what}: {subject}"
     return AskAction(what=what, rows=rows, writes_over=str(old.get("file") or old.get("doc") or ""), note=note)
+
+
+def in_a_line(action: AskAction) -> str:
+    """The action in one line, for the chat's note of the owner's answer: "Send this email to rosa@… “Rates”"."""
+    rows = {row.label: row.new for row in action.rows}
+    if "Subject" in rows:
+        return f"{action.what} to {rows.get('To', '')}: “{rows['Subject']}”"
+    return action.what

@@ -19,6 +19,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -320,6 +321,7 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
 
 ANSWER_LIMIT = 4000  # characters of an owner's answer typed on Home or in a chat
 DEFAULT_YES = "Yes, go ahead."
+DEFAULT_NO = "No, don't do that."
 
 
 def _too_long(text: str) -> str | None:
@@ -352,14 +354,17 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
     yes = "yes" in request.POST
+    no = "no" in request.POST and not yes
     words = request.POST.get("answer", "").strip()
     if _too_long(words):
         messages.error(request, _too_long(words))
         return _back(request)
-    if not words and not yes:
-        messages.error(request, f"Write your answer to {agent.name}, or press Yes.")
+    if not words and not yes and not no:
+        messages.error(request, f"Write your answer to {agent.name}, or press Yes or No.")
         return _back(request)
-    text = words or DEFAULT_YES
+    text = words or (DEFAULT_YES if yes else DEFAULT_NO)
+    action = ask_words.in_a_line(ask_words.describe(tool=decision.tool, input=decision.input,
+                                                    replaces=decision.replaces))
     where = Conversation.objects.filter(organization=org, id=_uuid(decision.conversation_id), kind="thread").first()
     if where is not None:
         note = (f"{org.owner_first_name} answers, from Home, the question your thread “{where.title}” asked "
@@ -375,7 +380,8 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
         agent_services.message_append(
             conversation=agent_services.chat_for(agent=agent), role=Message.Role.SYSTEM, text=note,
             data={"ask_id": str(ask.id), "conversation_id": decision.conversation_id or "",
-                  "thread": where.title if where is not None else ""},
+                  "thread": where.title if where is not None else "",
+                  "answer": "yes" if yes else "no" if no else "words", "action": action},
         )
         agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
     messages.success(request, f"Sent to {agent.name}: “{text}”")
@@ -487,7 +493,9 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
     conversation = selectors.chat_of(agent=agent)
     lines = []
     if conversation is not None:
-        lines = [_chat_line(m, agent=agent, tz=tz, now=now) for m in selectors.chat_messages(conversation=conversation)]
+        shown = selectors.chat_messages(conversation=conversation)
+        asks = _asks_answered(org, shown)
+        lines = [_chat_line(m, agent=agent, tz=tz, now=now, asks=asks) for m in shown]
     return {
         "org": org,
         "agent": agent,
@@ -515,7 +523,45 @@ def _budget_pause(agent: Agent) -> dict | None:
     }
 
 
-def _chat_line(message: Message, *, agent: Agent, tz, now) -> ChatLine:
+def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, Ask]:
+    """The asks the owner answered from Home that the chat's notes speak of, in one query: what happened next."""
+    ids = {_uuid((m.data or {}).get("ask_id")) for m in shown if (m.data or {}).get("ask_id")} - {None}
+    if not ids:
+        return {}
+    from checks.models import CheckDecision
+
+    # It went ahead when the same action ran later in the same conversation: on this yes, or on words that covered it.
+    went = CheckDecision.objects.filter(
+        organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),
+        outcome=CheckDecision.Outcome.GO, created_at__gt=OuterRef("decision__created_at"),
+    )
+    asks = Ask.objects.filter(organization=org, id__in=ids).annotate(went=Exists(went)).only("id", "state")
+    return {str(a.id): a for a in asks}
+
+
+_ANSWERED = {"yes": "Yes", "no": "No", "words": "In your words, below"}
+
+
+def _answer_note(data: dict, ask: Ask | None, agent: Agent) -> str:
+    """The chat's note of an answer given on Home: the action asked about, the answer, and what happened next."""
+    asked = f"the question from “{data['thread']}”" if data.get("thread") else "its question"
+    lines = [f"You answered {asked} on Home."]
+    if data.get("action"):
+        lines.append(f"It asked about: {data['action']}")
+    if data.get("answer"):
+        lines.append(f"Your answer: {_ANSWERED.get(data['answer'], data['answer'])}")
+    if ask is not None:
+        if ask.went:
+            lines.append("Then: it went ahead.")
+        elif ask.state == Ask.State.YES:
+            lines.append(f"Then: it goes ahead when {agent.name} picks the work up again.")
+        elif ask.state == Ask.State.DECLINED:
+            lines.append("Then: it stays held back; nothing went." if data.get("answer") == "no"
+                         else f"Then: {agent.name} reads your answer and goes on from it.")
+    return "\n".join(lines)
+
+
+def _chat_line(message: Message, *, agent: Agent, tz, now, asks: dict | None = None) -> ChatLine:
     data = message.data or {}
     text, label = message.text, ""
     role = message.role
@@ -539,7 +585,7 @@ def _chat_line(message: Message, *, agent: Agent, tz, now) -> ChatLine:
     elif data.get("ask_id"):
         # The note that tells the chat which question the owner's answer below it is for.
         who, label = "note", "From Home"
-        text = f"Your answer to the question from “{data['thread']}”:" if data.get("thread") else "Your answer:"
+        text = _answer_note(data, (asks or {}).get(data["ask_id"]), agent)
     else:
         who, label = "note", "Note"
     return ChatLine(key=message.seq, who=who, label=label, text=text,

@@ -235,6 +235,20 @@ def test_yes_on_home_reaches_the_thread_and_lets_the_held_action_go(client, owne
     assert Contact.objects.get(id=asked["dana"].id).context == "Prefers a call to email"
     assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.YES
     assert "Client desk asks" not in home(client)
+    # The chat says what was answered, to what, and what happened next: never an empty "Your answer:".
+    page = chat_page(client, desk)
+    assert "It asked about: Rewrite a contact&#x27;s Context: Dana Whitfield" in page
+    note = page[page.index("You answered"):]
+    assert "Your answer: Yes" in note and "Then: it went ahead." in note, note[:400]
+
+
+def test_no_on_home_keeps_the_action_held_and_the_chat_says_so(client, owner, org, desk, asked):
+    client.post(answer_url(asked["ask"]), {"answer": "", "no": "1"})
+    assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.DECLINED
+    assert Message.objects.filter(role="owner", text="No, don't do that.").count() == 1
+    page = chat_page(client, desk)
+    assert "Your answer: No" in page and "Then: it stays held back; nothing went." in page
+    assert Contact.objects.get(id=asked["dana"].id).context == "Email is fine for anything."
 
 
 def test_words_on_home_go_to_the_agents_chat_as_the_owners_own(client, owner, org, desk, asked):
@@ -243,14 +257,17 @@ def test_words_on_home_go_to_the_agents_chat_as_the_owners_own(client, owner, or
     note, words = Message.objects.filter(conversation=chat).order_by("-seq")[:2][::-1]
     assert note.role == "system" and "Juniper Dental" in note.text
     assert (words.role, words.text) == ("owner", "Only once she confirms by email.")
-    assert "Your answer to the question from “Juniper Dental”:" in chat_page(client, desk)
+    page = chat_page(client, desk)
+    assert "You answered the question from “Juniper Dental” on Home." in page
+    assert "Your answer: In your words, below" in page
+    assert "Then: Client desk reads your answer and goes on from it." in page
     # Words are read by the check when the thread tries again; only Yes is a yes to exactly that action.
     assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.DECLINED
 
 
 def test_an_empty_answer_is_not_sent(client, owner, desk, asked):
     response = client.post(answer_url(asked["ask"]), {"answer": " ", "send": "1"}, follow=True)
-    assert "Write your answer to Client desk, or press Yes." in response.content.decode()
+    assert "Write your answer to Client desk, or press Yes or No." in response.content.decode()
     assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.WAITING
 
 
