@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection
-from roadstar.actors import Actor
+from core.actors import Actor
 
 logger = logging.getLogger(__name__)
 
@@ -232,7 +232,7 @@ def held_email(request, held_id):
     """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
     what the owner opens from its line on Home before it goes."""
     from integrations.local.models_mail import HeldEmail
-    from roadstar.models import Change
+    from core.models import Change
 
     org = _workspace(request)
     held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Change
+from core.actors import Actor
+from core.models import Change
 from tests.integrations.mail_helpers import mail_root  # noqa: F401
 from tools.context import ToolContext
 from tools.pipeline import use_tool
