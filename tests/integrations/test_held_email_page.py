@@ -11,7 +11,7 @@ from integrations.services import connection_create_local
 from core.actors import Actor
 from core.models import Change
 from tests.integrations.mail_helpers import mail_root  # noqa: F401
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 pytestmark = pytest.mark.django_db
