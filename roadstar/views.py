@@ -321,6 +321,14 @@ ANSWER_LIMIT = 4000  # characters of an owner's answer typed on Home or in a cha
 DEFAULT_YES = "Yes, go ahead."
 
 
+def _too_long(text: str) -> str | None:
+    """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
+    if len(text) <= ANSWER_LIMIT:
+        return None
+    return (f"That is {len(text):,} characters; a message here holds up to {ANSWER_LIMIT:,}. Shorten it, or put the "
+            "long part in a doc; nothing was sent.")
+
+
 @require_POST
 @login_required
 def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
@@ -343,7 +351,10 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
     yes = "yes" in request.POST
-    words = request.POST.get("answer", "").strip()[:ANSWER_LIMIT]
+    words = request.POST.get("answer", "").strip()
+    if _too_long(words):
+        messages.error(request, _too_long(words))
+        return _back(request)
     if not words and not yes:
         messages.error(request, f"Write your answer to {agent.name}, or press Yes.")
         return _back(request)
@@ -383,7 +394,10 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
     if agent is None:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
-    text = request.POST.get("answer", "").strip()[:ANSWER_LIMIT] or ("" if "yes" not in request.POST else DEFAULT_YES)
+    text = request.POST.get("answer", "").strip() or ("" if "yes" not in request.POST else DEFAULT_YES)
+    if _too_long(text):
+        messages.error(request, _too_long(text))
+        return _back(request)
     if not text:
         messages.error(request, f"Write your answer to {agent.name}.")
         return _back(request)
@@ -443,8 +457,12 @@ def chat_live(request: HttpRequest, agent_id) -> HttpResponse:
 
 def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpResponse:
     fetched = request.headers.get("X-Requested-With") == "fetch"
-    text = request.POST.get("text", "").strip()[:ANSWER_LIMIT]
-    if not text:
+    text = request.POST.get("text", "").strip()
+    if _too_long(text):
+        if fetched:
+            return HttpResponse(_too_long(text), status=400, content_type="text/plain")
+        messages.error(request, _too_long(text))
+    elif not text:
         if fetched:
             return HttpResponse("Write something first.", status=400, content_type="text/plain")
         messages.error(request, "Write something first.")

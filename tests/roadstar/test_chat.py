@@ -128,6 +128,17 @@ def test_a_message_sent_by_the_page_script_gets_no_redirect(client, owner, desk)
     assert response.status_code == 204 and Message.objects.filter(role="owner", text="Hi").exists()
 
 
+def test_a_message_past_the_limit_is_refused_whole_never_cut(client, owner, desk):
+    from roadstar.views import ANSWER_LIMIT
+
+    long = "w" * (ANSWER_LIMIT + 1)
+    response = client.post(chat_url(desk), {"text": long}, follow=True)
+    assert f"a message here holds up to {ANSWER_LIMIT:,}" in response.content.decode()
+    fetched = client.post(chat_url(desk), {"text": long}, headers={"X-Requested-With": "fetch"})
+    assert fetched.status_code == 400 and "nothing was sent" in fetched.content.decode()
+    assert not Message.objects.exists()
+
+
 def test_an_empty_message_is_not_sent(client, owner, desk):
     response = client.post(chat_url(desk), {"text": "   "}, follow=True)
     assert "Write something first." in response.content.decode()
