@@ -19,6 +19,7 @@ in tests/checks/test_detectors.py.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -107,11 +108,15 @@ def _card_grouping(run: DigitRun, i: int, j: int) -> bool:
     return one_way and (all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1})
 
 
+_CARD_LENGTHS = frozenset(range(13, 20))
+
+
 def _find_cards(text: str) -> Iterator[Finding]:
     for run in digit_runs(text):
         # A card can sit in a longer run ("invoice 1042 4929 3817 ..."), so try every stretch of whole groups.
-        for i, j in run.spans(frozenset(range(13, 20))):
-            digits = run.joined(i, j)
+        # Every issuer's numbers start with 2 to 6: no other group can begin one.
+        starts = [i for i, g in enumerate(run.groups) if g.digits[0] in "23456"]
+        for i, j, digits in run.spans(_CARD_LENGTHS, starts=starts):
             if card_issuer(digits) and luhn_valid(digits) and _card_grouping(run, i, j):
                 yield Finding("card", digits, run.groups[i].start, run.groups[j].end)
 
@@ -268,8 +273,9 @@ _SCHEMES = (
         sum(c.isdigit() for c in s) >= 4 and sum(c.isalpha() for c in s) >= 1), frozenset(range(6, 14)), loose=True,
             form=re.compile(rf"{_EDGE_L}[A-Z0-9](?:[A-Z0-9]|-(?=[A-Z0-9])){{5,20}}{_EDGE_R}")),
 )
-_BY_NAME = {s.name: s for s in _SCHEMES}
 _CHECKED = frozenset(s.name for s in _SCHEMES if s.name not in ("passport", "driver_licence"))
+_BY_LENGTH = {n: [s for s in _SCHEMES if n in s.lengths] for n in range(6, 14)}
+_ID_LENGTHS = frozenset(n for n, schemes in _BY_LENGTH.items() if schemes)
 
 
 def _cue(ci: str = "", cs: str = "") -> re.Pattern:
@@ -399,22 +405,40 @@ def _cue_spans(text: str) -> list[tuple[int, int, frozenset[str], bool]]:
     return spans
 
 
-def _id_candidates(text: str) -> Iterator[tuple[_Scheme, int, int, str, str, bool]]:
+def _id_candidates(text: str, cues: list[tuple[int, int, frozenset[str], bool]]
+                   ) -> Iterator[tuple[_Scheme, int, int, str, str, bool]]:
     """(scheme, start, end, raw, compact, strictly valid) for every number of every scheme in the text that is
-    valid by the scheme's rules, or by what its cue word is enough for."""
+    valid by the scheme's rules, or by what its cue word is enough for. An all-digit number is an ID only next to
+    a cue, so only digit runs within reach of one are tried (a long table of numbers costs nothing): up to 48
+    characters after a cue or after a run so tried (a list under one cue), or 32 before a cue."""
+    ends, starts = sorted(c[1] for c in cues), sorted(c[0] for c in cues)
+
+    def within(points: list[int], low: int, high: int) -> bool:
+        i = bisect.bisect_left(points, low)
+        return i < len(points) and points[i] <= high
+
+    reach = -10**9  # the end of the last run tried
     for run in digit_runs(text):
+        if not (run.start <= reach + 48 or within(ends, run.start - 48, run.start + 2)
+                or within(starts, run.end - 2, run.end + 32)):
+            continue
+        reach = run.end
         if text[max(0, run.start - 1):run.start] == "+":
             continue  # +61 2 9876 5432: a phone number with its country code
-        for i, j in run.spans(frozenset(range(6, 14))):
-            digits = run.joined(i, j)
+        # A cue stands before the number's first groups or after its last: the stretches in between are not tried.
+        n = len(run.groups)
+        starts = range(n) if n <= 8 else [*range(4), *range(n - 8, n)]
+        for i, j, digits in run.spans(_ID_LENGTHS, starts=starts):
+            if n > 8 and 4 <= i and j < n - 4:
+                continue
             start, end = run.groups[i].start, run.groups[j].end
             raw = text[start:end]
             if not _id_grouping(run, i, j) or _DATE_IN.search(raw):
                 continue
-            for scheme in _SCHEMES:
+            for scheme in _BY_LENGTH[len(digits)]:
                 if scheme.loose and i != j:
                     continue
-                if len(digits) in scheme.lengths and scheme.valid(digits):
+                if scheme.valid(digits):
                     yield scheme, start, end, raw, digits, True
     for scheme in _SCHEMES:
         if scheme.form is None:
@@ -456,8 +480,7 @@ def _find_national_ids(text: str) -> Iterator[Finding]:
     cues = _cue_spans(text)
     seen: set[tuple[int, int]] = set()
     found: list[Finding] = []
-    candidates = sorted(_id_candidates(text), key=lambda c: c[1])
-    for scheme, start, end, raw, compact, strict in candidates:
+    for scheme, start, end, raw, compact, strict in sorted(_id_candidates(text, cues), key=lambda c: c[1]):
         if (start, end) in seen or _ein_form(raw) or (scheme.loose and _DATEISH.fullmatch(raw)):
             continue
         if (
@@ -606,7 +629,8 @@ def _find_passwords(text: str) -> Iterator[Finding]:
         cue = m.group("cue").lower()
         explicit = m.group("sep") is not None
         if not explicit and "\n" not in m.group("ws"):
-            explicit = bool(_CREDENTIAL_LINE.search(text[text.rfind("\n", 0, m.start()) + 1:m.start()]))
+            line_start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 80)
+            explicit = bool(_CREDENTIAL_LINE.search(text[line_start:m.start()]))
         if not explicit and cue.startswith("pin") and not m.group("cue").startswith("PIN") and " " not in cue:
             continue  # "pin 2026 dates on the calendar": the verb, not a PIN
         if _password_value(value, quoted=group == "qv", explicit=explicit, after=after):

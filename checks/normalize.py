@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Dashes, hyphens and minus signs of every script NFKC leaves alone.
@@ -88,19 +89,18 @@ class DigitRun:
     def digits(self) -> str:
         return "".join(g.digits for g in self.groups)
 
-    def spans(self, lengths: set[int] | frozenset[int], *, max_len: int = 19):
-        """Every stretch of whole groups (i, j inclusive) whose digits add up to one of `lengths`."""
-        for i in range(len(self.groups)):
-            total = 0
+    def spans(self, lengths: set[int] | frozenset[int], *, starts: Iterable[int] | None = None):
+        """Every stretch of whole groups (i, j inclusive) whose digits add up to one of `lengths`, with its digits;
+        only those starting at `starts` if given."""
+        longest = max(lengths)
+        for i in starts if starts is not None else range(len(self.groups)):
+            digits = ""
             for j in range(i, len(self.groups)):
-                total += len(self.groups[j].digits)
-                if total > max_len:
+                digits += self.groups[j].digits
+                if len(digits) > longest:
                     break
-                if total in lengths:
-                    yield i, j
-
-    def joined(self, i: int, j: int) -> str:
-        return "".join(g.digits for g in self.groups[i:j + 1])
+                if len(digits) in lengths:
+                    yield i, j, digits
 
     def plainly_joined(self, i: int, j: int) -> bool:
         """Groups i..j are joined only by single spaces or hyphens: the way people write numbers anyway."""

@@ -24,6 +24,7 @@ from checks.detectors import find_sensitive
 from checks.holds import Hold, applies, describe, find_holds, lifted, without_held
 from checks.kinds import CHECKED, Kind, action_kind
 from checks.read_requests import carried
+from checks.read_requests import significant as significant_words
 from checks.types import CheckRequest, ContactRecord, ReadTurn
 from checks.words import (
     Words,
@@ -390,6 +391,9 @@ class Unit:
     refs: tuple[str, ...]
     # The doc or file it sits in, which a pointed rewrite of the whole may name instead.
     container: str = ""
+    # The label of the line or row it is on ("Chai latte" of "Chai latte: $4.00"): with the new value given, a word
+    # of it ("the chai should say $4.25") points at it.
+    label: str = ""
 
 
 _FIELD_WORDS = {
@@ -573,13 +577,26 @@ def _cell_units(before: Any, after: Any, cell_range: str, container: str = "") -
                 if label and j > 0:
                     cell_refs.append(label)
                 cell_refs.append(_text(value))
-                units.append(Unit(kind, _text(value), _text(new) or None, tuple(cell_refs), container))
+                units.append(Unit(kind, _text(value), _text(new) or None, tuple(cell_refs), container,
+                                  label if j > 0 else ""))
     return units
 
 
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
+_LABEL_SEP = re.compile(r"\s*(?::|\|| — | – | - |\t|\.{3,}|…)\s*")
+
+
 def _split_line(line: str) -> tuple[str, str]:
-    label, sep, value = line.partition(":")
-    return (label.strip(), value.strip()) if sep and len(label) <= 60 else ("", line.strip())
+    """A line's label and value: "Hourly: $125", "| Latte | $4.20 |", "- Latte — $4.20"; or no label."""
+    plain = _BULLET.sub("", line.strip()).strip()
+    if plain.startswith("|"):
+        cells = [c.strip() for c in plain.strip("|").split("|")]
+        if len(cells) >= 2 and cells[0] and len(cells[0]) <= 60:
+            return cells[0], " | ".join(cells[1:]).strip()
+    m = _LABEL_SEP.search(plain)
+    if m and 0 < m.start() <= 60 and plain[m.end():].strip():
+        return plain[: m.start()].strip(), plain[m.end():].strip()
+    return "", line.strip()
 
 
 def _line_units(before: str, after: str, container: str) -> list[Unit]:
@@ -597,7 +614,7 @@ def _line_units(before: str, after: str, container: str) -> list[Unit]:
         refs = (label, value) if label else (line,)
         replacement = after_by_label.get(norm(label)) if label else None
         if replacement is not None:
-            units.append(Unit("rewrite", value, _split_line(replacement)[1], refs, container))
+            units.append(Unit("rewrite", value, _split_line(replacement)[1], refs, container, label))
         else:
             units.append(Unit("delete", value, None, refs, container))
     return units
@@ -669,7 +686,7 @@ def _word_rewrite(line: str, new_line: str, container: str) -> list[Unit]:
             continue
         refs = tuple(r for r in (label, old if len(old) > 1 else "", around_old, around_new, whole_line) if r)
         if old:
-            units.append(Unit("rewrite", old, new or None, refs, container))
+            units.append(Unit("rewrite", old, new or None, refs, container, label))
         # Words only added ("Ready in five weeks" to "Ready in five to six weeks") remove nothing.
     return units
 
@@ -756,7 +773,8 @@ def pointing_words(unit: Unit, words: list[Words]) -> Words | None:
         specific = any(_refers(w.text, r) for r in unit.refs)
         in_container = bool(unit.container) and _refers(w.text, unit.container)
         given = unit.kind in ("rewrite", "rename") and _given(w.text, unit.new)
-        if (verb and specific) or (given and specific) or (verb and given and in_container):
+        labelled = bool(unit.label) and bool(significant_words(unit.label) & significant_words(w.text))
+        if (verb and specific) or (given and (specific or labelled)) or (verb and given and in_container):
             return w
         if in_container and asks_whole(w.text, unit.container):
             return w  # the whole written over, every line of it, removed ones included
@@ -967,8 +985,10 @@ def _send_requested(ctx: _Context) -> Rule:
     wanted = [a for a in asks if not a.to_owner]
     # Work handed over whose quoted owner's words name everyone it goes to is the owner's request, passed on:
     # "Tom needs the revised start date" asks for the send even without a verb of sending.
-    handed = [w for w in ctx.naming_words if w.source == "handoff" and all(
-        names_address(w, r, ctx.contacts, owner_name=ctx.business.owner) for r in outside)]
+    quoted = [w for w in ctx.naming_words if w.source == "handoff"]
+    naming = {r: [w for w in quoted if names_address(w, r, ctx.contacts, owner_name=ctx.business.owner)]
+              for r in outside}
+    handed = list(dict.fromkeys(w for ws in naming.values() for w in ws)) if all(naming.values()) else []
     findings: list[Finding] = []
     if not wanted and not handed:
         if any(asks_to_send(r) for r in ctx.reads):

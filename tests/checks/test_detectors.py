@@ -493,3 +493,9 @@ def test_more_ways_of_writing_codes_passwords_and_cards(text):
 ])
 def test_and_their_everyday_lookalikes_find_nothing(text):
     assert kinds(text) == []
+
+
+def test_a_long_list_under_one_cue_is_found_to_its_end():
+    people = ["Farah 046 454 286", "Jordan 193 456 787", "Sam 130 692 544", "Kai 046 454 286"]
+    text = "The SINs for payroll, as promised:\n" + "\n".join(people)
+    assert len(find_sensitive(text)) == 4

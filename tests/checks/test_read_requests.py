@@ -178,3 +178,20 @@ def test_without_replaces_each_edit_is_still_compared():
     del action["replaces"]
     assert (outcome(check([owner(POINTED)], action)),
             outcome(check([owner(POINTED)], edit(("Hourly: $125", "Hourly: $140"))))) == (REMOVES, WENT)
+
+
+@pytest.mark.parametrize("pointed, beside", [
+    ("| Hourly | $125 |", "| Day rate | $900 |"),
+    ("- Hourly — $125", "- Day rate — $900"),
+    ("Hourly ... $125", "Day rate ... $900"),
+])
+def test_a_table_row_or_list_item_is_pointed_at_by_its_label(pointed, beside):
+    words = [owner("In the Studio rates doc, the hourly is now $140.")]
+    new = pointed.replace("$125", "$140")
+    assert (outcome(check(words, edit((pointed, new)))), outcome(check(words, edit((f"{pointed}\n{beside}", new))))) == (
+        WENT, REMOVES)
+
+
+def test_a_word_of_the_label_with_the_new_value_points_at_the_line():
+    assert outcome(check([owner("The day rate should say $1,000 now.")],
+                         edit(("Day rate (full day, on site): $900", "Day rate (full day, on site): $1,000")))) == WENT

@@ -9,14 +9,14 @@ import sys
 
 from django.conf import settings
 
-from roadstar.management.commands import worker
+from core.management.commands import worker
 
 
 def test_warm_up_imports_the_model_client_and_openai():
     # A fresh interpreter: this test process may have imported openai already.
     code = (
         "import sys, django; django.setup()\n"
-        "from roadstar.management.commands.worker import warm_up\n"
+        "from core.management.commands.worker import warm_up\n"
         "assert 'openai' not in sys.modules and 'agents.runtime.model' not in sys.modules, 'loaded too early'\n"
         "warm_up()\n"
         "missing = [m for m in ('openai', 'openai.resources.chat.completions', 'agents.runtime.model',"
