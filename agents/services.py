@@ -11,10 +11,10 @@ from django.db.models import F, Max, Sum
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
-from roadstar import limits, live
-from roadstar.actors import Actor
-from roadstar.locking import lock
-from tools.errors import ToolError
+from core import limits, live
+from core.actors import Actor
+from core.locking import lock
+from core.errors import ToolError
 
 MAX_AGENTS = 40  # besides Roadstar
 JOB_DESCRIPTION_LIMIT = limits.JOB_DESCRIPTION
@@ -179,7 +179,7 @@ def usage_record(*, org, agent: Agent | None, conversation: Conversation | None,
 
 
 def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
-    from roadstar.services import card_open
+    from core.services import card_open
 
     Agent.objects.filter(id=agent.id).update(paused=True)
     agent.paused = True
@@ -193,7 +193,7 @@ def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
 
 def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
     from agents.runtime.scheduler import dispatch
-    from roadstar.models import Card
+    from core.models import Card
 
     if agent.organization_id != org.id:
         raise ToolError("not_found", f"No agent {agent.name!r} in this workspace.")
@@ -324,7 +324,7 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
 def conversation_try_again(*, org, conversation_id) -> Conversation:
     """Home's Try again: run the turn that couldn't finish once more."""
     from agents.runtime.scheduler import wake
-    from roadstar.models import Card
+    from core.models import Card
 
     conversation = Conversation.objects.filter(organization=org, id=conversation_id).first()
     if conversation is None:

@@ -11,7 +11,7 @@ from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from api import views
-from tools.errors import ERROR_KINDS
+from core.errors import ERROR_KINDS
 
 app_name = "api"
 

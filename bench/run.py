@@ -55,8 +55,8 @@ from bench.common import make_workspace  # noqa: E402
 def bench_use_tool(repeat: int = 300) -> list[tuple[str, float, float]]:
     from contacts import selectors, services
     from contacts.shapes import contact_record
-    from roadstar.actors import Actor
-    from tools.context import ToolContext
+    from core.actors import Actor
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     _, org, agent = make_workspace("tool-bench")
@@ -91,7 +91,7 @@ def bench_use_tool(repeat: int = 300) -> list[tuple[str, float, float]]:
 
 def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
     from contacts.models import Contact
-    from roadstar.models import Change
+    from core.models import Change
 
     user, org, agent = make_workspace(label)
     Contact.objects.bulk_create(

@@ -141,7 +141,7 @@ def build_workspace(case: dict):
     ids ("c1", or the spec's own UUIDs) never collide with a workspace already in the database."""
     from companies.models import Company, CompanyPerson
     from contacts.models import Contact, ContactEmail
-    from roadstar.models import Organization
+    from core.models import Organization
 
     business = case["business"]
     user = get_user_model().objects.create(username=f"check-eval-{uuid.uuid4().hex[:12]}")

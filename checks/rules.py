@@ -985,8 +985,10 @@ def _send_requested(ctx: _Context) -> Rule:
     wanted = [a for a in asks if not a.to_owner]
     # Work handed over whose quoted owner's words name everyone it goes to is the owner's request, passed on:
     # "Tom needs the revised start date" asks for the send even without a verb of sending.
-    handed = [w for w in ctx.naming_words if w.source == "handoff" and all(
-        names_address(w, r, ctx.contacts, owner_name=ctx.business.owner) for r in outside)]
+    quoted = [w for w in ctx.naming_words if w.source == "handoff"]
+    naming = {r: [w for w in quoted if names_address(w, r, ctx.contacts, owner_name=ctx.business.owner)]
+              for r in outside}
+    handed = list(dict.fromkeys(w for ws in naming.values() for w in ws)) if all(naming.values()) else []
     findings: list[Finding] = []
     if not wanted and not handed:
         if any(asks_to_send(r) for r in ctx.reads):

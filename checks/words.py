@@ -249,6 +249,14 @@ def named_contacts(text: str, contacts: Iterable[ContactRecord], *, owner_name: 
     for first, matches in by_first.items():
         if len(matches) == 1 and first != owner_first and _mentions(plain, first):
             found[matches[0].id] = matches[0]
+        elif len(matches) > 1:
+            # "Nina P." where two contacts are called Nina: the initial of the last name tells them apart.
+            pattern = rf"(?<![\w@.])(?i:{re.escape(first)})\s+([A-Z])\.(?![\w@])"  # "Nina P.", never "Nina a"
+            for m in re.finditer(pattern, fold(plain)):
+                initial = m.group(1).lower()
+                same = [c for c in matches if norm(fold(c.name)).split()[-1][:1] == initial]
+                if len(same) == 1:
+                    found[same[0].id] = same[0]
     return list(found.values())
 
 

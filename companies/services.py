@@ -15,12 +15,12 @@ from companies import selectors
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
-from roadstar.actors import Actor
-from roadstar import limits
-from roadstar.locking import lock
-from roadstar.timefmt import iso
-from roadstar.undo import restore, snapshot
-from tools.errors import ToolError, bad_input
+from core.actors import Actor
+from core import limits
+from core.locking import lock
+from core.timefmt import iso
+from core.undo import restore, snapshot
+from core.errors import ToolError, bad_input
 
 
 class _Unset:

@@ -15,11 +15,11 @@ from django.utils import timezone
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
-from roadstar.actors import Actor
-from roadstar import limits
-from roadstar.locking import lock
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from core.actors import Actor
+from core import limits
+from core.locking import lock
+from core.timefmt import iso
+from core.errors import ToolError
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
 

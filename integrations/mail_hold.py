@@ -40,13 +40,13 @@ from integrations.mail_service import HELD_PREFIX, Outgoing, contacts_log, mail_
 from integrations.mail_text import new_message_id
 from integrations.providers.base import FileData, OutgoingMail, SentRef
 from integrations.selectors import join_id, require_connection
-from roadstar.actors import Actor
-from roadstar.models import Card, Change
-from roadstar.network import network_call
-from roadstar.selectors import HeldLine, held_source
-from roadstar.services import card_open
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from core.actors import Actor
+from core.models import Card, Change
+from core.network import network_call
+from core.held import HeldLine, held_source
+from core.services import card_open
+from core.timefmt import iso
+from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

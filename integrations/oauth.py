@@ -27,7 +27,7 @@ from integrations.crypto import TokensUnreadable
 from integrations.errors import label_for, network_error, signed_out
 from integrations.models import Connection
 from integrations.services import connection_tokens_save
-from tools.errors import ToolError
+from core.errors import ToolError
 
 GOOGLE_AUTH_URI = "https://accounts.google.com/o/oauth2/auth"
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"

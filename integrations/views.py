@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection
-from roadstar.actors import Actor
+from core.actors import Actor
 
 logger = logging.getLogger(__name__)
 

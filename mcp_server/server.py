@@ -42,7 +42,7 @@ from mcp_server import selectors, services
 from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 SERVER_NAME = "roadstar"
 MCP_PATH = "/mcp"

@@ -1,10 +1,11 @@
+"""The project's URLs: the admin, signing in and out, then each top app's own routes."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from roadstar import views
 from roadstar.signout import SignOutView
 
 urlpatterns = [
@@ -17,17 +18,7 @@ urlpatterns = [
     path("logout/", SignOutView.as_view(), name="logout"),
     # Browsers and the admin's pages ask for /favicon.ico; the icon is the SVG the pages link.
     path("favicon.ico", RedirectView.as_view(url=static("roadstar/favicon.svg"))),
-    path("", views.home, name="home"),
-    path("changes/<uuid:change_id>/undo", views.change_undo, name="change_undo"),
-    path("cards/<uuid:card_id>/dismiss", views.card_dismiss, name="card_dismiss"),
-    path("cards/<uuid:card_id>/try-again", views.card_try_again, name="card_try_again"),
-    path("cards/<uuid:card_id>/budget", views.card_raise_budget, name="card_raise_budget"),
-    path("cards/<uuid:card_id>/answer", views.card_answer, name="card_answer"),
-    path("asks/<uuid:ask_id>/answer", views.ask_answer, name="ask_answer"),
-    path("home/live/", views.home_live, name="home_live"),
-    path("chat/", views.chats, name="chats"),
-    path("chat/<uuid:agent_id>/", views.chat, name="chat"),
-    path("chat/<uuid:agent_id>/live/", views.chat_live, name="chat_live"),
+    path("", include("home.urls")),  # Home, Undo, the cards and asks, the chats
     path("connections/mcp/", include("mcp_server.urls")),
     path("connections/", include("integrations.urls")),
     path("api/", include("api.urls")),

@@ -8,11 +8,11 @@ from django.db import transaction
 
 from agents import services as agent_services
 from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
-from roadstar import limits
+from core import limits
 from routines import services
 from routines.models import Routine, Skill
-from tools.errors import ToolError
-from tools.inputs import Int, Text
+from core.errors import ToolError
+from core.inputs import Int, Text
 from tools.registry import ToolInput
 
 

@@ -15,11 +15,11 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
-from roadstar import limits
-from roadstar.locking import lock
+from core import limits
+from core.locking import lock
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
-from tools.errors import ToolError
-from tools.inputs import in_range
+from core.errors import ToolError
+from core.inputs import in_range
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
 # The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's

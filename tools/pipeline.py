@@ -14,12 +14,12 @@ from django.db import transaction
 from pydantic import ValidationError
 
 from integrations.durable import kept
-from roadstar.models import Change
-from roadstar.services import change_record
+from core.models import Change
+from core.services import change_record
 from tools import registry
-from tools.context import ToolContext
-from tools.errors import ToolError
-from tools.inputs import describe_validation_error
+from core.context import ToolContext
+from core.errors import ToolError
+from core.inputs import describe_validation_error
 from tools.targets import find_named_records
 
 logger = logging.getLogger(__name__)

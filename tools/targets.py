@@ -1,6 +1,6 @@
 """The records a tool call names, found before the check asks the owner about it.
 
-An input typed as a record id (tools.inputs: ContactId, CompanyId, ProjectId, DocId, DocNoteId) names a record of
+An input typed as a record id (core.inputs: ContactId, CompanyId, ProjectId, DocId, DocNoteId) names a record of
 the workspace. Before a checked action goes to the check, the pipeline finds each one here, in this workspace: an
 id of another workspace's record, or of none, is `not_found` at once, and the owner is never asked about an
 action that could not run (the ask would show on Home, and the yes would end in not_found anyway).
@@ -14,8 +14,8 @@ from typing import get_args, get_origin
 from django.apps import apps
 from pydantic import BaseModel
 
-from tools.errors import ToolError
-from tools.inputs import Record
+from core.errors import ToolError
+from core.inputs import Record
 
 # Each kind: the model holding it and how the owner calls it. Every one is scoped by `organization`.
 KINDS = {

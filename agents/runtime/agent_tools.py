@@ -18,11 +18,11 @@ from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
 from agents.runtime.model import UNPARSED
-from roadstar import limits
-from roadstar.models import Change
-from roadstar.undo import register_undo
-from tools.errors import ToolError
-from tools.inputs import Int, Text, describe_validation_error
+from core import limits
+from core.models import Change
+from core.undo import register_undo
+from core.errors import ToolError
+from core.inputs import Int, Text, describe_validation_error
 from tools.registry import ToolInput
 
 ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outside"
@@ -496,7 +496,7 @@ class MessageDateInput(ToolInput):
 
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD})
 def message_date(turn, inp: MessageDateInput):
-    from roadstar.timefmt import iso
+    from core.timefmt import iso
 
     message = Message.objects.filter(conversation=turn.conversation, seq=inp.id).first()
     if message is None:
@@ -578,7 +578,7 @@ def _waiting(agent) -> list[Message]:
     {MAC},
 )
 def messages(turn, inp: MessagesInput):
-    from roadstar.timefmt import iso
+    from core.timefmt import iso
 
     return {"messages": [
         {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(turn.agent)

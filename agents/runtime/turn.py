@@ -29,9 +29,9 @@ from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for
 from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
-from roadstar import live
-from roadstar.actors import Actor
-from roadstar.services import card_open
+from core import live
+from core.actors import Actor
+from core.services import card_open
 from routines.services import skill_names
 
 logger = logging.getLogger(__name__)

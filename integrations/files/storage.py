@@ -15,7 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 def files_root() -> Path:

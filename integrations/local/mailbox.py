@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage, LocalMailThread
 from integrations.mail_text import address_list, html_to_text, person
-from tools.errors import ToolError
+from core.errors import ToolError
 
 # --- blobs ----------------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Every text that reaches an agent's prompt has a limit (roadstar/limits.py): past it the caller gets bad_input
+"""Every text that reaches an agent's prompt has a limit (core/limits.py): past it the caller gets bad_input
 naming the input, and nothing is saved. A million characters went into a note, a skill's steps and an agent's
 instructions before."""
 
@@ -12,10 +12,10 @@ from agents.models import Agent, Run
 from agents.runtime.agent_tools import run_agent_tool, within_limit
 from agents.runtime.instructions import instructions_for
 from agents.runtime.turn import Turn
-from roadstar import limits
+from core import limits
 from routines.models import Routine, Skill
 from tests.factories import ContactFactory
-from tools.errors import ToolError
+from core.errors import ToolError
 
 MEGABYTE = "x" * 1_000_000
 

@@ -132,7 +132,7 @@ def test_each_model_call_records_tokens_and_cost(org, desk, model):
 
 
 def test_without_a_model_the_chat_says_how_to_connect_one_and_home_has_a_card(org, desk, settings):
-    from roadstar.models import Card
+    from core.models import Card
 
     settings.MODEL_CONFIGURED = False
     services.owner_message_send(org=org, agent=desk, text="hi")
@@ -172,8 +172,8 @@ def test_use_tool_passes_a_tools_null_through(org, desk):
         place = "thread"
 
         def tool_context(self):
-            from roadstar.actors import Actor
-            from tools.context import ToolContext
+            from core.actors import Actor
+            from core.context import ToolContext
 
             return ToolContext(org=org, actor=Actor.for_agent(desk))
 

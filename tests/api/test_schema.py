@@ -76,7 +76,7 @@ def test_every_operation_documents_its_errors_in_the_one_shape(served, operation
 
 
 def test_the_error_shape_lists_the_12_kinds(served):
-    from tools.errors import ERROR_KINDS
+    from core.errors import ERROR_KINDS
 
     error = served["components"]["schemas"]["Error"]
     ref = error["properties"]["error"]["allOf"][0]["$ref"]

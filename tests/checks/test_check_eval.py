@@ -71,7 +71,7 @@ def test_it_ends_with_the_summary(case_file):
 
 
 def test_a_case_s_workspace_is_gone_after_the_run(case_file):
-    from roadstar.models import Organization
+    from core.models import Organization
 
     run(case_file)
     assert not Organization.objects.filter(name="Lark Design Co.").exists()

@@ -214,3 +214,28 @@ def test_what_to_add_may_come_from_what_was_read_when_the_owner_asks_for_it():
     action = {"tool": "files.append_rows", "input": {"id": "s1", "range": "A:C",
                                                       "values": [["Biscuit", "Saturday 10:00", "full groom"]]}}
     assert decided([owner("Add the booking requests from the inbox to the bookings sheet."), inbox], action) == GO
+
+
+NINA_P = {"id": "n1", "name": "Nina Park", "emails": ["nina@parkdistrib.test"], "company": None, "alwaysAsk": False}
+NINA_V = {"id": "n2", "name": "Nina Vasquez", "emails": ["nina.v@quill.test"], "company": None, "alwaysAsk": False}
+
+
+def test_a_shared_first_name_with_the_last_name_s_initial_names_one_contact():
+    action = send(["nina@parkdistrib.test"], "October returns: $86.40.")
+    assert decided([owner("Send Nina P. the October returns.")], action, contacts=[NINA_P, NINA_V]) == GO
+    assert decided([owner("Send Nina the October returns.")], action, contacts=[NINA_P, NINA_V]) == NOT_NAMED
+
+
+def test_an_article_after_a_shared_first_name_is_no_initial():
+    adams = {"id": "n3", "name": "Nina Adams", "emails": ["nina@adams.test"], "company": None, "alwaysAsk": False}
+    action = send(["nina@adams.test"], "A quote.")
+    assert decided([owner("Send Nina a quote. Nina A quote is fine too.")], action,
+                   contacts=[NINA_P, adams]) == NOT_NAMED
+
+
+def test_a_hand_off_naming_each_recipient_in_another_of_the_owner_s_words_asks_for_the_send():
+    work = {"role": "handoff", "from": "Client desk", "task": "Send the install dates.", "notes": "",
+            "owner_words": [{"text": "Dana needs the install dates.", "where": "Client desk's chat"},
+                            {"text": "Rosa too, she shares the fitter.", "where": "Client desk's chat"}]}
+    action = send(["dana@juniperdental.test", "rosa@ortizbakery.test"], "Install on the 21st.")
+    assert decided([work], action) == GO

@@ -28,8 +28,8 @@ def main(argv: list[str]) -> None:
     from integrations.local.models_mail import HeldEmail, LocalMailMessage
     from integrations.mail_service import Outgoing, mail_provider
     from integrations.services import connection_create_local
-    from roadstar.actors import Actor
-    from roadstar.models import Card
+    from core.actors import Actor
+    from core.models import Card
 
     command = argv[0]
     if command == "setup":

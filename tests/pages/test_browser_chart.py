@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from docs import services as doc_services
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.pages.test_mdx import SPEC
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

@@ -12,10 +12,10 @@ from agents import services as agent_services
 from agents.models import Message
 from checks.models import Ask, CheckDecision
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Card
+from core.actors import Actor
+from core.models import Card
 from tests.pages.conftest import run
-from tools.context import ToolContext
+from core.context import ToolContext
 
 pytestmark = pytest.mark.django_db
 

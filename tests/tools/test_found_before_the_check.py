@@ -12,7 +12,7 @@ from companies.models import TimelineEntry
 from contacts.models import OpenItem
 from docs import services as doc_services
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 
 WORDS = "Tidy up the records, please."

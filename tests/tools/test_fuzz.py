@@ -23,12 +23,12 @@ from pydantic import ValidationError
 from companies.models import TimelineEntry
 from docs import services as doc_services
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tests.tools.schema_inputs import inputs
 from tools import registry
-from tools.context import ToolContext
-from tools.errors import ERROR_KINDS
+from core.context import ToolContext
+from core.errors import ERROR_KINDS
 from tools.pipeline import use_tool
 
 EXAMPLES = int(os.environ.get("TOOL_FUZZ_EXAMPLES", "8"))

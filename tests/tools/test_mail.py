@@ -14,10 +14,10 @@ from integrations import mail_hold
 from integrations.local.models_mail import HeldEmail, LocalMailMessage
 from integrations.models import Connection
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.services import change_undo
-from roadstar.timefmt import iso
+from core.actors import Actor
+from core.models import Change
+from core.services import change_undo
+from core.timefmt import iso
 from tests.factories import ContactFactory
 from tests.integrations.mail_helpers import DAY, mail_root, store  # noqa: F401
 from tests.spec import spec_page, spec_tool_names, spec_tools
@@ -524,7 +524,7 @@ def test_the_undo_is_recorded(use, ctx, box):
 
 
 def test_undo_after_it_went_is_changed(use, ctx, box):
-    from tools.errors import ToolError
+    from core.errors import ToolError
 
     send(use)
     mail_hold.email_sweep(now=after_the_hold())
@@ -705,7 +705,7 @@ def test_attaching_another_workspaces_attachment_is_not_found(use, box, elsewher
 
 
 def test_undoing_another_workspaces_held_email_is_not_found(org, other_org, box):
-    from tools.errors import ToolError
+    from core.errors import ToolError
 
     far = connection_create_local(org=other_org, account="alex@far.test", groups=["mail"])
     held = HeldEmail.objects.create(

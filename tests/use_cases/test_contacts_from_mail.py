@@ -14,7 +14,7 @@ from companies.models import Company
 from contacts.models import Contact
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local
-from roadstar.models import Change
+from core.models import Change
 from tests.factories import ContactFactory
 from tests.use_cases.staff_script import StaffScript
 
@@ -96,9 +96,9 @@ def test_filling_contacts_from_mail_end_to_end(org, mailbox):
 
 
 def test_home_lists_the_contacts_added_from_mail_without_undo(org, client):
-    from roadstar.actors import Actor
+    from core.actors import Actor
     from tools import registry
-    from tools.context import ToolContext
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     desk = Agent.objects.create(organization=org, name="Client desk", job="Answers new and current clients")

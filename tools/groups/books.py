@@ -8,7 +8,7 @@ from pydantic import StringConstraints
 
 from integrations import invoices
 from integrations.services import Asker
-from tools.inputs import Int, Text
+from core.inputs import Int, Text
 from tools.registry import Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -15,8 +15,8 @@ from companies import selectors, services
 from companies.shapes import (
     company_context_shape, company_read_shape, company_record, company_row, timeline_entry_shape,
 )
-from roadstar.timefmt import iso
-from tools.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDate, IsoDateTime, Link, Offset, Text, in_range
+from core.timefmt import iso
+from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDate, IsoDateTime, Link, Offset, Text, in_range
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from integrations.files import services
 from integrations.services import Asker
-from tools.inputs import AppItem, Int, Number, Offset, Text, TimeText
+from core.inputs import AppItem, Int, Number, Offset, Text, TimeText
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -15,8 +15,8 @@ from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
 from integrations.providers.base import MailQuery
 from integrations.services import Asker
-from roadstar.timefmt import iso
-from tools.inputs import AppItem, Int, Offset, Text, in_range
+from core.timefmt import iso
+from core.inputs import AppItem, Int, Offset, Text, in_range
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
