@@ -24,6 +24,7 @@ class HeldLine:
     text: str  # "Client desk is sending Dana Whitfield “Your quote”"
     held_until: datetime.datetime
     undo_url: str
+    open_url: str = ""  # a page with the whole of it (recipients, text, attachments), when its app has one
 
 
 # Each source is `fn(org) -> list[HeldLine]`, a fixed number of queries. The mail app registers its held emails

@@ -403,6 +403,6 @@ def held_lines(org) -> list[HeldLine]:
         who = whom[0] if len(whom) == 1 else f"{', '.join(whom[:-1])} and {whom[-1]}"
         lines.append(HeldLine(
             id=str(change.id), text=f"{held.actor_name} is sending {who} “{held.subject}”", held_until=held.send_at,
-            undo_url=reverse("change_undo", args=[change.id]),
+            undo_url=reverse("change_undo", args=[change.id]), open_url=reverse("held_email", args=[held.id]),
         ))
     return lines

@@ -6,6 +6,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from integrations import views as integration_views
 from roadstar.signout import SignOutView
 
 urlpatterns = [
@@ -19,6 +20,7 @@ urlpatterns = [
     # Browsers and the admin's pages ask for /favicon.ico; the icon is the SVG the pages link.
     path("favicon.ico", RedirectView.as_view(url=static("roadstar/favicon.svg"))),
     path("", include("home.urls")),  # Home, Undo, the cards and asks, the chats
+    path("emails/<uuid:held_id>/", integration_views.held_email, name="held_email"),
     path("connections/mcp/", include("mcp_server.urls")),
     path("connections/", include("integrations.urls")),
     path("api/", include("api.urls")),
