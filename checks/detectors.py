@@ -168,8 +168,9 @@ def _find_ibans(text: str) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------------------------------------------- bank numbers
 
-_ACCOUNT_CUE = r"(?:checking|savings|bank|current|deposit)\s+account|account\s*(?:number|no\.?|num|#)|acct\.?|a/c"
-_BARE_ACCOUNT_CUE = r"account"
+_ACCOUNT_CUE = (r"(?:checking|savings|bank|current|deposit)\s+account|account\s*(?:number|no\.?|num|#)|acct\.?|a/c"
+                r"|acc\.?\s*(?:number|no\.?|num|#)")
+_BARE_ACCOUNT_CUE = r"account|acc"
 # Up to a few filler words between the cue and the number: "account number is 004471290531", "acct no.: 1234".
 _FILLER = r"(?:\s*(?:number|no\.?|num|#|is|:|=|-|of|code|\(\w+\))\s*){0,4}\s*"
 _NUMBER = r"(?P<n>\d(?:[ \-]?\d){5,16})(?![\d])"
@@ -541,6 +542,22 @@ _LOGIN_LINE = re.compile(
     r"(?<![^\s(,;])(?i:user(?:\s?name)?|login|log-in|sign[\s\-]?in|user\s?id|e-?mail|wi-?fi|ssid|network)"
     r"(?:[ \t]*[:=][ \t]*|[ \t]+)(?P<who>[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]*\n[ \t]*)(?P<v>[^\s\"'“”‘’]{3,64})(?P<rest>[^\n]*)"
 )
+# "The login for the portal is sam / Tide2026", "Credentials: sam / Tide2026": the second of the pair.
+_CREDENTIALS = re.compile(
+    r"(?<![A-Za-z])(?i:login|log-in|sign-in|credentials|details)\b[^\n:]{0,40}?(?:\s(?i:is|are)\s|:)\s*"
+    r"(?P<who>[^\s/]+)[ \t]*/[ \t]*(?P<v>[^\s\"'“”‘’]{3,64})"
+)
+# "Tide2026! is the new Wi-Fi password": the value first.
+_VALUE_FIRST = re.compile(
+    r"(?<!\S)(?P<v>[^\s\"'“”‘’]{3,64})\s+is\s+(?i:(?:the|our|my|your|his|her|their)\s+(?:new\s+|current\s+)?"
+    r"(?:(?:wi-?fi\s+|wifi\s+|network\s+|admin\s+|account\s+)?(?:password|passcode|pin)"
+    r"|(?:door|gate|alarm|lock\s?box|key\s?safe|keypad|entry|garage)\s+(?:code|pin)))\b"
+)
+# "Use code 552907 to sign in", "enter 552907 to verify your account".
+_CODE_TO_SIGN_IN = re.compile(
+    r"(?i:use|enter|type|code)\s+(?:the\s+)?(?:code\s+)?(?P<v>\d{4,8}|\d{3}[ \-]\d{3})\s+to\s+(?i:sign[\s\-]?in|log[\s\-]?in"
+    r"|verify\s+your\s+(?:account|identity|email|login|sign-in)|reset\s+your\s+password|finish\s+signing\s+in)"
+)
 # "552907 is your Stripe verification code", "G-552907 is your Google verification code".
 _CODE_FIRST = re.compile(
     r"(?<![\w\-])(?:[A-Z]-)?(?P<v>\d{4,8})\s+is\s+your\s+(?:[\w\-]+\s+){0,2}?(?i:(?:verification|security|sign[\s\-]?in"
@@ -656,6 +673,18 @@ def _find_passwords(text: str) -> Iterator[Finding]:
         yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
     for m in _CODE_FIRST.finditer(text):
         yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
+    for m in _CODE_TO_SIGN_IN.finditer(text):
+        yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
+    for m in _CREDENTIALS.finditer(text):
+        value = m.group("v").strip(_WRAP)
+        if _strong(value) and not value.isdigit() and _password_value(value, quoted=False, explicit=False, after=""):
+            yield Finding("password", value, m.start("v"), m.start("v") + len(value))
+    for m in _VALUE_FIRST.finditer(text):
+        value = m.group("v").strip(_WRAP)
+        # "Tide2026! is the new Wi-Fi password", "4417 is the door code"; not "This is the password" nor "2FA
+        # is the code".
+        if (_strong(value) or value.isdigit()) and _password_value(value, quoted=False, explicit=False, after=""):
+            yield Finding("password", value, m.start("v"), m.start("v") + len(value))
 
 
 # ---------------------------------------------------------------------------------------------------- keys, secrets

@@ -499,3 +499,31 @@ def test_a_long_list_under_one_cue_is_found_to_its_end():
     people = ["Farah 046 454 286", "Jordan 193 456 787", "Sam 130 692 544", "Kai 046 454 286"]
     text = "The SINs for payroll, as promised:\n" + "\n".join(people)
     assert len(find_sensitive(text)) == 4
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Sort code 20-00-00, acc no 73849102", "bank_account"),
+    ("BSB 062-000 acc 12345678", "bank_account"),
+    ("The login for the portal is sam / Tide2026", "password"),
+    ("Credentials: sam / Tide2026", "password"),
+    ("Tide2026! is the new Wi-Fi password.", "password"),
+    ("4417 is the door code", "password"),
+    ("Use code 552907 to sign in.", "sign_in_code"),
+    ("Enter 552 907 to verify your account", "sign_in_code"),
+])
+def test_values_written_before_their_words_and_short_account_cues(text, kind):
+    assert kinds(text) == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "Use code 4471 to confirm your order",
+    "This is the password reset email.",
+    "2FA is the code",
+    "SAVE20 is the code",
+    "What is the Wi-Fi password?",
+    "Hawthorn is the password",  # a capitalised word before the words could be anything: not taken
+    "Login details: in the binder / shelf",
+    "Details: see the PDF / page 2",
+])
+def test_and_the_lookalikes_of_those(text):
+    assert kinds(text) == []
