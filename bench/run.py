@@ -108,7 +108,7 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
         ],
         batch_size=1000,
     )
-    client = Client()
+    client = Client(HTTP_HOST="localhost")  # development allows only this machine's names, not "testserver"
     client.force_login(user)
     client.get("/")  # warm: templates compiled, connection open
     queries = []
