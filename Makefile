@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test test-postgres bench migrate seed clean
+.PHONY: run serve test test-postgres bench migrate seed clean
 
 $(VENV)/.python:
 	@python=$$(scripts/find-python) && "$$python" -m venv $(VENV) && echo "$$python" > $@
@@ -28,6 +28,13 @@ seed: migrate
 run: seed
 	$(PY) manage.py schedule_ticks
 	@echo "Starting Roadstar at http://127.0.0.1:$(PORT) (web and worker; Ctrl-C stops both)"
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
+
+# Production (README, "Running in production"): the same two processes without the example workspace. The
+# settings module is chosen from ROADSTAR_ENV / ALLOWED_HOSTS and refuses to start without what it needs.
+serve: migrate
+	$(PY) manage.py schedule_ticks
+	@echo "Starting Roadstar on $${BIND_ADDRESS:-127.0.0.1}:$(PORT) (web and worker; Ctrl-C stops both)"
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
 
 # The browser tests drive Debian's Chromium: ensure-chromium installs it where it is missing (apt-get, as root).

@@ -1,11 +1,12 @@
 #!/usr/bin/env python
 """Django's command-line utility for Roadstar."""
-import os
 import sys
 
 
 def main():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+    from roadstar.settings import configure
+
+    configure()  # DJANGO_SETTINGS_MODULE, or the module ROADSTAR_ENV / ALLOWED_HOSTS choose (roadstar/settings)
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -7,7 +7,7 @@ Conversations can hold thousands of messages, so messages, memory lines and tool
 from django.contrib import admin
 
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Usage, Work
-from roadstar.admin import short
+from core.admin import short
 
 
 @admin.register(Agent)

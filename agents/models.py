@@ -189,12 +189,16 @@ class Work(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
     answer = models.TextField(blank=True)
     latest_reply = models.TextField(blank=True)
+    # Model steps taken on it, across every turn that worked on it: a thread has 40 on one piece of work.
+    steps = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["organization", "-created_at"], name="work_home_idx")]
+        verbose_name = "piece of work"
+        verbose_name_plural = "pieces of work"
 
 
 class ToolCall(models.Model):
@@ -237,6 +241,7 @@ class Usage(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["agent", "at"], name="usage_agent_at_idx")]
+        verbose_name_plural = "usage"
 
 
 class Run(models.Model):

@@ -7,17 +7,17 @@ import zoneinfo
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Sum
+from django.db.models import F, Max, Sum
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
-from roadstar import live
-from roadstar.actors import Actor
-from roadstar.locking import lock
-from tools.errors import ToolError
+from core import limits, live
+from core.actors import Actor
+from core.locking import lock
+from core.errors import ToolError
 
 MAX_AGENTS = 40  # besides Roadstar
-JOB_DESCRIPTION_LIMIT = 600
+JOB_DESCRIPTION_LIMIT = limits.JOB_DESCRIPTION
 MAX_OPEN_THREADS = 30
 MODEL_IDS = [choice for choice, _ in Agent.Model.choices]
 
@@ -31,6 +31,18 @@ def agent_by_name(*, org, name: str) -> Agent:
         names = ", ".join(Agent.objects.filter(organization=org).values_list("name", flat=True))
         raise ToolError("not_found", f"There is no agent called {name!r}. The owner's agents are: {names}.")
     return agent
+
+
+def _too_long(field: str, text: str | None, limit: int, what: str) -> None:
+    if text is not None and len(text) > limit:
+        raise ToolError("bad_input", f"{field}: {len(text):,} characters; {what} is at most {limit:,}. Shorten it; "
+                                     "nothing was saved.")
+
+
+def _check_agent_words(*, name=None, job=None, department=None) -> None:
+    _too_long("name", name, limits.AGENT_NAME, "an agent's name")
+    _too_long("job", job, limits.AGENT_JOB, "a job, in one line,")
+    _too_long("department", department, limits.AGENT_DEPARTMENT, "a department's name")
 
 
 def _check_job_description(owns, good, works, asks_first):
@@ -50,6 +62,7 @@ def agent_make(
     name = name.strip()
     if not name:
         raise ToolError("bad_input", "name: required")
+    _check_agent_words(name=name, job=job, department=department)
     _check_job_description(owns, good, works, asks_first)
     if Agent.objects.filter(organization=org, is_roadstar=False).count() >= MAX_AGENTS:
         raise ToolError(
@@ -81,6 +94,7 @@ def agent_change(*, org, actor: Actor, agent: Agent, changes: dict) -> Agent:
             if agent.is_roadstar and new_name != agent.name:
                 raise ToolError("bad_input", "name: Roadstar keeps its name.")
             changes["name"] = new_name
+        _check_agent_words(name=changes.get("name"), job=changes.get("job"), department=changes.get("department"))
         parts = {k: changes.get(k, getattr(agent, k)) for k in ("owns", "good", "works", "asks_first")}
         _check_job_description(**parts)
         if "reports_to" in changes:
@@ -102,6 +116,8 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
         raise ToolError("bad_input", "about: only Roadstar keeps the About; tell Roadstar with hand_off.")
     if note is None and forget is None and about is None:
         raise ToolError("bad_input", "note, forget or about: give one")
+    _too_long("note", note.strip() if note else None, limits.NOTE, "a note")
+    _too_long("about", about, limits.ABOUT, "the About")
     with transaction.atomic():
         lock(agent)
         if forget is not None and forget not in agent.notes:
@@ -113,6 +129,13 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
             agent.notes = [n for n in agent.notes if n != forget]
         if note is not None and note.strip() and note.strip() not in agent.notes:
             agent.notes = [*agent.notes, note.strip()]
+            total = sum(len(n) for n in agent.notes)
+            if total > limits.NOTES_TOTAL:
+                raise ToolError(
+                    "bad_input", f"note: {agent.name}'s notes would come to {total:,} characters; they hold at most "
+                    f"{limits.NOTES_TOTAL:,}, as every prompt carries them. Forget one that no longer holds, or "
+                    "fold two into one, then keep this one; nothing was saved.",
+                )
         agent.save(update_fields=["notes", "updated_at"])
         if about is not None:
             org = agent.organization
@@ -156,7 +179,7 @@ def usage_record(*, org, agent: Agent | None, conversation: Conversation | None,
 
 
 def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
-    from roadstar.services import card_open
+    from core.services import card_open
 
     Agent.objects.filter(id=agent.id).update(paused=True)
     agent.paused = True
@@ -170,7 +193,7 @@ def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
 
 def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
     from agents.runtime.scheduler import dispatch
-    from roadstar.models import Card
+    from core.models import Card
 
     if agent.organization_id != org.id:
         raise ToolError("not_found", f"No agent {agent.name!r} in this workspace.")
@@ -215,7 +238,8 @@ def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) ->
     threads = Conversation.objects.filter(agent=agent, kind=Conversation.Kind.THREAD, title__iexact=title.strip())
     if not include_closed:
         threads = threads.filter(closed_at__isnull=True)
-    thread = threads.order_by("closed_at").first()
+    # The open one first (NULLs sort first on SQLite but last on PostgreSQL: say it), else the last one closed.
+    thread = threads.order_by(F("closed_at").desc(nulls_first=True), "-created_at").first()
     if thread is None:
         open_titles = Conversation.objects.filter(
             agent=agent, kind=Conversation.Kind.THREAD, closed_at__isnull=True
@@ -285,6 +309,7 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
     text = (text or "").strip()
     if not text:
         raise ToolError("bad_input", "text: write something")
+    _too_long("text", text, limits.MESSAGE, "a message")
     chat = chat_for(agent=agent)
     with transaction.atomic():
         message = message_append(conversation=chat, role=Message.Role.OWNER, text=text)
@@ -299,7 +324,7 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
 def conversation_try_again(*, org, conversation_id) -> Conversation:
     """Home's Try again: run the turn that couldn't finish once more."""
     from agents.runtime.scheduler import wake
-    from roadstar.models import Card
+    from core.models import Card
 
     conversation = Conversation.objects.filter(organization=org, id=conversation_id).first()
     if conversation is None:

@@ -1,6 +1,6 @@
 """The API's one error shape, `{"error": kind, "message": ...}`, for every failure, with the HTTP status that fits.
 
-`kind` is always one of the 12 of spec/reference/errors.md (`tools.errors.ERROR_KINDS`), the same words an agent
+`kind` is always one of the 12 of spec/reference/errors.md (`core.errors.ERROR_KINDS`), the same words an agent
 reads from a tool: a service's ToolError keeps its kind and message, DRF's own errors (validation, sign-in,
 permission, 404, method) are put in the same words, and anything unexpected is logged here and answered as
 `unknown_outcome` (it may or may not have happened), never with a traceback.
@@ -20,7 +20,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from tools.errors import ERROR_KINDS, ToolError, busy_error, is_busy
+from core.errors import ERROR_KINDS, ToolError, busy_error, is_busy
 
 logger = logging.getLogger(__name__)
 

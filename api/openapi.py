@@ -10,7 +10,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
-from tools.errors import ERROR_KINDS
+from core.errors import ERROR_KINDS
 
 
 def Str(**kw):  # noqa: N802

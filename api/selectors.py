@@ -14,8 +14,8 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, Message, Usage, Work
 from docs.models import DocNote
 from docs.selectors import page
-from roadstar.models import Card, Change
-from tools.errors import ToolError
+from core.models import Card, Change
+from core.errors import ToolError
 
 MESSAGE_PAGE = 50
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 
 def _money(value: Decimal | None) -> str | None:

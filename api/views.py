@@ -41,11 +41,11 @@ from contacts.shapes import contact_compact, contact_read_shape, log_entry_shape
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from docs.shapes import doc_list_item, doc_read_shape, project_shape
-from roadstar import selectors as home_selectors
-from roadstar import services as home_services
-from roadstar.actors import Actor
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from home import selectors as home_selectors
+from core import services as home_services
+from core.actors import Actor
+from core.timefmt import iso
+from core.errors import ToolError
 
 
 class ApiView(APIView):

@@ -5,7 +5,7 @@ def make_workspace(name: str):
     from django.contrib.auth import get_user_model
 
     from agents.models import Agent
-    from roadstar.models import Organization
+    from core.models import Organization
 
     user = get_user_model().objects.create_user(username=name, password="bench-pass")
     org = Organization.objects.create(name=name, owner=user, owner_name="Sam Rivera", check_enabled=True)

@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TMP = tempfile.mkdtemp(prefix="roadstar-bench-")
 os.environ.setdefault("SQLITE_PATH", str(Path(TMP) / "bench.sqlite3"))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
 os.environ.setdefault("SECRET_KEY", "bench-only-key")
+os.environ.setdefault("DEBUG", "0")  # DEBUG keeps every query in memory: not what is measured
 # Worker tasks run inline, in this process, so a benchmark measures the work and not the queue.
 os.environ.setdefault("Q_SYNC", "1")
 
@@ -54,8 +55,8 @@ from bench.common import make_workspace  # noqa: E402
 def bench_use_tool(repeat: int = 300) -> list[tuple[str, float, float]]:
     from contacts import selectors, services
     from contacts.shapes import contact_record
-    from roadstar.actors import Actor
-    from tools.context import ToolContext
+    from core.actors import Actor
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     _, org, agent = make_workspace("tool-bench")
@@ -90,7 +91,7 @@ def bench_use_tool(repeat: int = 300) -> list[tuple[str, float, float]]:
 
 def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
     from contacts.models import Contact
-    from roadstar.models import Change
+    from core.models import Change
 
     user, org, agent = make_workspace(label)
     Contact.objects.bulk_create(
@@ -107,7 +108,7 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
         ],
         batch_size=1000,
     )
-    client = Client()
+    client = Client(HTTP_HOST="localhost")  # development allows only this machine's names, not "testserver"
     client.force_login(user)
     client.get("/")  # warm: templates compiled, connection open
     queries = []

@@ -24,7 +24,10 @@ from checks.words import norm, permission_words
 log = logging.getLogger(__name__)
 
 
-def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True) -> Decision:
+def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True, without_judge: str = "ask") -> Decision:
+    """`without_judge` is the owner's choice for a workspace with no judge model set up: "ask" (the default) holds
+    back what the rules can't decide, as "the check couldn't be reached"; "run" lets it run, as the spec has it for
+    a workspace without the check set up. What a rule decides holds either way."""
     if not enabled:
         # The owner turned the check off for the workspace: as the spec says, every action runs.
         return Decision(outcome="go", decided_by="off")
@@ -43,6 +46,8 @@ def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True) 
 
     relied_on = _open_words(result)
     if judge is None:
+        if without_judge == "run":
+            return Decision(outcome="go", relied_on=relied_on, decided_by="owner")
         return Decision(outcome="ask", reason=reasons.UNREACHABLE, relied_on=relied_on)
 
     try:

@@ -19,6 +19,7 @@ in tests/checks/test_detectors.py.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -102,14 +103,20 @@ def _card_grouping(run: DigitRun, i: int, j: int) -> bool:
     if run.plainly_joined(i, j):
         return True
     sizes = [len(g.digits) for g in run.groups[i:j + 1]]
-    return all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1}
+    gaps = run.gaps[i:j]
+    one_way = all(len(g) == 1 for g in gaps) or len(set(gaps)) == 1  # not "4712-2375-8673 / 6% done"
+    return one_way and (all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1})
+
+
+_CARD_LENGTHS = frozenset(range(13, 20))
 
 
 def _find_cards(text: str) -> Iterator[Finding]:
     for run in digit_runs(text):
         # A card can sit in a longer run ("invoice 1042 4929 3817 ..."), so try every stretch of whole groups.
-        for i, j in run.spans(frozenset(range(13, 20))):
-            digits = run.joined(i, j)
+        # Every issuer's numbers start with 2 to 6: no other group can begin one.
+        starts = [i for i, g in enumerate(run.groups) if g.digits[0] in "23456"]
+        for i, j, digits in run.spans(_CARD_LENGTHS, starts=starts):
             if card_issuer(digits) and luhn_valid(digits) and _card_grouping(run, i, j):
                 yield Finding("card", digits, run.groups[i].start, run.groups[j].end)
 
@@ -161,8 +168,9 @@ def _find_ibans(text: str) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------------------------------------------- bank numbers
 
-_ACCOUNT_CUE = r"(?:checking|savings|bank|current|deposit)\s+account|account\s*(?:number|no\.?|num|#)|acct\.?|a/c"
-_BARE_ACCOUNT_CUE = r"account"
+_ACCOUNT_CUE = (r"(?:checking|savings|bank|current|deposit)\s+account|account\s*(?:number|no\.?|num|#)|acct\.?|a/c"
+                r"|acc\.?\s*(?:number|no\.?|num|#)")
+_BARE_ACCOUNT_CUE = r"account|acc"
 # Up to a few filler words between the cue and the number: "account number is 004471290531", "acct no.: 1234".
 _FILLER = r"(?:\s*(?:number|no\.?|num|#|is|:|=|-|of|code|\(\w+\))\s*){0,4}\s*"
 _NUMBER = r"(?P<n>\d(?:[ \-]?\d){5,16})(?![\d])"
@@ -187,13 +195,10 @@ def _find_bank_numbers(text: str) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------------------------------------------- national IDs
 
-# Between the characters of an ID written with letters: nothing, spaces, or one separator with spaces around it.
-_S = r"(?:[ \t]*[./\\\-_|][ \t]*|[ \t]+)?"
+# Where an ID written with letters may be broken up (between its parts, as people write it): a space, a dash, a dot
+# or a slash, or nothing.
+_S = r"[ .\-/]?"
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
-
-
-def _digits_re(n: int) -> str:
-    return rf"\d(?:{_S}\d){{{n - 1}}}"
 
 
 @dataclass(frozen=True)
@@ -227,101 +232,121 @@ _SCHEMES = (
     _Scheme("us_ssn", ids.us_ssn_valid, frozenset({9}), kind="ssn"),
     _Scheme("us_itin", ids.us_itin_valid, frozenset({9})),
     _Scheme("ca_sin", ids.ca_sin_valid, frozenset({9})),
+    # Letters as HMRC prints them, capitals: "on 12 34 56" is a preposition and a number.
     _Scheme("uk_nino", ids.uk_nino_valid, form=re.compile(
-        rf"{_EDGE_L}[A-Za-z]{_S}[A-Za-z]{_S}{_digits_re(6)}(?:{_S}[A-Da-d])?{_EDGE_R}"), plain=_nino_plain,
+        rf"{_EDGE_L}[A-Z]{{2}}{_S}(?:\d{{6}}|\d\d([ .\-/])\d\d\1\d\d)(?:{_S}[A-D])?{_EDGE_R}"), plain=_nino_plain,
             # Next to "NI number", HMRC's specimen QQ 12 34 56 C is written as one too: the letters go unchecked.
-            cued_valid=lambda s: bool(re.fullmatch(r"[A-Z]{2}\d{6}[A-D]?", s))),
+            cued_valid=lambda s: bool(re.fullmatch(r"[A-Z]{2}\d{6}[A-D]|QQ\d{6}", s))),
     _Scheme("uk_nhs", ids.uk_nhs_valid, frozenset({10})),
-    _Scheme("ie_ppsn", ids.ie_ppsn_valid, form=re.compile(
-        rf"{_EDGE_L}{_digits_re(7)}{_S}[A-Wa-w](?:{_S}[ABHWTXabhwtx])?{_EDGE_R}")),
+    _Scheme("ie_ppsn", ids.ie_ppsn_valid, form=re.compile(rf"{_EDGE_L}\d{{7}}{_S}[A-Wa-w](?:{_S}[ABHWTXabhwtx])?{_EDGE_R}")),
     _Scheme("au_tfn", ids.au_tfn_valid, frozenset({9})),
     _Scheme("au_medicare", ids.au_medicare_valid, frozenset({10, 11})),
     _Scheme("nz_ird", ids.nz_ird_valid, frozenset({8, 9})),
     _Scheme("in_aadhaar", ids.in_aadhaar_valid, frozenset({12})),
-    _Scheme("in_pan", ids.in_pan_valid, form=re.compile(rf"{_EDGE_L}[A-Za-z]{{5}}{_S}\d{{4}}{_S}[A-Za-z]{_EDGE_R}")),
-    _Scheme("sg_nric", ids.sg_nric_valid, form=re.compile(rf"{_EDGE_L}[STFGstfg]{_S}{_digits_re(7)}{_S}[A-Za-z]{_EDGE_R}")),
-    _Scheme("es_dni", ids.es_dni_valid, form=re.compile(rf"{_EDGE_L}{_digits_re(8)}{_S}[A-Za-z]{_EDGE_R}")),
-    _Scheme("es_nie", ids.es_nie_valid, form=re.compile(rf"{_EDGE_L}[XYZxyz]{_S}{_digits_re(7)}{_S}[A-Za-z]{_EDGE_R}")),
+    _Scheme("in_pan", ids.in_pan_valid, form=re.compile(rf"{_EDGE_L}[A-Z]{{5}}{_S}\d{{4}}{_S}[A-Z]{_EDGE_R}")),
+    _Scheme("sg_nric", ids.sg_nric_valid, form=re.compile(rf"{_EDGE_L}[STFG]{_S}\d{{7}}{_S}[A-Z]{_EDGE_R}")),
+    _Scheme("es_dni", ids.es_dni_valid, form=re.compile(
+        rf"{_EDGE_L}(?:\d{{8}}|\d\d\.\d{{3}}\.\d{{3}}){_S}[A-Za-z]{_EDGE_R}")),
+    _Scheme("es_nie", ids.es_nie_valid, form=re.compile(
+        rf"{_EDGE_L}[XYZxyz]{_S}(?:\d{{7}}|\d\.\d{{3}}\.\d{{3}}){_S}[A-Za-z]{_EDGE_R}")),
     _Scheme("it_codice_fiscale", ids.it_codice_fiscale_valid,
             form=re.compile(rf"{_EDGE_L}{_CF_CHARS}{_EDGE_R}|{_EDGE_L}[A-Za-z]{{3}} ?[A-Za-z]{{3}} ?[0-9]{{2}}[A-Za-z]"
                             rf"[0-9]{{2}} ?[A-Za-z][0-9]{{3}}[A-Za-z]{_EDGE_R}"), plain=_cf_plain),
+    # Sex, year, month, department (2A and 2B for Corsica), commune, order, key: "1 85 05 78 006 084 91".
     _Scheme("fr_nir", ids.fr_nir_valid, form=re.compile(
-        rf"{_EDGE_L}[1-478]{_S}\d{_S}\d{_S}\d{_S}\d{_S}(?:\d{_S}\d|2{_S}[ABab]){_S}{_digits_re(6)}{_S}\d{_S}\d{_EDGE_R}")),
+        rf"{_EDGE_L}[1-478]{_S}\d\d{_S}\d\d{_S}(?:\d\d|2[ABab]){_S}\d{{3}}{_S}\d{{3}}{_S}\d\d{_EDGE_R}")),
     _Scheme("be_national_number", ids.be_national_number_valid, frozenset({11})),
     _Scheme("de_steuer_id", ids.de_steuer_id_valid, frozenset({11})),
-    _Scheme("nl_bsn", ids.nl_bsn_valid, frozenset({9})),
+    _Scheme("nl_bsn", ids.nl_bsn_valid, frozenset({8, 9})),
     _Scheme("pl_pesel", ids.pl_pesel_valid, frozenset({11})),
     _Scheme("se_personnummer", ids.se_personnummer_valid, frozenset({10, 12})),
-    _Scheme("fi_hetu", ids.fi_hetu_valid, form=re.compile(
-        rf"{_EDGE_L}{_digits_re(6)}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}"),
+    _Scheme("fi_hetu", ids.fi_hetu_valid, form=re.compile(rf"{_EDGE_L}\d{{6}}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}"),
             # The sign between date and number is the century: it stays.
-            compact=lambda raw: re.sub(r"\D", "", raw[:-5]) + raw[-5:].upper()),
+            compact=lambda raw: raw.upper()),
     _Scheme("no_fodselsnummer", ids.no_fodselsnummer_valid, frozenset({11})),
     _Scheme("dk_cpr", ids.dk_cpr_valid, frozenset({10})),
     _Scheme("za_id", ids.za_id_valid, frozenset({13})),
-    # No checksum is printed on a passport or a driver's licence: with its cue word, a number of their shape is one.
+    # No checksum is printed on a passport or a driver's licence: with its cue word right before it, a number of
+    # their shape is one.
     _Scheme("passport", lambda s: sum(c.isdigit() for c in s) >= 6, frozenset({6, 7, 8, 9}), loose=True,
-            form=re.compile(rf"{_EDGE_L}[A-Za-z]{{1,2}}\d{{6,9}}[A-Za-z]?{_EDGE_R}")),
-    _Scheme("driver_licence", lambda s: sum(c.isdigit() for c in s) >= 4, frozenset(range(5, 14)), loose=True,
-            form=re.compile(rf"{_EDGE_L}[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){{4,20}}{_EDGE_R}")),
+            form=re.compile(rf"{_EDGE_L}[A-Z]{{1,2}}\d{{6,9}}[A-Z]?{_EDGE_R}")),
+    _Scheme("driver_licence", lambda s: sum(c.isdigit() for c in s) >= 6 or (
+        sum(c.isdigit() for c in s) >= 4 and sum(c.isalpha() for c in s) >= 1), frozenset(range(6, 14)), loose=True,
+            form=re.compile(rf"{_EDGE_L}[A-Z0-9](?:[A-Z0-9]|-(?=[A-Z0-9])){{5,20}}{_EDGE_R}")),
 )
-_BY_NAME = {s.name: s for s in _SCHEMES}
 _CHECKED = frozenset(s.name for s in _SCHEMES if s.name not in ("passport", "driver_licence"))
+_BY_LENGTH = {n: [s for s in _SCHEMES if n in s.lengths] for n in range(6, 14)}
+_ID_LENGTHS = frozenset(n for n, schemes in _BY_LENGTH.items() if schemes)
 
 
 def _cue(ci: str = "", cs: str = "") -> re.Pattern:
     """A cue: words in any letter case (`ci`), and acronyms only in capitals (`cs`: "SIN", not the word "sin")."""
     parts = [f"(?i:{ci})"] if ci else []
     parts += [cs] if cs else []
-    return re.compile(rf"(?<![A-Za-z])(?:{'|'.join(parts)})(?![A-Za-z])")
+    # A plural or a possessive is the same cue: "SINs", "the employees' NI numbers", "TFN's".
+    return re.compile(rf"(?<![A-Za-z])(?:{'|'.join(parts)})(?:['’]?s|['’])?(?![A-Za-z])")
 
 
 _NO = r"(?:\s*(?:number|no\.?|num|nr\.?|#))?"
-# Each cue and the schemes it points at. "Social security" is the US SSN and, in English, France's NIR too.
-_CUES: tuple[tuple[re.Pattern, frozenset[str]], ...] = (
+_NUMBER_WORD = r"\s*(?:number|no\.?|num|nr\.?|#)"
+# Each cue, the schemes it points at, and whether it is a word of its own or one that means other things too
+# ("NHS appointment", "IRD return", "Medicare rebate"): such a cue counts only right before the number, with
+# nothing but "number", "is", ":" between ("NHS 943 476 5919", "IRD: 49-091-850").
+# "Social security" is the US SSN and, in English, France's NIR too.
+_CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
     (_cue(rf"ssn|ss\s*#|ss\s+(?:no\.?|number)|social\s+security{_NO}|soc\.?\s*sec\.?{_NO}"),
-     frozenset({"us_ssn", "us_itin", "fr_nir"})),
-    (_cue(rf"itin|individual\s+taxpayer\s+identification{_NO}"), frozenset({"us_itin"})),
+     frozenset({"us_ssn", "us_itin", "fr_nir"}), False),
+    (_cue(rf"itin|individual\s+taxpayer\s+identification{_NO}"), frozenset({"us_itin"}), False),
     (_cue(rf"social\s+insurance{_NO}|num[ée]ro\s+d['’]assurance\s+sociale", r"SIN|S\.I\.N\.?|NAS"),
-     frozenset({"ca_sin"})),
-    (_cue(rf"national\s+insurance{_NO}|nino", rf"NI{_NO}|N\.I\.{_NO}"), frozenset({"uk_nino"})),
-    (_cue(rf"nhs{_NO}|chi\s+number"), frozenset({"uk_nhs"})),
-    (_cue(rf"ppsn?{_NO}|p\.p\.s\.?{_NO}|personal\s+public\s+service{_NO}"), frozenset({"ie_ppsn"})),
-    (_cue(rf"tfn|tax\s+file{_NO}"), frozenset({"au_tfn"})),
-    (_cue(rf"medicare(?:\s+card)?{_NO}"), frozenset({"au_medicare"})),
-    (_cue(rf"inland\s+revenue{_NO}", rf"IRD{_NO}"), frozenset({"nz_ird"})),
-    (_cue(rf"aadhaa?r(?:\s+card)?{_NO}|uidai"), frozenset({"in_aadhaar"})),
-    (_cue(rf"permanent\s+account\s+number|pan\s+card{_NO}", r"PAN"), frozenset({"in_pan"})),
-    (_cue(rf"nric{_NO}", rf"FIN{_NO}|IC{_NO}"), frozenset({"sg_nric"})),
+     frozenset({"ca_sin"}), False),
+    (_cue(rf"national\s+insurance{_NO}|nino", rf"NI{_NUMBER_WORD}|N\.I\.{_NUMBER_WORD}"), frozenset({"uk_nino"}), False),
+    (_cue(cs=r"NI|N\.I\."), frozenset({"uk_nino"}), True),
+    (_cue(rf"nhs{_NUMBER_WORD}|chi\s+number"), frozenset({"uk_nhs"}), False),
+    (_cue(r"nhs"), frozenset({"uk_nhs"}), True),
+    (_cue(rf"ppsn?{_NO}|p\.p\.s\.?{_NO}|personal\s+public\s+service{_NO}"), frozenset({"ie_ppsn"}), False),
+    (_cue(rf"tfn|tax\s+file{_NO}"), frozenset({"au_tfn"}), False),
+    (_cue(rf"medicare\s+card{_NO}|medicare{_NUMBER_WORD}"), frozenset({"au_medicare"}), False),
+    (_cue(r"medicare"), frozenset({"au_medicare"}), True),
+    (_cue(rf"inland\s+revenue{_NUMBER_WORD}|ird{_NUMBER_WORD}"), frozenset({"nz_ird"}), False),
+    (_cue(cs=r"IRD"), frozenset({"nz_ird"}), True),
+    (_cue(rf"aadhaa?r(?:\s+card)?{_NO}|uidai"), frozenset({"in_aadhaar"}), False),
+    (_cue(rf"permanent\s+account\s+number|pan\s+card{_NO}"), frozenset({"in_pan"}), False),
+    (_cue(cs=r"PAN"), frozenset({"in_pan"}), True),
+    (_cue(rf"nric{_NO}"), frozenset({"sg_nric"}), False),
+    (_cue(cs=rf"FIN{_NO}|IC{_NO}"), frozenset({"sg_nric"}), True),
     (_cue(r"documento\s+nacional(?:\s+de\s+identidad)?|n[úu]mero\s+de\s+identi\w+", r"DNI|NIE|NIF"),
-     frozenset({"es_dni", "es_nie"})),
-    (_cue(r"codice\s+fiscale", r"CF|C\.F\."), frozenset({"it_codice_fiscale"})),
-    (_cue(r"insee|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu\w*|carte\s+vitale", r"NIR"),
-     frozenset({"fr_nir"})),
+     frozenset({"es_dni", "es_nie"}), False),
+    (_cue(r"codice\s+fiscale"), frozenset({"it_codice_fiscale"}), False),
+    (_cue(cs=r"CF|C\.F\."), frozenset({"it_codice_fiscale"}), True),
+    (_cue(r"insee|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu\w*|carte\s+vitale"), frozenset({"fr_nir"}), False),
+    (_cue(cs=r"NIR"), frozenset({"fr_nir"}), True),
     (_cue(r"steuer[\s\-]?id\w*|steuerliche\s+identifikationsnummer|identifikationsnummer", r"IdNr\.?"),
-     frozenset({"de_steuer_id"})),
-    (_cue(r"bsn|burger\s*service\s*nummer|sofi[\s\-]?nummer|citizen\s+service\s+number"), frozenset({"nl_bsn"})),
+     frozenset({"de_steuer_id"}), False),
+    (_cue(r"bsn|burger\s*service\s*nummer|sofi[\s\-]?nummer|citizen\s+service\s+number"), frozenset({"nl_bsn"}), False),
     (_cue(r"rijksregister\w*|registre\s+national|num[ée]ro\s+national|national\s+(?:register|registry)\s+number"
-          r"|national\s+number", r"NISS|INSZ|NN"), frozenset({"be_national_number"})),
-    (_cue(r"pesel"), frozenset({"pl_pesel"})),
+          r"|national\s+number", r"NISS|INSZ"), frozenset({"be_national_number"}), False),
+    (_cue(cs=r"NN"), frozenset({"be_national_number"}), True),
+    (_cue(r"pesel"), frozenset({"pl_pesel"}), False),
     (_cue(r"person(?:nummer|nr\.?)|samordningsnummer|personal\s+identity\s+number"),
-     frozenset({"se_personnummer", "no_fodselsnummer", "dk_cpr"})),
-    (_cue(r"f[øo]dselsnummer|d[\s\-]nummer"), frozenset({"no_fodselsnummer"})),
-    (_cue(rf"cpr(?:[\s\-]?(?:nummer|number|nr\.?|no\.?))?"), frozenset({"dk_cpr"})),
-    (_cue(r"hetu|henkil[öo]tunnus|personal\s+identity\s+code"), frozenset({"fi_hetu"})),
-    (_cue(r"(?:south\s+african|sa)\s+id(?:entity)?{_NO}".replace("{_NO}", _NO)), frozenset({"za_id"})),
-    (_cue(rf"passport{_NO}"), frozenset({"passport"})),
+     frozenset({"se_personnummer", "no_fodselsnummer", "dk_cpr"}), False),
+    (_cue(r"f[øo]dselsnummer|d[\s\-]nummer"), frozenset({"no_fodselsnummer"}), False),
+    (_cue(r"cpr[\s\-]?(?:nummer|number|nr\.?|no\.?)"), frozenset({"dk_cpr"}), False),
+    (_cue(cs=r"CPR"), frozenset({"dk_cpr"}), True),
+    (_cue(r"hetu|henkil[öo]tunnus|personal\s+identity\s+code"), frozenset({"fi_hetu"}), False),
+    (_cue(rf"(?:south\s+african|sa)\s+id(?:entity)?{_NO}"), frozenset({"za_id"}), False),
+    (_cue(rf"passport{_NO}"), frozenset({"passport"}), True),
     (_cue(rf"driver['’]?s['’]?\s+licen[cs]e{_NO}|driving\s+licen[cs]e{_NO}", rf"DL\s*#|DL\s+(?:no\.?|number)"),
-     frozenset({"driver_licence"})),
+     frozenset({"driver_licence"}), True),
     # Cues for an ID number of any country.
     (_cue(rf"national\s+(?:id|identity|identification)(?:\s+card)?{_NO}|identity\s+(?:card\s+)?number"
           rf"|(?:personal|government|citizen|civil)\s+(?:id|identification|identity)(?:\s+card)?{_NO}"
-          rf"|id\s+card{_NO}|id\s+(?:number|no\.?|num|#)|tax\s+(?:id|identification){_NO}|tax\s+number"
+          rf"|id\s+card{_NUMBER_WORD}|id{_NUMBER_WORD}|tax\s+(?:id|identification){_NO}|tax\s+number"
           rf"|taxpayer\s+id\w*{_NO}",
-          r"TIN|ID#"), _CHECKED),
+          r"TIN|ID#"), None, False),
     # "my social is ...", "Social: ...": social security or insurance, whichever the number is.
-    (re.compile(r"(?i:social)(?=\s*(?:[:#]|is\b|was\b|number\b|no\b))"), frozenset({"us_ssn", "ca_sin", "fr_nir"})),
+    (re.compile(r"(?i:social)(?=\s*(?:[:#]|is\b|was\b|number\b|no\b))"), frozenset({"us_ssn", "ca_sin", "fr_nir"}), False),
 )
+
 # Words that say a number is something else: an order, a phone, an account. Between a cue and its number they
 # break the link ("TFN not needed; booking 123 456 782"); before a plain-form ID or a generic cue ("Order ID
 # number ...") they say it is no ID.
@@ -329,27 +354,37 @@ _OTHER = (
     r"order|invoice|inv|booking|reservation|case|ticket|ref|reference|tracking|shipment|parcel|po|purchase|"
     r"confirmation|transaction|receipt|account|acct|phone|tel|telephone|mobile|cell|fax|whatsapp|routing|sort|"
     r"member|membership|policy|claim|serial|part|sku|item|product|model|batch|lot|flight|voucher|coupon|promo|"
-    r"discount|employee|staff|vat|abn|acn|ein|gst|registration|reg|company|job|quote|estimate|unit|room|suite|call|dial"
+    r"discount|employee|staff|vat|abn|acn|ein|gst|registration|reg|company|job|quote|estimate|unit|room|suite|call|dial|"
+    r"ship|shipping|deliver|delivery|address|zip|postcode|postal"
 )
 _RELABEL = re.compile(rf"(?i:(?<![A-Za-z])(?:{_OTHER})(?![A-Za-z]))")
 _WHO_ELSE = re.compile(rf"(?i:(?<![A-Za-z])(?:{_OTHER}|customer|client|patient|student|user|vendor|supplier|"
                        rf"device|session|meeting|app|product|tax\s+office|our|business|employer|federal)(?![A-Za-z]))")
-_SENTENCE_END = re.compile(r"[.!?;](?:\s+[A-Z]|\s*\n)|\n\s*\n")
+# A sentence ends at ". " and its kin, but not after "No." or "N.I.": "SIN No. 046 454 286" is one thought.
+_LABEL_BEFORE = re.compile(rf"{_WHO_ELSE.pattern}\s*(?i:number|no\.?|num|#|id|ref|code)?\s*[:#.\-]?\s*$")
+_SENTENCE_END = re.compile(r"(?<!\bno)(?<!\bnr)(?<!\bnum)(?<!\bst)(?<!\bdr)(?<!\bmr)(?<!\bms)(?<!\b[A-Za-z])"
+                           r"[.!?;](?=\s)|\n[ \t]*\n", re.I)
+# Between a cue and a number with no check digit, only words that say "this is it": "passport no.: X1234567".
+_TIGHT = re.compile(r"[\s:#.\-–(),]*(?:(?:number|no|num|nr|is|was|of|my|her|his|their|your|the|card|reads|id)"
+                    r"\b[\s:#.\-–(),]*)*", re.I)
 _AFTER = re.compile(
     r"\s*[(\[,\-–—]?\s*(?:(?:is|was|that's|that\s+is|which\s+is|being)\s+)?"
     r"(?:(?:my|her|his|their|your|our|the|a|an)\s+)?(?:[A-Za-z]+['’]s\s+)?$"
 )
 
 
-def _cued(text: str, start: int, end: int, scheme: str, cues: list[tuple[int, int, frozenset[str]]]) -> bool:
+def _cued(text: str, start: int, end: int, scheme: _Scheme, cues: list[tuple[int, int, frozenset[str], bool]]) -> bool:
     """A cue for `scheme` stands just before the number (up to a few words, none of them a number or a word that
     relabels it, in the same sentence) or just after it ("046 454 286 (SIN)", "... is her SIN")."""
-    for cue_start, cue_end, schemes in cues:
-        if scheme not in schemes:
+    for cue_start, cue_end, schemes, tight in cues:
+        if scheme.name not in schemes:
             continue
         if cue_end <= start and start - cue_end <= 48:
             between = text[cue_end:start]
-            if not re.search(r"\d", between) and not _RELABEL.search(between) and not _SENTENCE_END.search(between):
+            if scheme.loose or tight:
+                if _TIGHT.fullmatch(between):
+                    return True
+            elif not re.search(r"\d", between) and not _RELABEL.search(between) and not _SENTENCE_END.search(between):
                 return True
         elif cue_start >= end and cue_start - end <= 32 and _AFTER.match(text[end:cue_start]):
             return True
@@ -357,33 +392,54 @@ def _cued(text: str, start: int, end: int, scheme: str, cues: list[tuple[int, in
 
 
 def _labelled_otherwise(text: str, start: int) -> bool:
-    """A word like "order" or "part" just before it, in the same sentence: `Part AB123456C` is a part number."""
-    before = re.split(r"[.!?\n]", text[max(0, start - 24):start])[-1]
-    return bool(_WHO_ELSE.search(before))
+    """A word like "order" or "part" labels it: `Part AB123456C`, `SKU no. AB123456C` is a part number."""
+    return bool(_LABEL_BEFORE.search(text[max(0, start - 32):start]))
 
 
-def _cue_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
+def _cue_spans(text: str) -> list[tuple[int, int, frozenset[str], bool]]:
     spans = []
-    for pattern, schemes in _CUES:
+    for pattern, schemes, tight in _CUE_TABLE:
         for m in pattern.finditer(text):
-            if schemes is _CHECKED and _WHO_ELSE.search(text[max(0, m.start() - 20):m.start()].split("\n")[-1]):
-                continue  # "Order ID number", "customer ID #": someone's reference, not a person's ID
-            spans.append((m.start(), m.end(), schemes))
+            if schemes is None and _WHO_ELSE.search(text[max(0, m.start() - 20):m.start()].split("\n")[-1]):
+                continue  # "Order ID number", "customer ID #", "our tax ID": not a person's ID
+            spans.append((m.start(), m.end(), schemes or _CHECKED, tight))
     return spans
 
 
-def _id_candidates(text: str) -> Iterator[tuple[_Scheme, int, int, str, str, bool]]:
+def _id_candidates(text: str, cues: list[tuple[int, int, frozenset[str], bool]]
+                   ) -> Iterator[tuple[_Scheme, int, int, str, str, bool]]:
     """(scheme, start, end, raw, compact, strictly valid) for every number of every scheme in the text that is
-    valid by the scheme's rules, or by what its cue word is enough for."""
+    valid by the scheme's rules, or by what its cue word is enough for. An all-digit number is an ID only next to
+    a cue, so only digit runs within reach of one are tried (a long table of numbers costs nothing): up to 48
+    characters after a cue or after a run so tried (a list under one cue), or 32 before a cue."""
+    ends, starts = sorted(c[1] for c in cues), sorted(c[0] for c in cues)
+
+    def within(points: list[int], low: int, high: int) -> bool:
+        i = bisect.bisect_left(points, low)
+        return i < len(points) and points[i] <= high
+
+    reach = -10**9  # the end of the last run tried
     for run in digit_runs(text):
-        for i, j in run.spans(frozenset(range(5, 14))):
-            digits = run.joined(i, j)
+        if not (run.start <= reach + 48 or within(ends, run.start - 48, run.start + 2)
+                or within(starts, run.end - 2, run.end + 32)):
+            continue
+        reach = run.end
+        if text[max(0, run.start - 1):run.start] == "+":
+            continue  # +61 2 9876 5432: a phone number with its country code
+        # A cue stands before the number's first groups or after its last: the stretches in between are not tried.
+        n = len(run.groups)
+        starts = range(n) if n <= 8 else [*range(4), *range(n - 8, n)]
+        for i, j, digits in run.spans(_ID_LENGTHS, starts=starts):
+            if n > 8 and 4 <= i and j < n - 4:
+                continue
             start, end = run.groups[i].start, run.groups[j].end
             raw = text[start:end]
-            for scheme in _SCHEMES:
+            if not _id_grouping(run, i, j) or _DATE_IN.search(raw):
+                continue
+            for scheme in _BY_LENGTH[len(digits)]:
                 if scheme.loose and i != j:
                     continue
-                if len(digits) in scheme.lengths and scheme.valid(digits):
+                if scheme.valid(digits):
                     yield scheme, start, end, raw, digits, True
     for scheme in _SCHEMES:
         if scheme.form is None:
@@ -394,6 +450,23 @@ def _id_candidates(text: str) -> Iterator[tuple[_Scheme, int, int, str, str, boo
                 yield scheme, m.start(), m.end(), m.group(), compact, True
             elif scheme.cued_valid and scheme.cued_valid(compact):
                 yield scheme, m.start(), m.end(), m.group(), compact, False
+
+
+# A date inside a run ("see 7/25/2020 / 04/06/2029") is a date, whatever its digits would validate as.
+_DATE_IN = re.compile(r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d\d|(?:19|20)\d\d[./\-]\d{1,2}[./\-]\d{1,2})(?!\d)")
+
+
+def _id_grouping(run: DigitRun, i: int, j: int) -> bool:
+    """An ID number is broken up by single spaces, dashes, dots or slashes (mixed, as in 85.07.30-033.28), or by the
+    same separator throughout (`512 / 48 / 3920`); a run of several numbers ("2028-07-10 / 9/25") is not one."""
+    gaps = run.gaps[i:j]
+    sizes = [len(g.digits) for g in run.groups[i:j + 1]]
+    if sizes == [5, 4]:
+        return False  # a ZIP+4
+    single = all(g in (" ", "-", ".", "/") for g in gaps)
+    if 1 in sizes and set(sizes) != {1} and not single:
+        return False  # "see 20281117 / 3/15/2021": a date, then the start of another
+    return single or len(set(gaps)) <= 1
 
 
 def _ein_form(raw: str) -> bool:
@@ -407,14 +480,29 @@ _DATEISH = re.compile(r"(?:19|20)\d\d[-/.]?\d\d[-/.]?\d\d|\d\d?[-/.]\d\d?[-/.](?
 def _find_national_ids(text: str) -> Iterator[Finding]:
     cues = _cue_spans(text)
     seen: set[tuple[int, int]] = set()
-    for scheme, start, end, raw, compact, strict in _id_candidates(text):
+    found: list[Finding] = []
+    for scheme, start, end, raw, compact, strict in sorted(_id_candidates(text, cues), key=lambda c: c[1]):
         if (start, end) in seen or _ein_form(raw) or (scheme.loose and _DATEISH.fullmatch(raw)):
             continue
-        if _cued(text, start, end, scheme.name, cues) or (
-            strict and scheme.plain and scheme.plain(raw, compact) and not _labelled_otherwise(text, start)
+        if (
+            _cued(text, start, end, scheme, cues)
+            or _listed_after(text, start, scheme.name, found)
+            or (strict and scheme.plain and scheme.plain(raw, compact) and not _labelled_otherwise(text, start))
         ):
             seen.add((start, end))
-            yield Finding(scheme.kind, compact, start, end, scheme.name)
+            finding = Finding(scheme.kind, compact, start, end, scheme.name)
+            found.append(finding)
+            yield finding
+
+
+def _listed_after(text: str, start: int, scheme: str, found: list[Finding]) -> bool:
+    """The next in a list under one cue: "SINs:\nFarah 046 454 286\nJordan 193 456 787". It follows a number of
+    the same scheme found just before, with only a name or a separator between them."""
+    for f in reversed(found):
+        if f.scheme == scheme and f.end <= start and start - f.end <= 48:
+            between = text[f.end:start]
+            return not re.search(r"\d", between) and not _RELABEL.search(between) and not _SENTENCE_END.search(between)
+    return False
 
 
 # ---------------------------------------------------------------------------------------------------- passwords
@@ -426,6 +514,9 @@ _PW_CUE = (
     r"|(?:door|gate|alarm|lock\s?box|key\s?safe|key\s?box|keypad|entry|entrance|garage|building|buzzer|safe|padlock"
     r"|locker|front\s+door|back\s+door|side\s+door|lobby)\s+(?:code|pin|combination|combo|number)"
     r"|(?:lock\s+)?combination|combo"
+    r"|code\s+(?:to|for)\s+(?:the\s+|our\s+|my\s+)?(?:front\s+|back\s+|side\s+|main\s+|garden\s+)?(?:door|gate|lock\s?box"
+    r"|key\s?safe|key\s?box|alarm|garage|building|office|studio|shop|safe|padlock|locker|storeroom|unit)"
+    r"|(?:backup|recovery)\s+codes?"
 )
 _SHORT_PW_CUE = r"pass|pw"  # a word of its own in English too: only with ":" or "=" ("pass: ...", "pw=...")
 _VALUE = r"(?P<q>[\"'“‘«])(?P<qv>[^\"'”’»\n]{3,64})[\"'”’»]|(?P<v>[^\s\"'“”‘’«»]{3,64})"
@@ -439,7 +530,7 @@ _EXPLICIT = (
 _PASSWORD = re.compile(
     rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
 )
-_SHORT_PASSWORD = re.compile(rf"(?<![A-Za-z])(?i:{_SHORT_PW_CUE})\s*[:=]\s*(?:{_VALUE})")
+_SHORT_PASSWORD = re.compile(rf"(?<![A-Za-z])(?i:(?:{_SHORT_PW_CUE})\s*[:=]\s*|(?P<is>pw\s+is\s+))(?:{_VALUE})")
 # "user / password: sam.k / Tulip!2026", "login/pass - jen@... / ...": the second of the pair.
 _PAIR = re.compile(
     r"(?<![^\s(,;])(?i:user(?:\s?name)?|login|log-in|user\s?id|e-?mail|account|id|wi-?fi|ssid|network)\s*/\s*"
@@ -450,6 +541,33 @@ _PAIR = re.compile(
 _LOGIN_LINE = re.compile(
     r"(?<![^\s(,;])(?i:user(?:\s?name)?|login|log-in|sign[\s\-]?in|user\s?id|e-?mail|wi-?fi|ssid|network)"
     r"(?:[ \t]*[:=][ \t]*|[ \t]+)(?P<who>[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]*\n[ \t]*)(?P<v>[^\s\"'“”‘’]{3,64})(?P<rest>[^\n]*)"
+)
+# "The login for the portal is sam / Tide2026", "Credentials: sam / Tide2026": the second of the pair.
+_CREDENTIALS = re.compile(
+    r"(?<![A-Za-z])(?i:login|log-in|sign-in|credentials|details)\b[^\n:]{0,40}?(?:\s(?i:is|are)\s|:)\s*"
+    r"(?P<who>[^\s/]+)[ \t]*/[ \t]*(?P<v>[^\s\"'“”‘’]{3,64})"
+)
+# "Tide2026! is the new Wi-Fi password": the value first.
+_VALUE_FIRST = re.compile(
+    r"(?<!\S)(?P<v>[^\s\"'“”‘’]{3,64})\s+is\s+(?i:(?:the|our|my|your|his|her|their)\s+(?:new\s+|current\s+)?"
+    r"(?:(?:wi-?fi\s+|wifi\s+|network\s+|admin\s+|account\s+)?(?:password|passcode|pin)"
+    r"|(?:door|gate|alarm|lock\s?box|key\s?safe|keypad|entry|garage)\s+(?:code|pin)))\b"
+)
+# "Use code 552907 to sign in", "enter 552907 to verify your account".
+_CODE_TO_SIGN_IN = re.compile(
+    r"(?i:use|enter|type|code)\s+(?:the\s+)?(?:code\s+)?(?P<v>\d{4,8}|\d{3}[ \-]\d{3})\s+to\s+(?i:sign[\s\-]?in|log[\s\-]?in"
+    r"|verify\s+your\s+(?:account|identity|email|login|sign-in)|reset\s+your\s+password|finish\s+signing\s+in)"
+)
+# "552907 is your Stripe verification code", "G-552907 is your Google verification code".
+_CODE_FIRST = re.compile(
+    r"(?<![\w\-])(?:[A-Z]-)?(?P<v>\d{4,8})\s+is\s+your\s+(?:[\w\-]+\s+){0,2}?(?i:(?:verification|security|sign[\s\-]?in"
+    r"|log[\s\-]?in|one[\s\-]?time|authentication|auth|2fa|access|confirmation)\s+(?:code|pin|passcode)|otp|passcode|pin)\b"
+)
+# Right after a network's or an account's name, "password hawthorn" is one: "Network BloomGuest, password
+# hawthorn", "user sam.k password tulip".
+_CREDENTIAL_LINE = re.compile(
+    r"(?<![A-Za-z])(?i:wi-?fi|wlan|network|ssid|router|login|log-in|user(?:\s?name)?|e-?mail|account)"
+    r"(?:\s*[:=]\s*|\s+(?:is\s+)?)\S+\s*[,;/|\-]?\s*(?:(?i:and|&)\s+(?:the\s+)?)?$"
 )
 _SIGN_IN_CODE = re.compile(
     r"\b(?:(?:verification|security|one[\s\-]?time|sign[\s\-]?in|log[\s\-]?in|authentication|auth|2fa|two[\s\-]factor"
@@ -527,15 +645,19 @@ def _find_passwords(text: str) -> Iterator[Finding]:
         value, after = m.group(group), text[m.end():m.end() + 24]
         cue = m.group("cue").lower()
         explicit = m.group("sep") is not None
+        if not explicit and "\n" not in m.group("ws"):
+            line_start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 80)
+            explicit = bool(_CREDENTIAL_LINE.search(text[line_start:m.start()]))
         if not explicit and cue.startswith("pin") and not m.group("cue").startswith("PIN") and " " not in cue:
             continue  # "pin 2026 dates on the calendar": the verb, not a PIN
         if _password_value(value, quoted=group == "qv", explicit=explicit, after=after):
             yield Finding("password", value.strip(_WRAP), m.start(group), m.end(group))
     for m in _SHORT_PASSWORD.finditer(text):
         group = "qv" if m.group("qv") else "v"
-        # "Inspection pass: complete": after the short words only a made-up token is a password.
-        if _password_value(m.group(group), quoted=group == "qv", explicit=False, after=text[m.end():m.end() + 24],
-                           years_too=False):
+        # "Inspection pass: complete": after the short words only a made-up token is a password, unless it is
+        # plainly given ("the wifi pw is hawthorn").
+        if _password_value(m.group(group), quoted=group == "qv", explicit=m.group("is") is not None,
+                           after=text[m.end():m.end() + 24], years_too=False):
             yield Finding("password", m.group(group).strip(_WRAP), m.start(group), m.end(group))
     for m in _PAIR.finditer(text):
         group = "qv" if m.group("qv") else "v"
@@ -549,6 +671,20 @@ def _find_passwords(text: str) -> Iterator[Finding]:
             yield Finding("password", value, m.start("v"), m.start("v") + len(value))
     for m in _SIGN_IN_CODE.finditer(text):
         yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
+    for m in _CODE_FIRST.finditer(text):
+        yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
+    for m in _CODE_TO_SIGN_IN.finditer(text):
+        yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
+    for m in _CREDENTIALS.finditer(text):
+        value = m.group("v").strip(_WRAP)
+        if _strong(value) and not value.isdigit() and _password_value(value, quoted=False, explicit=False, after=""):
+            yield Finding("password", value, m.start("v"), m.start("v") + len(value))
+    for m in _VALUE_FIRST.finditer(text):
+        value = m.group("v").strip(_WRAP)
+        # "Tide2026! is the new Wi-Fi password", "4417 is the door code"; not "This is the password" nor "2FA
+        # is the code".
+        if (_strong(value) or value.isdigit()) and _password_value(value, quoted=False, explicit=False, after=""):
+            yield Finding("password", value, m.start("v"), m.start("v") + len(value))
 
 
 # ---------------------------------------------------------------------------------------------------- keys, secrets

@@ -110,10 +110,12 @@ def summarize(results: Iterable[CaseResult]) -> dict:
         "reason_agreement": _rate([r for r in no_judge if r.matches], no_judge),
         "needs_judge_agreement": _rate([r for r in needs_judge if r.matches], needs_judge),
         "needs_judge_went_where_held": _rate([r for r in held_expected if r.outcome == "go"], held_expected),
-        "judge_faults_right_ask": _rate(
-            [r for r in faults if r.outcome == "ask" and r.reason == FAULT_REASONS.get(r.judge_fault)], faults
-        ),
+        # A fault matters only where the judge is called: a case the rules decide answers with the rule's reason
+        # whatever the judge would have done, so the right answer is the case's expected one either way.
+        "judge_faults_right_ask": _rate([r for r in faults if r.matches], faults),
         "judge_calls": sum(r.judge_used for r in results),
+        # The cases the rules alone decide (no judge needed) that called the judge anyway: none, by design.
+        "judge_calls_where_rules_decide": sum(r.judge_used for r in no_judge),
     }
 
 
@@ -139,7 +141,7 @@ def build_workspace(case: dict):
     ids ("c1", or the spec's own UUIDs) never collide with a workspace already in the database."""
     from companies.models import Company, CompanyPerson
     from contacts.models import Contact, ContactEmail
-    from roadstar.models import Organization
+    from core.models import Organization
 
     business = case["business"]
     user = get_user_model().objects.create(username=f"check-eval-{uuid.uuid4().hex[:12]}")

@@ -70,12 +70,15 @@ _CONSENT = (
 )
 # Words for the owner's act a condition waits on: "once I've seen it", "when I give the word".
 _OWNER_ACT = (
-    rf"(?:{_REVIEW})|said\s+so|say\s+so|says\s+so|say\s+the\s+word|said\s+the\s+word|give\s+the\s+word|"
+    rf"(?:{_REVIEW})|(?:look|looks|looked|go|goes|gone|went|check|checks|checked|read|reads)\s+(?:it|them|this|that)\s+"
+    r"(?:over|through)|said\s+so|say\s+so|says\s+so|say\s+the\s+word|said\s+the\s+word|give\s+the\s+word|"
     r"given\s+the\s+word|gives\s+the\s+word|give\s+(?:you\s+)?(?:the\s+|my\s+)?(?:ok|okay|go-?\s?ahead|green\s+light|nod|"
     r"thumbs\s+up)|given\s+(?:you\s+)?(?:the\s+|my\s+)?(?:ok|okay|go-?\s?ahead|green\s+light|nod|thumbs\s+up)|"
     r"tell\s+you(?!\s+otherwise)|told\s+you(?!\s+otherwise)|had\s+a\s+chance|have\s+a\s+chance|get\s+a\s+chance|"
     r"got\s+a\s+chance|confirm|confirmed|agree|agreed|decide|decided|am\s+happy|'m\s+happy|is\s+happy|'s\s+happy|"
-    r"am\s+back|'m\s+back|get\s+back|got\s+back|come\s+back|signed|sign"
+    r"am\s+back|'m\s+back|back|get\s+back|got\s+back|come\s+back|signed|sign|go\s+through|gone\s+through|"
+    r"look\s+through|looked\s+through|run\s+through|run\s+my\s+eye\s+over|(?:given|give|gave)\s+(?:it|them)\s+"
+    r"(?:the|a)\s+once-?\s?over"
 )
 _CONJ = r"once|after|when|whenever|until|till|til|as\s+soon\s+as|if|only\s+after|only\s+once|only\s+when|only\s+if|" \
         r"not\s+before|not\s+until|before"
@@ -128,11 +131,15 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
     quant = r"\b(?:every|each|all|any)\b"
     # "before it goes out", "first", "before you send": the review comes ahead of the send.
     going = (r"\b(?:first|beforehand|in\s+advance|before\s+(?:it|they|them|this|that|anything|any|sending|send|"
-             r"going|it's|they're|you|we|replying|reply|mailing|emailing|posting|quoting))\b")
+             r"going|it's|they're|you|we|replying|reply|mailing|emailing|posting|quoting)|before\s+(?:[A-Z][\w'-]+|"
+             r"the\s+client|the\s+customer|she|he|they)\s+(?:does|do|sees|see|gets|get|has|have|receives|reads))\b")
     p = [
         # "I see every quote", "Sam sees every quote before it goes out", "I want to check it first".
         rf"{now}\s+{_AUX}(?:{_REVIEW_NOW})\b[^.;!?]{{0,40}}?{quant}\s+(?:[\w'-]+\s+){{0,3}}?(?:{_SENDABLE})\b",
         rf"{now}\s+{_AUX}(?:{_REVIEW_NOW}|read|reads)\b[^.;!?]*?{going}",
+        # "I want eyes on every quote", "I'd like sight of any price first".
+        rf"{now}\s+(?:want|wants|need|needs|'d\s+like|would\s+like|like)\s+(?:to\s+have\s+)?(?:eyes\s+on|sight\s+of|"
+        rf"a\s+look\s+at|to\s+look\s+at|to\s+see)\b[^.;!?]*?(?:{quant}|{going})",
         # "Sam approves quotes", "I sign off on all proposals".
         rf"{now}\s+{_AUX}(?:{_APPROVE})\s+(?:\w+\s+)?(?:{_SENDABLE})\b",
         # "Quotes go through me", "every invoice must be approved by Sam".
@@ -144,7 +151,7 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
         rf"showing|clearing\s+(?:it|them|\w+)\s+with|telling)\s+(?:it\s+to\s+)?{obj}|{obj}\s+(?:seeing|checking|approving|"
         rf"knowing|saying))",
         # "Ask me first", "run it by Sam before", "show it to me before it goes".
-        rf"\b(?:ask|check\s+with|run\s+(?:it|them|this|that|\w+)\s+(?:by|past)|clear\s+(?:it|them|this|that|\w+)\s+with|"
+        rf"\b(?:ask|check\s+with|run\s+(?:[\w'-]+\s+){{1,3}}?(?:by|past)|clear\s+(?:[\w'-]+\s+){{1,3}}?with|"
         rf"show|send|bring)\s+(?:(?:it|them|this|that|the\s+\w+|\w+)\s+)?(?:to\s+)?{obj}\s+(?:\w+\s+){{0,2}}?{before}",
         # Conditions: "once I've seen it", "when I say so", "after Sam checks", "not until I've OK'd it".
         rf"\b(?:{_CONJ})\s+{subj}\s*(?:(?:have|has|had|'ve|'s|do|does|am|is|can|could|get\s+to|got\s+to)\s+)?"
@@ -153,7 +160,8 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
         # "Let me see it first", "let me have a look".
         rf"\blet\s+me\s+(?:(?:just|quickly|first)\s+)?(?:{_REVIEW})\b",
         # "Wait for my OK", "hold it until I say so", "hold off till Sam's seen it".
-        rf"\b(?:wait|hold(?:\s+(?:it|them|off|on|back|everything|that|this))?|keep\s+(?:it|them)\s+(?:back|in\s+drafts))\s+"
+        rf"\b(?:wait|hold(?:\s+(?:it|them|off|on|back|fire|everything|that|this))?|keep\s+(?:it|them)\s+(?:back|in\s+drafts))\s+"
+        rf"(?:[^.;!?]{{0,40}}?\s+)?"
         rf"(?:for|until|till|til)\s+(?:{poss}|{subj}|{obj})",
         rf"\b(?:pending|subject\s+to|upon|with)\s+{poss}\s+(?:{_CONSENT})\b",
         # "Draft it for me to review", "so I can check it".
@@ -161,6 +169,9 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
         rf"(?:{_REVIEW_NOW})\b",
         # "Sam has the final say on prices".
         rf"{subj}\s+(?:have|has|get|gets)\s+the\s+(?:final|last)\s+(?:say|word)\b",
+        # "I'll give you the nod", "I'll say when to send it", "I'll confirm first".
+        rf"\bI(?:'ll|\s+will)\s+(?:give\s+you\s+(?:the\s+|a\s+|my\s+)?(?:nod|word|go-?\s?ahead|green\s+light|ok|okay|"
+        rf"thumbs\s+up|signal)|(?:say|tell\s+you|let\s+you\s+know)\s+when|confirm\s+(?:first|before))",
         # "Nothing goes out until I've seen it": covered by the condition shape; "it can't go until ...".
     ]
     return [re.compile(x, re.I) for x in p]
@@ -181,6 +192,9 @@ _THIRD_PARTY = re.compile(
 )
 _THIRD_PARTY_NOT = re.compile(r"^(?:I|It|It's|You|You've|Your|We|We've|The|This|That|Monday|Tuesday|Wednesday|"
                               r"Thursday|Friday|Saturday|Sunday|Everything|Anything)$")
+
+# Words of a request that say nothing of what is sent.
+_NOT_CONTENT = frozenset("send tell email mail reply let know him her them him they she he there".split())
 
 # "Let me know", "say otherwise": the owner's words that only look like a hold.
 _NOT_A_HOLD = re.compile(r"\blet\s+me\s+know\b|\b(?:say|said|tell\s+you|told\s+you)\s+otherwise\b", re.I)
@@ -244,9 +258,20 @@ def find_holds(request: CheckRequest, words: list[Words], contacts: list[Contact
             if t:
                 threshold = money(t.group(1), t.group(2))
             scope, nouns = _scope_of(" ".join(covered))
+            recipients = _recipients_in(covered, w.text, contacts, owner)
+            if third and not hit:
+                if scope == "all":
+                    # A condition on someone else holds the send it is about ("if Leo asks about parking, tell him
+                    # …"), told by its words, not every send to that person.
+                    clause = re.sub(_THIRD_PARTY.pattern + r"[^,;]*", " ", " ".join(covered))
+                    names = {t for c in contacts for t in tokens(c.name)}
+                    scope, nouns = "noun", tuple(sorted(tokens(clause) - names - _NOT_CONTENT))
+            elif recipients is not None and asks_to_send(" ".join(covered)):
+                # A request with its condition ("send Rachel her confirmation once I've confirmed the slot") holds
+                # the sends to the people it names, whatever words the send is then written in.
+                scope, nouns = "all", ()
             holds.append(Hold(
-                words=w, sentence=sentence, scope=scope, nouns=nouns,
-                recipients=_recipients_in(covered, w.text, contacts, owner),
+                words=w, sentence=sentence, scope=scope, nouns=nouns, recipients=recipients,
                 threshold=threshold, strength="open" if third and not hit else "definite",
                 covered=tuple(covered),
             ))
@@ -254,7 +279,8 @@ def find_holds(request: CheckRequest, words: list[Words], contacts: list[Contact
 
 
 def _third_party(sentence: str, contacts: list[ContactRecord], owner_first: str) -> bool:
-    if not asks_to_send(sentence):
+    # The send must be the owner's request, not the other person's act inside the condition ("if she replies").
+    if not asks_to_send(re.sub(_THIRD_PARTY.pattern + r"[^,;]*", " ", sentence)):
         return False
     for m in _THIRD_PARTY.finditer(sentence):
         name = m.group("name")

@@ -175,7 +175,7 @@ class OpenAIJudge:
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         import openai
 
-        from roadstar.network import network_call
+        from core.network import network_call
 
         network_call("the check's judge")
         try:
@@ -206,12 +206,12 @@ def configured_judge() -> OpenAIJudge | None:
     """The judge the settings configure, or None when no model is (then the check asks where rules can't decide)."""
     from django.conf import settings
 
-    model = getattr(settings, "CHECK_JUDGE_MODEL", None)
-    base_url = getattr(settings, "OPENAI_BASE_URL", None)
-    api_key = getattr(settings, "OPENAI_API_KEY", None)
+    model = settings.CHECK_JUDGE_MODEL
+    base_url = settings.OPENAI_BASE_URL
+    api_key = settings.OPENAI_API_KEY
     if not model or not (base_url or api_key):
         return None
-    return _judge_for(model, base_url, api_key, float(getattr(settings, "CHECK_JUDGE_TIMEOUT", 15.0)))
+    return _judge_for(model, base_url, api_key, float(settings.CHECK_JUDGE_TIMEOUT))
 
 
 @functools.lru_cache(maxsize=4)

@@ -20,6 +20,7 @@ class CheckDecision(models.Model):
         RULES = "rules"
         JUDGE = "judge"
         OFF = "off", "check turned off"
+        OWNER = "owner", "no judge set up: the owner lets it run"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="check_decisions")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Dashes, hyphens and minus signs of every script NFKC leaves alone.
@@ -64,7 +65,9 @@ def normalize(text: str) -> str:
 # Between two digit groups: spaces, or one separator (dot, slash, backslash, dash, underscore, bar, comma-free) with
 # spaces around it, or one line break. A comma is not one: "4, 12, 18" is a list, and $12,450.00 an amount.
 _GAP = r"(?:[ \t]*[./\\\-_|][ \t]*|[ \t]+|[ \t]*\r?\n[ \t]*)"
-_RUN = re.compile(rf"(?<![A-Za-z0-9])\d+(?:{_GAP}\d+)*(?![A-Za-z0-9])")
+# Not glued to letters in front (INV2026, 1Z999AA1... stay ids); letters right after may be a word run into the
+# number ("4111-1111-1111-1111exp 08/28").
+_RUN = re.compile(rf"(?<![A-Za-z0-9])\d+(?:{_GAP}\d+)*(?!\d)")
 _GROUP = re.compile(r"\d+")
 
 
@@ -86,19 +89,18 @@ class DigitRun:
     def digits(self) -> str:
         return "".join(g.digits for g in self.groups)
 
-    def spans(self, lengths: set[int] | frozenset[int], *, max_len: int = 19):
-        """Every stretch of whole groups (i, j inclusive) whose digits add up to one of `lengths`."""
-        for i in range(len(self.groups)):
-            total = 0
+    def spans(self, lengths: set[int] | frozenset[int], *, starts: Iterable[int] | None = None):
+        """Every stretch of whole groups (i, j inclusive) whose digits add up to one of `lengths`, with its digits;
+        only those starting at `starts` if given."""
+        longest = max(lengths)
+        for i in starts if starts is not None else range(len(self.groups)):
+            digits = ""
             for j in range(i, len(self.groups)):
-                total += len(self.groups[j].digits)
-                if total > max_len:
+                digits += self.groups[j].digits
+                if len(digits) > longest:
                     break
-                if total in lengths:
-                    yield i, j
-
-    def joined(self, i: int, j: int) -> str:
-        return "".join(g.digits for g in self.groups[i:j + 1])
+                if len(digits) in lengths:
+                    yield i, j, digits
 
     def plainly_joined(self, i: int, j: int) -> bool:
         """Groups i..j are joined only by single spaces or hyphens: the way people write numbers anyway."""
@@ -106,7 +108,7 @@ class DigitRun:
 
 
 def digit_runs(text: str) -> list[DigitRun]:
-    """Runs of digit groups joined by any separators, not glued to letters (ids such as INV-2026 stay ids)."""
+    """Runs of digit groups joined by any separators, not glued to a letter or digit in front."""
     runs = []
     for m in _RUN.finditer(text):
         groups = tuple(Group(g.group(), m.start() + g.start(), m.start() + g.end()) for g in _GROUP.finditer(m.group()))

@@ -29,10 +29,21 @@ _ASKING = (
 _CARRY = (
     r"include|including|attach|attaching|add|adding|paste|pasting|copy|copying|enclose|enclosing|forward|forwarding|"
     r"share|sharing|send|sending|provide|providing|list|listing|put|putting|pass\s+(?:on|along)|drop\s+in|"
-    r"throw\s+in|tack\s+on|bundle|give\s+(?:us|me)|let\s+(?:us|me)\s+(?:have|see)|mention|mentioning"
+    r"throw\s+in|tack\s+on|bundle|give\s+(?:us|me)|let\s+(?:us|me)\s+(?:have|see)|mention|mentioning|pop|stick|chuck|"
+    r"slip|throw"
 )
-_REQUEST = re.compile(rf"{_ASKING}(?:also\s+)?(?:{_CARRY})\b\s*(?:over|along|through|across|back)?\s*(?P<what>[^.!?\n]+)",
-                      re.I)
+_REQUEST = re.compile(
+    rf"{_ASKING}(?:also\s+)?(?:{_CARRY})\b\s*(?:over|along|through|across|back)?\s*(?P<what>[^.!?\n]+)"
+    # "I'd love a copy of your staff handbook", "we'd also appreciate your supplier contacts".
+    r"|\b(?:i|we)(?:'d|\s+would)\s+(?:also\s+|really\s+)?(?:love|like|appreciate|welcome|be\s+grateful\s+for)\s+"
+    r"(?:(?:you\s+)?to\s+(?:see|have|get|receive|send|include|attach|share|add|forward)\s+|a\s+copy\s+of\s+)?"
+    r"(?P<wish>(?:a\s+copy\s+of\s+|your\s+|the\s+|a\s+list\s+of\s+)[^.!?\n]+)"
+    # "It would help if you included last month's figures".
+    r"|\b(?:it\s+would|it'd|that\s+would|would\s+be)\s+(?:\w+\s+)?(?:help|helpful|great|useful|good|nice)\w*\s+if\s+you\s+"
+    r"(?:could\s+)?(?:also\s+)?(?:included?|sent|send|attach(?:ed)?|add(?:ed)?|shared?|forward(?:ed)?|list(?:ed)?|"
+    r"paste[d]?)\s+(?P<help>[^.!?\n]+)",
+    re.I,
+)
 
 # Words of a request that say where or how, not what: they can't tell one piece of content from another.
 _SHAPE_WORDS = frozenset(
@@ -42,7 +53,8 @@ _SHAPE_WORDS = frozenset(
     "send sending include including attach attaching add adding paste share forward provide list put give let "
     "back over along through across thread chain below above attached attachment attachments document documents "
     "doc docs file files info information details detail stuff things thing anything everything something some "
-    "any other others more extra quick short brief hi hello dear kind regards best cheers".split()
+    "any other others more extra quick short brief hi hello dear kind regards best cheers help thought thoughts "
+    "feedback advice time update confirmation quote".split()
 )
 _PARTS = re.compile(r",\s*(?:and\s+|plus\s+|as\s+well\s+as\s+)?|\s+(?:and|plus|as\s+well\s+as|along\s+with|together\s+with)\s+",
                     re.I)
@@ -83,7 +95,7 @@ def requested_in(reads: list[str]) -> list[Requested]:
     for text in reads:
         for sentence in sentences(text):
             for m in _REQUEST.finditer(sentence):
-                what = _STOP_AT.sub("", m.group("what"))
+                what = _STOP_AT.sub("", m.group("what") or m.group("wish") or m.group("help") or "")
                 if not significant(what) and m.start() > 0:
                     # "The notes from your meeting, please forward those too": the thing comes before the ask.
                     what = sentence[: m.start()]

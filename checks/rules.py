@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
 
@@ -23,12 +24,15 @@ from checks.detectors import find_sensitive
 from checks.holds import Hold, applies, describe, find_holds, lifted, without_held
 from checks.kinds import CHECKED, Kind, action_kind
 from checks.read_requests import carried
+from checks.read_requests import significant as significant_words
 from checks.types import CheckRequest, ContactRecord, ReadTurn
 from checks.words import (
     Words,
     affirmed_parts,
     ask_covers_send,
     asks_to_send,
+    EMAIL,
+    GROUP,
     contains,
     emails_in,
     named_addresses,
@@ -37,6 +41,7 @@ from checks.words import (
     permission_words,
     read_texts,
     send_asks,
+    sentences,
     tokens,
 )
 
@@ -100,7 +105,8 @@ class _Context:
         # A yes covers the send it answered, not its neighbours: an answered ask about another email to the same
         # person gives no permission for this one.
         names = [self.business.owner, *(c.name for c in self.contacts)]
-        return [w for w in words if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
+        return [w for w in words
+                if w.source != "answered_ask" or ask_covers_send(w.text, self.outbound_text, names=names)]
 
     @cached_property
     def holds(self) -> list[Hold]:
@@ -110,8 +116,7 @@ class _Context:
     def naming_words(self) -> list[Words]:
         """The permission words less the requests a hold makes conditional, where the hold covers this send (a
         threshold not reached, or a rule about quotes on a thank-you, leaves the request as it is)."""
-        owner_email = self.business.owner_email.lower()
-        outside = [r for r in self.recipients if r != owner_email]
+        outside = [r for r in self.recipients if not self.is_owner(r)]
         # Only where it surely applies: a condition on someone else ("once Dana confirms") or a send that may or
         # may not be a quote leaves the naming to a judge, with the hold as an open question.
         holding = [h for h in self.holds if any(applies(h, r, self.outbound_text) == "definite" for r in outside)]
@@ -138,6 +143,28 @@ class _Context:
             if isinstance(item, dict):
                 parts.extend(str(item[k]) for k in ("attachment", "workspace", "name") if item.get(k))
         return "\n".join(p for p in parts if p)
+
+    def is_owner(self, address: str) -> bool:
+        """The owner's own mailbox: their address in any case, or with a tag (`sam+quotes@…` reaches Sam alone)."""
+        own = self.business.owner_email.lower()
+        if not own or "@" not in address:
+            return False
+        local, _, domain = address.lower().rpartition("@")
+        own_local, _, own_domain = own.rpartition("@")
+        return domain == own_domain and local.split("+", 1)[0] == own_local
+
+    @cached_property
+    def hidden(self) -> set[str]:
+        """Addresses the send reaches only as a hidden copy (bcc)."""
+        seen = set(recipients_of({k: v for k, v in self.input.items() if k != "bcc"}))
+        return set(recipients_of({"bcc": self.input.get("bcc")})) - seen
+
+    @cached_property
+    def own_domains(self) -> set[str]:
+        domains = {d.lower() for d in self.business.domains}
+        if self.business.owner_email:
+            domains.add(self.business.owner_email.lower().rsplit("@", 1)[-1])
+        return domains
 
     def contact_for(self, address: str) -> ContactRecord | None:
         for c in self.contacts:
@@ -199,7 +226,6 @@ def _recipients(ctx: _Context) -> Rule:
         return [], []
     findings: list[Finding] = []
     relied: list[str] = []
-    owner_email = ctx.business.owner_email.lower()
     # A request with a condition not shown met ("send it once I've seen it") names no one for that send.
     naming = [w for w in ctx.naming_words if w.source != "answered_ask" or asks_to_send(w.text)]
     descriptive = [
@@ -210,7 +236,7 @@ def _recipients(ctx: _Context) -> Rule:
         named_by[r] = [w for w in naming if names_address(w, r, ctx.contacts, owner_name=ctx.business.owner)]
 
     for r in ctx.recipients:
-        if r == owner_email:
+        if ctx.is_owner(r):
             continue
         contact = ctx.contact_for(r)
         by = named_by[r]
@@ -220,17 +246,68 @@ def _recipients(ctx: _Context) -> Rule:
         if by:
             relied.extend(w.text for w in by)
             continue
-        if descriptive and not _lookalike(r, ctx):
+        unnamed = _beyond_description(r, ctx, descriptive)
+        if descriptive and unnamed is None:
             findings.append(Finding(
                 reasons.NOT_NAMED, False,
                 f"{r} is not named by address or by a name, but the owner's words may describe them",
                 tuple(a.words.text for a in descriptive),
             ))
         else:
-            findings.append(Finding(reasons.NOT_NAMED, True, f"nothing the owner said names {r}"))
+            findings.append(Finding(reasons.NOT_NAMED, True, unnamed or f"nothing the owner said names {r}"))
 
     findings.extend(_holds(ctx, named_by))
     return findings, relied
+
+
+# Descriptions of the business's own people: only these could describe an address on its own domains.
+_OWN_PEOPLE = re.compile(r"\b(?:team|staff|colleagues?|office|crew|everyone\s+here|co-?workers?|partners?|"
+                         r"bookkeeper|accountant|assistant|manager)\b", re.I)
+_HIDDEN_COPY = re.compile(r"\b(?:bcc|blind\s+cop(?:y|ies))\b", re.I)
+_WHOLE_BOOK = re.compile(r"\b(?:clients|customers|contacts|suppliers|vendors|patients|members|subscribers|all\s+of\s+"
+                         r"(?:our|my|the)|every\s+(?:client|customer|contact|supplier|vendor|patient|member))\b", re.I)
+_HEADER_LINE = re.compile(r"^\s*(?:from|to|cc|bcc|reply-to|sender|guests?|attendees?|invitees?)\s*:", re.I)
+
+
+def _beyond_description(address: str, ctx: _Context, descriptive: list) -> str | None:
+    """Why no description of the owner's ("answer the same day", "everyone who came") can be about `address`, or
+    None when one might be, which only a judge can tell. A description picks out people the work has met: a
+    contact, or someone in what was read (an enquiry's sender, an invoice's customer, a meeting's guests). It can't
+    pick out an address nothing mentions, one that what was read only asks to send to, a hidden copy, a lookalike
+    of someone known, or the business's own people when it describes customers."""
+    if _lookalike(address, ctx):
+        return f"{address} looks like someone known but is not"
+    if address in ctx.hidden and not any(_HIDDEN_COPY.search(a.clause) for a in descriptive):
+        return f"{address} would get a hidden copy, which no one asked for by name"
+    domain = address.rsplit("@", 1)[-1]
+    if domain in ctx.own_domains and not any(_OWN_PEOPLE.search(a.clause) for a in descriptive):
+        return f"{address} is the business's own, and the owner's words describe customers, not it"
+    contact = ctx.contact_for(address)
+    if contact is not None and any(
+        GROUP.search(a.clause) or _WHOLE_BOOK.search(a.clause)
+        or (contact.company and _refers(a.clause, contact.company)) for a in descriptive
+    ):
+        # "All our clients", "everyone at Juniper Dental": words that range over the contacts themselves.
+        return None
+    if contact is not None and any(
+        contains(text, contact.name) or (contact.company and contains(text, contact.company)) for text in ctx.reads
+    ):
+        # What was read points to them by name or by their company (an invoice's customer, a meeting's guest).
+        return None
+    mentioned = False
+    for text in ctx.reads:
+        for line in text.splitlines():
+            if address not in emails_in(line):
+                continue
+            if _HEADER_LINE.match(line) or not any(asks_to_send(part) for part in sentences(line)
+                                                    if address in emails_in(part)):
+                return None
+            mentioned = True
+    if mentioned:
+        return f"only what was read asks to send to {address}"
+    if contact is not None:
+        return f"{address} is {contact.name}'s, whom nothing the owner said or the work read points to"
+    return f"nothing the owner said or the work read mentions {address}"
 
 
 def names_address(w: Words, address: str, contacts: list[ContactRecord], *, owner_name: str = "") -> bool:
@@ -279,8 +356,7 @@ def _holds(ctx: _Context, named_by: dict[str, list[Words]]) -> list[Finding]:
     ("send it to her once I've seen it") hold back the sends they cover until the owner's own words show the send:
     an answered ask that carries it, or the owner's unconditional request with its figures (checks/holds.py)."""
     findings = []
-    owner_email = ctx.business.owner_email.lower()
-    outside = [r for r in ctx.recipients if r != owner_email]
+    outside = [r for r in ctx.recipients if not ctx.is_owner(r)]
     for hold in ctx.holds:
         for r in outside:
             strength = applies(hold, r, ctx.outbound_text)
@@ -315,6 +391,9 @@ class Unit:
     refs: tuple[str, ...]
     # The doc or file it sits in, which a pointed rewrite of the whole may name instead.
     container: str = ""
+    # The label of the line or row it is on ("Chai latte" of "Chai latte: $4.00"): with the new value given, a word
+    # of it ("the chai should say $4.25") points at it.
+    label: str = ""
 
 
 _FIELD_WORDS = {
@@ -445,6 +524,13 @@ def _units_without_replaces(ctx: _Context) -> list[Unit]:
         return [Unit("move", "", None, ())]
     if tool == "files.rename":
         return [Unit("rename", "", _text(given.get("name")), ())]
+    # Edits say what they find, which is there to be replaced: each is compared as it would be with `replaces`.
+    # (Cells written without `replaces` were empty: writing where nothing was removes nothing.)
+    if tool == "docs.edit":
+        return [u for e in given.get("edits") or [] if isinstance(e, dict)
+                for u in _edit_units(_text(e.get("find")), e.get("replace"), "")]
+    if tool == "files.replace_text" and given.get("find"):
+        return [Unit("rewrite", _text(given["find"]), _text(given.get("replace")), (_text(given["find"]),))]
     return []
 
 
@@ -491,13 +577,26 @@ def _cell_units(before: Any, after: Any, cell_range: str, container: str = "") -
                 if label and j > 0:
                     cell_refs.append(label)
                 cell_refs.append(_text(value))
-                units.append(Unit(kind, _text(value), _text(new) or None, tuple(cell_refs), container))
+                units.append(Unit(kind, _text(value), _text(new) or None, tuple(cell_refs), container,
+                                  label if j > 0 else ""))
     return units
 
 
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
+_LABEL_SEP = re.compile(r"\s*(?::|\|| — | – | - |\t|\.{3,}|…)\s*")
+
+
 def _split_line(line: str) -> tuple[str, str]:
-    label, sep, value = line.partition(":")
-    return (label.strip(), value.strip()) if sep and len(label) <= 60 else ("", line.strip())
+    """A line's label and value: "Hourly: $125", "| Latte | $4.20 |", "- Latte — $4.20"; or no label."""
+    plain = _BULLET.sub("", line.strip()).strip()
+    if plain.startswith("|"):
+        cells = [c.strip() for c in plain.strip("|").split("|")]
+        if len(cells) >= 2 and cells[0] and len(cells[0]) <= 60:
+            return cells[0], " | ".join(cells[1:]).strip()
+    m = _LABEL_SEP.search(plain)
+    if m and 0 < m.start() <= 60 and plain[m.end():].strip():
+        return plain[: m.start()].strip(), plain[m.end():].strip()
+    return "", line.strip()
 
 
 def _line_units(before: str, after: str, container: str) -> list[Unit]:
@@ -515,7 +614,7 @@ def _line_units(before: str, after: str, container: str) -> list[Unit]:
         refs = (label, value) if label else (line,)
         replacement = after_by_label.get(norm(label)) if label else None
         if replacement is not None:
-            units.append(Unit("rewrite", value, _split_line(replacement)[1], refs, container))
+            units.append(Unit("rewrite", value, _split_line(replacement)[1], refs, container, label))
         else:
             units.append(Unit("delete", value, None, refs, container))
     return units
@@ -580,9 +679,14 @@ def _word_rewrite(line: str, new_line: str, container: str) -> list[Unit]:
         around_old = " ".join(a[max(0, i1 - 1):min(len(a), i2 + 1)])
         around_new = " ".join(b[max(0, j1 - 1):min(len(b), j2 + 1)])
         whole_line = line if len(spans) == 1 else ""
+        if old and not new:
+            # Words cut from a line ("Deposit: 30% on booking. Balance due two weeks before."): a deletion, pointed
+            # at by those words, not by the line's label that a change beside them named.
+            units.append(Unit("delete", old, None, (old, around_old), container))
+            continue
         refs = tuple(r for r in (label, old if len(old) > 1 else "", around_old, around_new, whole_line) if r)
         if old:
-            units.append(Unit("rewrite", old, new or None, refs, container))
+            units.append(Unit("rewrite", old, new or None, refs, container, label))
         # Words only added ("Ready in five weeks" to "Ready in five to six weeks") remove nothing.
     return units
 
@@ -597,7 +701,8 @@ _VERBS: dict[str, re.Pattern] = {
                    r"raise|lower|increase|reduce|bump|push|move|put\s+(?:\w+\s+){0,3}(?:up|down)|bring\s+forward|"
                    r"make\s+it|should\s+(?:be|say|read)|to\s+read|instead\s+of|is\s+now|are\s+now|now\s+(?:is|reads)|"
                    r"new\s+(?:number|phone|address|email|rate|price|name|title|value|date|figure)|"
-                   r"fill\s+in|put\s+in|swap\s+out|write\s+over|copy\s+over|merge|from\s+.+\s+to\s+",
+                   r"fill\s+in|put\s+in|swap\s+out|write\s+over|copy\s+over|merge|from\s+.+\s+to\s+|"
+                   r"(?:save|put|upload|write)\s+(?:[\w'-]+\s+){0,6}?over|new\s+version\s+(?:of|over)",
         "rename": r"rename|re-name|retitle|call\s+it|name\s+it|title\s+it|change\s+the\s+(?:name|title)",
         "move": r"move|put|file|relocate|transfer|shift",
         "close": r"close|resolve|done|complete|tick\s+off|cross\s+off|finish|clear|mark",
@@ -668,7 +773,8 @@ def pointing_words(unit: Unit, words: list[Words]) -> Words | None:
         specific = any(_refers(w.text, r) for r in unit.refs)
         in_container = bool(unit.container) and _refers(w.text, unit.container)
         given = unit.kind in ("rewrite", "rename") and _given(w.text, unit.new)
-        if (verb and specific) or (given and specific) or (verb and given and in_container):
+        labelled = bool(unit.label) and bool(significant_words(unit.label) & significant_words(w.text))
+        if (verb and specific) or (given and (specific or labelled)) or (verb and given and in_container):
             return w
         if in_container and asks_whole(w.text, unit.container):
             return w  # the whole written over, every line of it, removed ones included
@@ -724,8 +830,9 @@ def made_here_covers(tool: str, tool_input: dict, made_here: list[str]) -> bool:
 _CHANGE_VERBS = re.compile(
     r"\b(?:add|append|note|put|write|record|include|insert|log|set|mark|close|change|fix|update|fill|enter|save|"
     r"attach|link|tag|label|research|build|look\s+into|find\s+out|dig\s+into|create|make|draft|list|move|rename|"
-    r"edit|correct|accept|keep|remember|turn|switch|schedule|replace|delete|remove|clear|answer|reply|respond|"
-    r"study|investigate|compare|analy[sz]e|check|fill\s+in|rewrite|revise|adjust)\b",
+    r"edit|correct|accept|keep(?!\s+(?:an\s+eye|me|us|him|her|them|going|in\s+mind|posted|updated|track|"
+    r"watching|an\s+ear))|remember|turn|switch|schedule|replace|delete|remove|clear|"
+    r"study|investigate|compare|analy[sz]e|fill\s+in|rewrite|revise|adjust)\b",
     re.I,
 )
 
@@ -734,6 +841,20 @@ def _content(ctx: _Context) -> str:
     """The words the action would put in place: its input's text, less ids and the agent's own `why`."""
     skip = set(_ID_KEYS) | {"ids", "why", "folderId", "threadId", "action"}
     return _text({k: v for k, v in ctx.input.items() if k not in skip})
+
+
+def _written(ctx: _Context) -> str:
+    """What the action would write, its values only: "CFO", not "jobTitle: CFO"."""
+    skip = set(_ID_KEYS) | {"ids", "why", "folderId", "threadId", "action", "range"}
+
+    def values(v: Any) -> list[str]:
+        if isinstance(v, dict):
+            return [x for item in v.values() for x in values(item)]
+        if isinstance(v, list):
+            return [x for item in v for x in values(item)]
+        return [] if v is None or isinstance(v, bool) else [str(v)]
+
+    return "\n".join(x for k, v in ctx.input.items() if k not in skip for x in values(v))
 
 
 def _target_names(ctx: _Context) -> list[str]:
@@ -749,21 +870,85 @@ def _target_names(ctx: _Context) -> list[str]:
 
 
 def _supported(ctx: _Context, w: Words) -> bool:
-    if not any(_CHANGE_VERBS.search(part) for part in affirmed_parts(w.text)):
-        return False
-    if any(_refers(w.text, n) for n in _target_names(ctx)):
-        return True
-    return len(tokens(_content(ctx)) & tokens(w.text)) >= 2
+    """The owner's words ask for this change: in one sentence, a verb of changing and the thing it is done to
+    (by name) or what it would put there. "Let me know what Priya says. Keep the job moving" asks for nothing
+    to be written on Priya."""
+    names = _target_names(ctx)
+    content = tokens(_content(ctx))
+    kind_of_thing = _THING_WORDS.get(ctx.action.tool.partition(".")[0])
+    for sentence in sentences(w.text):
+        said = " ".join(affirmed_parts(sentence))
+        if not _CHANGE_VERBS.search(said):
+            continue
+        if any(_refers(said, n) for n in names) or len(content & tokens(said)) >= 2:
+            return True
+        # "Add today's walk-ins to the bookings sheet": the thing by what it is, where its name isn't in the
+        # action (a sheet's id); what goes in may then come from what was read, as the owner asked.
+        if kind_of_thing is not None and kind_of_thing.search(said):
+            return True
+    return False
 
 
-def _from_reading(content: str, reads: list[str]) -> bool:
+# What the owner calls the things each group's tools change, when not by their names.
+_THING_WORDS = {
+    group: re.compile(rf"\b(?:{words})\b", re.I) for group, words in {
+        "files": r"sheets?|spreadsheets?|tracker|log|list|table|tab|rows?|columns?|cells?|docs?|documents?|files?",
+        "contacts": r"contacts?|records?|details|card|address\s+book",
+        "companies": r"company|companies|records?|details|account",
+        "docs": r"docs?|documents?|draft|notes",
+        "projects": r"project|projects",
+    }.items()
+}
+
+
+# A number may be written in groups with one separator between them ("07700 900461", "(503) 555-0148", "1,250.00");
+# two ("4, 9780…") part two values.
+_VALUE = re.compile(rf"{EMAIL.pattern}|https?://[^\s<>\"')]+|\(?\d+\)?(?:[ .,\-/]\(?\d+\)?)*")
+
+
+def values_in(text: str) -> set[str]:
+    """The values a text gives, as they compare whatever their writing: addresses and links as they are (lower
+    case), numbers by their digits ("07700 900461", "$41.50", "86.40"); numbers of one or two digits say little."""
+    out = set()
+    for m in _VALUE.finditer(text or ""):
+        value = m.group().lower().rstrip(".,;")
+        if "@" in value or value.startswith("http"):
+            out.add(value)
+        elif _DECIMAL.fullmatch(value):
+            # An amount: "$41.50" in a mail is 41.5 in a cell, "1,250.00" is 1250.
+            amount = format(Decimal(value.replace(",", "")).normalize(), "f")
+            if len(re.sub(r"\D", "", amount)) >= 3:
+                out.add(amount)
+        else:
+            digits = re.sub(r"\D", "", value)
+            if len(digits) >= 3:
+                out.add(digits)
+    return out
+
+
+_DECIMAL = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+")
+
+
+def _from_reading(ctx: _Context) -> bool:
+    """What the change would write came from what was read: its words, or its values (addresses, numbers,
+    links) found in what was read and given nowhere in the owner's words. Values the record has already (an
+    address kept beside the new one) don't count either way."""
+    content, reads = _written(ctx), ctx.reads
     content_tokens = tokens(content)
-    if len(content_tokens) < 2:
-        return False
-    return any(
-        len(content_tokens & tokens(r)) >= max(2, 0.6 * len(content_tokens)) or norm(content) in norm(r)
+    if content_tokens and any(
+        len(content_tokens & tokens(r)) >= max(2, 0.6 * len(content_tokens)) or contains(r, content)
         for r in reads
-    )
+    ):
+        return True
+    had = values_in(_text(ctx.action.replaces))
+    target = ctx.contact_by_id(str(ctx.input.get("contactId") or ""))
+    if target is not None:
+        had |= {e.lower() for e in target.emails}
+    new = values_in(content) - had
+    if not new or new & {v for w in ctx.words for v in values_in(w.text)}:
+        return False
+    read = {v for r in reads for v in values_in(r)}
+    return len(new & read) >= max(1, 0.6 * len(new))
 
 
 def _requested(ctx: _Context) -> Rule:
@@ -783,18 +968,29 @@ def _requested(ctx: _Context) -> Rule:
             return [Finding(reasons.UNDECIDED, False, f"it carries a note to weigh: {ctx.action.note}",
                             tuple(w.text for w in support))], []
         return [], [w.text for w in support]
-    if _from_reading(_content(ctx), ctx.reads):
+    if _from_reading(ctx):
         return [Finding(reasons.FROM_READ, True, "only what was read asks for this change")], []
     return [Finding(reasons.UNDECIDED, False, "nothing the owner said plainly asks for this change")], []
 
 
 def _send_requested(ctx: _Context) -> Rule:
     owner_email = ctx.business.owner_email.lower()
-    outside = [r for r in ctx.recipients if r != owner_email]
-    asks = send_asks(ctx.words, ctx.contacts, ctx.business.owner)
-    wanted = [a for a in asks if not a.to_owner or not outside]
+    outside = [r for r in ctx.recipients if not ctx.is_owner(r)]
+    if not outside:
+        # Mail to the owner's own mailbox leaves nothing outside the business: there is no one else's request in
+        # it to weigh, whoever thought of sending it. (What it carries is still read by the stop rule.)
+        return [], []
+    # A request held by its condition ("send it once I've seen it") is not what permits the send; the answer is.
+    asks = send_asks(ctx.naming_words, ctx.contacts, ctx.business.owner)
+    wanted = [a for a in asks if not a.to_owner]
+    # Work handed over whose quoted owner's words name everyone it goes to is the owner's request, passed on:
+    # "Tom needs the revised start date" asks for the send even without a verb of sending.
+    quoted = [w for w in ctx.naming_words if w.source == "handoff"]
+    naming = {r: [w for w in quoted if names_address(w, r, ctx.contacts, owner_name=ctx.business.owner)]
+              for r in outside}
+    handed = list(dict.fromkeys(w for ws in naming.values() for w in ws)) if all(naming.values()) else []
     findings: list[Finding] = []
-    if not wanted:
+    if not wanted and not handed:
         if any(asks_to_send(r) for r in ctx.reads):
             findings.append(Finding(reasons.FROM_READ, True, "the owner asked for no send; what was read did"))
         else:
@@ -805,6 +1001,10 @@ def _send_requested(ctx: _Context) -> Rule:
     for w in ctx.words:
         for c in named_contacts(w.text, ctx.contacts, owner_name=ctx.business.owner):
             allowed |= {e.lower() for e in c.emails}
+    if any(_FORWARD.search(a.clause) for a in wanted) or _is_reply(ctx):
+        # The owner asked to forward a message, or this replies in a thread: the message it quotes goes with it,
+        # and the addresses in that message with it, as asked (a reply's reader was on the thread already).
+        allowed |= {e for r in ctx.reads if _quotes(ctx.outbound_text, r) for e in emails_in(r)}
     others = sorted(
         e for e in emails_in(ctx.outbound_text)
         if e not in allowed and e.rsplit("@", 1)[-1] not in {d.lower() for d in ctx.business.domains}
@@ -829,7 +1029,23 @@ def _send_requested(ctx: _Context) -> Rule:
             reasons.FROM_READ, False,
             f"what was read gives the agent instructions ({planted[0]!r}); does this send follow them?",
         ))
-    return findings, [a.words.text for a in wanted]
+    return findings, [a.words.text for a in wanted] + [w.text for w in handed if w.text not in
+                                                       {a.words.text for a in wanted}]
+
+
+_FORWARD = re.compile(r"\b(?:forward|fwd|pass\s+(?:\w+\s+){0,4}?(?:on|along)|send\s+(?:\w+\s+){0,4}?on)\b", re.I)
+
+
+def _is_reply(ctx: _Context) -> bool:
+    return bool(ctx.input.get("threadId")) or norm(str(ctx.input.get("subject") or "")).startswith("re:")
+
+
+def _quotes(sent: str, read: str) -> bool:
+    """`sent` carries the message `read` (a forward): most of what the message says is in it."""
+    body = [ln for ln in read.splitlines() if ln.strip() and not _HEADER_LINE.match(ln)
+            and not re.match(r"^\s*(?:date|subject)\s*:", ln, re.I)]
+    words = tokens("\n".join(body))
+    return len(words) >= 3 and len(words & tokens(sent)) >= 0.7 * len(words)
 
 
 # Words in mail, files or pages addressed to an AI agent: the shape of a planted instruction. "Agent" and "bot"

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from checks.models import Ask, CheckDecision
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
-from checks.words import emails_in
+from checks.words import emails_in, first_name, fold
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200
@@ -53,8 +53,9 @@ def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
         # address or first name appears, so a name shared by two contacts still resolves to neither.
         texts = _turn_texts(turns) + [str(action.input)]
         addresses = set(recipients_of(action.input or {})) | {e for t in texts for e in emails_in(t)}
-        words = {w.lower() for t in texts for w in re.findall(r"[A-Za-z][A-Za-z'\-]+", t)}
-        wanted = {pk for pk, name in contacts.values_list("id", "name") if name and name.split()[0].lower() in words}
+        words = {w.lower() for t in texts for w in re.findall(r"[A-Za-z][A-Za-z'\-]+", fold(t))}
+        # By the first name the naming rule reads ("Dr. Hana Sato" is Hana; "Zoë" is written "Zoe" too).
+        wanted = {pk for pk, name in contacts.values_list("id", "name") if name and first_name(name) in words}
         wanted |= {
             pk for pk, email in ContactEmail.objects.filter(organization=org).values_list("contact_id", "email")
             if email.lower() in addresses

@@ -14,7 +14,7 @@ from checks.fingerprint import fingerprint
 from checks.judge import Judge, configured_judge
 from checks.models import Ask, CheckDecision
 from checks.types import CheckRequest, Decision
-from roadstar.network import network_call
+from core.network import network_call
 
 
 def check_tool_call(
@@ -34,7 +34,7 @@ def check_tool_call(
         network_call("the check (its judge is a model)")
     if judge is None and org.check_enabled:
         judge = configured_judge()
-    decision = decide(request, judge=judge, enabled=org.check_enabled)
+    decision = decide(request, judge=judge, enabled=org.check_enabled, without_judge=org.without_judge)
     action_print = fingerprint(request.action, validated_input)
     with transaction.atomic():
         yes = None

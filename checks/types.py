@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from checks import reasons
 
 Outcome = Literal["go", "ask", "stop"]
-DecidedBy = Literal["rules", "judge", "off"]
+# "owner": no judge is set up, and the owner chose to let run what the rules can't decide.
+DecidedBy = Literal["rules", "judge", "off", "owner"]
 
 
 class _Data(BaseModel):

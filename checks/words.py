@@ -12,6 +12,7 @@ verbs that ask for a send or a change, and amounts of money. Standing rules and 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -179,17 +180,36 @@ _WORD_NAMES = frozenset(
 )
 
 
+def fold(text: str) -> str:
+    """Letters without their accents ("Zoë" is "Zoe"): a name is often typed without them."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
+
+
 def _name_pattern(name: str) -> re.Pattern:
     return re.compile(rf"(?<![\w@.]){re.escape(name)}(?![\w@])", re.I)
 
 
+# After a name that is also a word, what shows it is the name opening its sentence: "Mark needs his 1099s",
+# "Will said", "Grace's question". The word's other senses are followed by an object: "Mark the invoice paid",
+# "Will you send…", "Bill them", "Hope you're well".
+_AS_SUBJECT = re.compile(
+    r"^(?:'s\b|’s\b|\s+(?:is|was|has|had|will|would|can|could|should|did|does|and|from|at|of|just|still|already|"
+    r"hasn't|isn't|wasn't|can't|won't|didn't|doesn't|says|said|wants|needs|asks|likes|prefers|thinks|thought|writes|"
+    r"wrote|knows|knew|sends|sent|gets|got|agrees|confirms|owes|expects|hopes|plans|came|went|left|took|made|paid|"
+    r"told|mentioned|[a-z]{3,}ed)\b)",
+)
+
+
 def _mentions(text: str, name: str) -> bool:
+    text, name = fold(text), fold(name)
     for m in _name_pattern(name).finditer(text):
         written = m.group()
         if name.lower() in _WORD_NAMES:
             before = text[: m.start()].rstrip()
             opens_clause = not before or before[-1] in ".!?;:,\n(\"'"
-            if not written[0].isupper() or opens_clause:
+            if not written[0].isupper():
+                continue
+            if opens_clause and not _AS_SUBJECT.match(text[m.end():]):
                 continue
         return True
     return False
@@ -200,7 +220,7 @@ _TITLES = frozenset("mr mrs ms miss mx dr prof sir dame".split())
 
 def first_name(full_name: str) -> str:
     """The first word of a name that is a name: not a title ("Dr."), not an initial."""
-    for word in norm(full_name).split():
+    for word in norm(fold(full_name)).split():
         bare = word.strip(".,")
         if bare not in _TITLES and len(bare) > 1:
             return bare
@@ -217,7 +237,7 @@ def named_contacts(text: str, contacts: Iterable[ContactRecord], *, owner_name: 
     by_full: dict[str, list[ContactRecord]] = {}
     by_first: dict[str, list[ContactRecord]] = {}
     for c in contacts:
-        full = norm(c.name)
+        full = norm(fold(c.name))
         if not full:
             continue
         by_full.setdefault(full, []).append(c)
@@ -229,6 +249,14 @@ def named_contacts(text: str, contacts: Iterable[ContactRecord], *, owner_name: 
     for first, matches in by_first.items():
         if len(matches) == 1 and first != owner_first and _mentions(plain, first):
             found[matches[0].id] = matches[0]
+        elif len(matches) > 1:
+            # "Nina P." where two contacts are called Nina: the initial of the last name tells them apart.
+            pattern = rf"(?<![\w@.])(?i:{re.escape(first)})\s+([A-Z])\.(?![\w@])"  # "Nina P.", never "Nina a"
+            for m in re.finditer(pattern, fold(plain)):
+                initial = m.group(1).lower()
+                same = [c for c in matches if norm(fold(c.name)).split()[-1][:1] == initial]
+                if len(same) == 1:
+                    found[same[0].id] = same[0]
     return list(found.values())
 
 
@@ -247,7 +275,7 @@ def named_addresses(text: str) -> set[str]:
 # "text", "update", "quote") count only where a clause opens with them, or after "and", "please", "can you" …
 _SEND_VERBS = (
     r"send|re-?send|forward|reply|replies|respond|answer|tell|inform|notify|remind|chase|nudge|thank|invite|cc|bcc|"
-    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+\w+\s+know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
+    r"copy\s+\w+\s+in|loop\s+\w+\s+in|let\s+(?:[\w'\-]+\s+){1,3}know|get\s+back\s+to|follow\s+up|reach\s+out|write\s+(?:to|back)|"
     r"drop\s+\w+\s+a\s+(?:line|note)|get\s+in\s+touch|keep\s+\w+(?:\s+\w+)?\s+(?:posted|updated|informed|in\s+the\s+loop)|"
     r"confirm|book|schedule|arrange|set\s+up|introduce|welcome|congratulate|apologi[sz]e|decline|accept|rsvp|"
     r"share|give|pass\s+(?:on|along)|offer|propose|ask|contact|ping|greet|wish|show|include|circulate|distribute|"
@@ -273,7 +301,7 @@ def _send_verb(clause: str) -> re.Match | None:
 
 
 # Words that describe people instead of naming them: "everyone who came", "the guests", "both".
-_GROUP = re.compile(
+GROUP = re.compile(
     r"\b(?:everyone|everybody|all\s+of\s+(?:them|you)|each\s+of|whoever|anyone\s+who|anybody\s+who|guests|"
     r"attendees|participants|people|folks|the\s+rest|the\s+team|them\s+both|you\s+both|both\s+of\s+them)\b",
     re.I,
@@ -304,7 +332,7 @@ def send_asks(words: Iterable[Words], contacts: Iterable[ContactRecord], owner_n
             # A name counts as naming someone here even when two contacts share it: such a send isn't described,
             # it is addressed, and whether the name resolves is the naming rule's business.
             names = bool(emails_in(clause)) or mentions_a_contact(clause, contacts)
-            out.append(SendAsk(w, clause, to_owner, bool(_GROUP.search(clause)) or not names))
+            out.append(SendAsk(w, clause, to_owner, bool(GROUP.search(clause)) or not names))
     return out
 
 

@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from companies.models import Company, CompanyPerson, TimelineEntry
-from roadstar.admin import WorkspaceInline
+from core.admin import WorkspaceInline
 
 
 class CompanyPersonInline(WorkspaceInline, admin.TabularInline):

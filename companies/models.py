@@ -48,6 +48,7 @@ class CompanyPerson(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
         constraints = [models.UniqueConstraint(fields=["company", "contact"], name="company_person_unique")]
+        verbose_name_plural = "company people"
 
 
 class TimelineEntry(models.Model):

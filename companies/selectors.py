@@ -19,7 +19,7 @@ from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, OpenItem
 from contacts.selectors import HasLabel, emails_taken
 from docs.models import Doc, ProjectLink
-from tools.errors import ToolError, bad_input
+from core.errors import ToolError, bad_input
 
 PAGE_SIZE = 50
 TIMELINE_PAGE = 20

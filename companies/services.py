@@ -15,11 +15,12 @@ from companies import selectors
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
-from roadstar.actors import Actor
-from roadstar.locking import lock
-from roadstar.timefmt import iso
-from roadstar.undo import restore, snapshot
-from tools.errors import ToolError, bad_input
+from core.actors import Actor
+from core import limits
+from core.locking import lock
+from core.timefmt import iso
+from core.undo import restore, snapshot
+from core.errors import ToolError, bad_input
 
 
 class _Unset:
@@ -124,6 +125,15 @@ def _update_diff(*, org, company: Company, name, domains, labels, handler, detai
     if handler is not UNSET:
         agent = selectors.agent_by_ref(org=org, ref=handler, field="handler") if handler is not None else None
         change("handler", company.handler.name if company.handler else None, agent.name if agent else None)
+    merged = {**company.details, **(details or {})}
+    merged = {key: value for key, value in merged.items() if value is not None}
+    if len(merged) > limits.CONTACT_FIELDS:
+        raise bad_input("details", f"{len(merged)} named facts; a company keeps at most {limits.CONTACT_FIELDS}")
+    for key, value in (details or {}).items():
+        if not key.strip() or len(key) > limits.FIELD_NAME:
+            raise bad_input("details", f"a name must have 1 to {limits.FIELD_NAME} characters")
+        if value is not None and len(value) > limits.DETAIL_VALUE:
+            raise bad_input(f"details.{key}", f"{len(value):,} characters; a detail holds at most {limits.DETAIL_VALUE:,}")
     changed = {
         key: value for key, value in (details or {}).items()
         if company.details.get(key) != value and (value is not None or key in company.details)

@@ -6,7 +6,7 @@ Each function reads only what `companies.selectors` loaded for it, so shaping a 
 from __future__ import annotations
 
 from contacts.shapes import open_item_shape
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 ROW_PEOPLE = 5  # people a CompanyRow names; peopleCount says how many there are
 

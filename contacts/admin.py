@@ -5,7 +5,7 @@ from django.contrib import admin
 
 from companies.models import CompanyPerson
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
-from roadstar.admin import WorkspaceInline, short
+from core.admin import WorkspaceInline, short
 
 
 class ContactEmailInlineForm(forms.ModelForm):

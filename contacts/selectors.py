@@ -16,8 +16,8 @@ from django.utils import timezone
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from integrations.mail_timeline import mail_timeline
 from integrations.meetings import meeting_timeline
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from core.timefmt import iso
+from core.errors import ToolError
 
 PAGE_SIZE = 50
 LOG_SIZE = 20
@@ -162,7 +162,7 @@ def contact_list(
         open_items = open_items.filter(kind=open_kind)
         contacts = contacts.filter(Exists(open_items.filter(contact=OuterRef("pk"))))
     if quiet_days is not None:
-        # `last.at` is written with roadstar.timefmt.iso (UTC, Z, to the second), so its text sorts as time.
+        # `last.at` is written with core.timefmt.iso (UTC, Z, to the second), so its text sorts as time.
         cutoff = iso(timezone.now() - timedelta(days=quiet_days))
         # Cast: a JSON key's own lookups would read the cutoff as JSON; this compares it as text.
         last_at = Cast(KeyTextTransform("at", "last"), output_field=CharField())

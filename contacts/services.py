@@ -15,10 +15,11 @@ from django.utils import timezone
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
-from roadstar.actors import Actor
-from roadstar.locking import lock
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from core.actors import Actor
+from core import limits
+from core.locking import lock
+from core.timefmt import iso
+from core.errors import ToolError
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
 
@@ -39,6 +40,21 @@ def _clean_emails(emails) -> list[str]:
             seen.add(email.lower())
             cleaned.append(email)
     return cleaned
+
+
+def check_fields(fields: dict, where: str = "fields") -> None:
+    """Named values a contact keeps (and every prompt that reads the contact carries): a bounded number, short
+    names, values of a bounded size."""
+    if len(fields) > limits.CONTACT_FIELDS:
+        raise ToolError("bad_input", f"{where}: {len(fields)} names; a contact keeps at most {limits.CONTACT_FIELDS}. "
+                                     "Nothing was saved.")
+    for name, value in fields.items():
+        if not name.strip() or len(name) > limits.FIELD_NAME:
+            raise ToolError("bad_input", f"{where}: a name must have 1 to {limits.FIELD_NAME} characters")
+        size = len(json.dumps(value, ensure_ascii=False))
+        if size > limits.FIELD_VALUE:
+            raise ToolError("bad_input", f"{where}.{name}: {size:,} characters as JSON; a value holds at most "
+                                         f"{limits.FIELD_VALUE:,}. Nothing was saved.")
 
 
 def _clean_labels(labels) -> list[str]:
@@ -68,6 +84,7 @@ def contact_create(
     from companies.models import Company, CompanyPerson
 
     emails = _clean_emails(emails)
+    check_fields(dict(fields or {}))
     taken = emails_taken(org=org, emails=emails)
     if taken:
         address, existing = next(iter(taken.items()))
@@ -297,6 +314,13 @@ def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> lis
         update_fields = {"updated_at"}
         fields = dict(contact.fields)
         logged = []
+        merged = dict(fields)
+        for name, value in (changes.get("fields") or {}).items():
+            if value is None:
+                merged.pop(name, None)
+            else:
+                merged[name] = value
+        check_fields(merged)
         for change in found:
             if change.attr == "emails":
                 ContactEmail.objects.filter(contact=contact).delete()

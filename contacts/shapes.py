@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 from zoneinfo import ZoneInfo
 
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 
 def by_shape(kind: str, id_: str) -> dict:

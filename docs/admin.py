@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from docs.models import Doc, DocNote, DocVersion, Project, ProjectLink
-from roadstar.admin import WorkspaceInline, short
+from core.admin import WorkspaceInline, short
 
 
 class ProjectLinkInline(WorkspaceInline, admin.TabularInline):

@@ -11,8 +11,8 @@ import uuid
 from django.db.models import QuerySet
 
 from docs.models import Doc, DocNote, Project
-from roadstar.models import Change
-from tools.errors import ToolError
+from core.models import Change
+from core.errors import ToolError
 
 PAGE_SIZE = 50
 

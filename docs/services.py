@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from docs.models import Doc, DocNote, DocVersion, Project
 from docs.selectors import doc_note_get, doc_notes_by_id
-from roadstar.actors import Actor
-from tools.errors import ToolError, bad_input
+from core.actors import Actor
+from core.errors import ToolError, bad_input
 
 MAX_TEXT = 100_000
 
@@ -63,7 +63,7 @@ def project_filed_into(*, org, actor: Actor, conversation_id: str | None) -> Pro
     docs together); else, for an agent, its own project, made the first time it is needed. The owner and the
     system have no project of their own: they name one.
     """
-    from roadstar.models import Change
+    from core.models import Change
 
     if conversation_id:
         latest = (

@@ -5,7 +5,7 @@ Each function reads only what its selector loaded (see `docs.selectors`), so a p
 
 from __future__ import annotations
 
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 
 def _user_id(value) -> str | None:

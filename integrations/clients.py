@@ -15,8 +15,8 @@ import requests
 
 from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
 from integrations.oauth import QUICKBOOKS_API, quickbooks_access_token, quickbooks_environment
-from roadstar.network import network_call
-from tools.errors import ToolError
+from core.errors import ToolError
+from core.network import network_call
 
 # The oldest minor version Intuit still serves (minor versions 1 to 74 were retired in 2025).
 QUICKBOOKS_MINOR_VERSION = "75"

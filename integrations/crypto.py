@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from functools import lru_cache
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -58,8 +57,7 @@ def _fernet(configured: str, secret: str) -> MultiFernet:
 
 def fernet() -> MultiFernet:
     # Read on every call (cached per value), so a test or a deploy that changes the key takes effect at once.
-    configured = getattr(settings, ENV_KEY, None) or os.environ.get(ENV_KEY, "")
-    return _fernet(configured, settings.SECRET_KEY)
+    return _fernet(settings.ROADSTAR_TOKEN_KEY or "", settings.SECRET_KEY)
 
 
 def encrypt(data: dict) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from tools.errors import ToolError
+from core.errors import ToolError
 
 _RATE_REASONS = {
     "ratelimitexceeded", "userratelimitexceeded", "quotaexceeded", "dailylimitexceeded", "rate_limit_exceeded",

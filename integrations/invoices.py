@@ -17,7 +17,7 @@ from integrations.providers.base import BooksProvider, Invoice
 from integrations.providers.registry import provider_for
 from integrations.selectors import require_connection
 from integrations.services import Asker
-from roadstar.models import Organization
+from core.models import Organization
 
 GROUP = "books"
 

@@ -31,8 +31,8 @@ from integrations.providers.base import FileData, Hit, MailProvider, MailQuery, 
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for, join_id, require_connection, split_id
 from integrations.services import Asker
-from roadstar.actors import Actor
-from tools.errors import ToolError
+from core.actors import Actor
+from core.errors import ToolError
 
 TEXT_PAGE = 30_000  # as files.read: the rest comes with nextOffset
 HELD_PREFIX = "held-"  # a new email's thread id until it has gone: `<account>:held-<trigger>`

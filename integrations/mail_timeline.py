@@ -12,8 +12,8 @@ from integrations.models import Connection
 from integrations.providers.base import Hit, MailQuery
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from core.timefmt import iso
+from core.errors import ToolError
 
 TIMELINE_PER_ADDRESS = 20
 _OLDEST = datetime.datetime.min.replace(tzinfo=datetime.UTC)

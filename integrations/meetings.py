@@ -18,9 +18,9 @@ from integrations.providers.base import Meeting, Written
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
-from roadstar.models import Organization
-from roadstar.timefmt import iso
-from tools.errors import ToolError, bad_input
+from core.models import Organization
+from core.timefmt import iso
+from core.errors import ToolError, bad_input
 
 GROUP = "calendar"
 # contacts.timeline looks this far back and ahead for meetings with someone.

@@ -29,8 +29,8 @@ from integrations.crypto import TokensUnreadable
 from integrations.errors import label_for, network_error, signed_out
 from integrations.models import Connection
 from integrations.services import connection_tokens_save
-from roadstar.network import network_call
-from tools.errors import ToolError
+from core.errors import ToolError
+from core.network import network_call
 
 GOOGLE_AUTH_URI = "https://accounts.google.com/o/oauth2/auth"
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
@@ -44,7 +44,8 @@ _QUICKBOOKS_MARGIN = datetime.timedelta(minutes=1)
 
 
 def setting(name: str) -> str | None:
-    return getattr(settings, name, None) or os.environ.get(name) or None
+    """One of the OAuth settings declared in roadstar/settings/base.py (None when empty)."""
+    return getattr(settings, name) or None
 
 
 REQUIRED_ENV = {

@@ -12,8 +12,8 @@ from integrations import catalog
 from integrations.models import Connection
 from integrations.errors import label_for, needs_write, signed_out
 from integrations.services import Asker, connect_card_open
-from roadstar.models import Organization
-from tools.errors import ToolError
+from core.models import Organization
+from core.errors import ToolError
 
 _ID = re.compile(r"^([0-9a-f]{8}):(.+)$", re.DOTALL)
 

@@ -18,9 +18,9 @@ from integrations.crypto import TokensUnreadable
 from integrations.durable import keep
 from integrations.models import Connection
 from integrations.signals import connected
-from roadstar.actors import Actor
-from roadstar.models import Card, Organization
-from roadstar.services import card_open, card_resolve
+from core.actors import Actor
+from core.models import Card, Organization
+from core.services import card_open, card_resolve
 
 
 @dataclass(frozen=True)

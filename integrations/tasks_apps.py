@@ -29,9 +29,9 @@ from integrations.local.models_calendar import CalendarWatch
 from integrations.models import Connection
 from integrations.providers.base import Invoice, Meeting
 from integrations.providers.registry import provider_for
-from roadstar.timefmt import iso
+from core.timefmt import iso
 from routines.models import Event
-from tools.errors import ToolError
+from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

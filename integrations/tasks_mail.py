@@ -22,7 +22,7 @@ from integrations.mail_service import mail_provider
 from integrations.mail_text import address_list, owner_addresses, plain_address, strip_quoted
 from integrations.models import Connection
 from integrations.providers.base import MailMessage
-from tools.errors import ToolError
+from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

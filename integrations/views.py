@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection
-from roadstar.actors import Actor
+from core.actors import Actor
 
 logger = logging.getLogger(__name__)
 
@@ -212,3 +212,54 @@ def quickbooks_callback(request):
     )
     _connected(request, connection, cards)
     return redirect("integrations:index")
+
+
+# --- an email held before it goes, opened from Home -------------------------------------------------------------
+
+HELD_STATE_WORDS = {
+    "held": "Waiting out its two minutes: Undo stops it, and nothing goes.",
+    "sending": "Going now: it's too late to undo.",
+    "sent": "Sent.",
+    "undone": "Undone: it never went.",
+    "failed": "It couldn't go: Try again waits on Home.",
+    "unsure": "It may have gone: a card on Home asks you what to do.",
+}
+
+
+@require_GET
+@login_required
+def held_email(request, held_id):
+    """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
+    what the owner opens from its line on Home before it goes."""
+    from integrations.local.models_mail import HeldEmail
+    from core.models import Change
+
+    org = _workspace(request)
+    held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()
+    if held is None:
+        raise Http404("No such email in this workspace.")
+    change = None
+    if held.state == HeldEmail.State.HELD:
+        change = Change.objects.filter(organization=org, tool="mail.send", target_type="email",
+                                       target_id=str(held.id), undone_at__isnull=True).first()
+    return render(request, "integrations/held_email.html", {
+        "held": held,
+        "account": held.connection.account,
+        "goes": _owner_time(held.send_at, org),
+        "state_words": HELD_STATE_WORDS.get(held.state, held.state),
+        "undo": change,
+        "attachments": [{"name": a.get("name", ""), "size": a.get("size") or 0} for a in held.attachments or []],
+    })
+
+
+def _owner_time(at, org) -> str:
+    """"Tue, Nov 10, 2026, 10:02 AM EST": in the owner's time zone, as Home gives exact times."""
+    import datetime
+    import zoneinfo
+
+    try:
+        tz = zoneinfo.ZoneInfo(org.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        tz = datetime.UTC
+    local = at.astimezone(tz)
+    return f"{local:%a, %b} {local.day}, {local.year}, {local.hour % 12 or 12}:{local:%M %p %Z}"

@@ -23,7 +23,6 @@ unknown or revoked token gets 401 from the SDK's bearer middleware before anythi
 from __future__ import annotations
 
 import json
-import os
 from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
@@ -43,7 +42,7 @@ from mcp_server import selectors, services
 from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 SERVER_NAME = "roadstar"
 MCP_PATH = "/mcp"
@@ -71,7 +70,7 @@ ANNOTATIONS = {
 
 def public_url() -> str:
     """Roadstar's own address as apps reach it (ROADSTAR_URL), such as https://studio.example.com."""
-    url = getattr(settings, "ROADSTAR_URL", "") or os.environ.get("ROADSTAR_URL", "") or "http://127.0.0.1:8000"
+    url = settings.ROADSTAR_URL or "http://127.0.0.1:8000"
     return url.rstrip("/")
 
 
@@ -92,7 +91,7 @@ def transport_security() -> TransportSecuritySettings:
     names = [h.lstrip(".") for h in hosts]
     if public.hostname and public.hostname not in names:
         names.append(public.hostname)
-    allowed_hosts, origins = [], list(getattr(settings, "CSRF_TRUSTED_ORIGINS", []))
+    allowed_hosts, origins = [], list(settings.CSRF_TRUSTED_ORIGINS)
     for name in dict.fromkeys(names):
         host = f"[{name}]" if ":" in name and not name.startswith("[") else name  # an IPv6 literal
         allowed_hosts += [host, f"{host}:*"]

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message
 from mcp_server.models import McpToken
-from tools.errors import ToolError
+from core.errors import ToolError
 
 TOKEN_PREFIX = "rsm_"
 NAME_LIMIT = 120

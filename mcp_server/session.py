@@ -13,7 +13,7 @@ from agents.models import Agent, Conversation, Work
 from agents.runtime.agent_tools import MAC, OUTSIDE, run_agent_tool
 from agents.runtime.host import ToolHost
 from mcp_server.models import McpToken
-from roadstar.actors import Actor
+from core.actors import Actor
 
 
 class OutsideSession(ToolHost):

@@ -18,7 +18,7 @@ from agents.models import Agent
 from mcp_server import selectors, services
 from mcp_server.instructions import MAC_FILES, mac_instructions
 from mcp_server.server import mcp_url
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 def _workspace(request):

@@ -12,13 +12,18 @@ Agents write this text, and what they write may carry words from mail or the web
 - Raw HTML is escaped (markdown-it with `html` off): only the components above become markup, built here with
   escaped attributes. An unknown component such as `<Tabs>` shows as the text it is.
 - Links go to http(s), mailto, a relative address or a roadstar link; a `javascript:` (or any other scheme) link
-  stays plain text. Images load only from http(s) or relative addresses.
+  stays plain text.
+- Images are only the doc's own or Roadstar's: a picture embedded in the doc (`data:image/png;base64,…`, PNG,
+  JPEG, GIF or WebP) or one of Roadstar's static files (`/static/…`). An image from any other address would tell
+  whoever serves it when the owner reads the doc, and from where, so it is not shown (the page's
+  Content-Security-Policy, `img-src 'self' data:`, refuses it too).
 - A roadstar link becomes a link to the record's page when the workspace has that record (`Links`); an unknown
   kind, or a record the workspace doesn't have, is plain text.
 - A chart's spec reaches the page through `json_script` (a JSON `<script>` element, `<`, `>` and `&` escaped),
   and `static/pages/charts.js` draws it with the vendored vega-embed. Its data must be inline: a spec that
-  fetches from an address is not drawn. `usermeta` (where vega-embed takes options from the spec itself) is
-  dropped.
+  names an address to load data from, anywhere (`data`, a list of data as Vega writes it, a lookup's `from`, in
+  any layer, facet or concatenation), is not drawn. `usermeta` (where vega-embed takes options from the spec
+  itself) is dropped.
 
 `render(text, links=…)` returns the HTML and the chart element ids; a problem in one component is shown where
 it is and never stops the rest of the doc from rendering.
@@ -34,6 +39,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from django.conf import settings
 from django.utils.html import escape, format_html, json_script
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
@@ -100,7 +106,11 @@ class Rendered:
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _LINK_SCHEMES = {"http", "https", "mailto", "roadstar"}
-_IMAGE_SCHEMES = {"http", "https"}
+# A picture embedded in the doc: raster types only (an SVG is a document of its own), base64, nothing else.
+_DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}")
+# One of Roadstar's static files, after STATIC_URL: plain path segments, never `..` (no way out of /static/).
+_STATIC_FILE = re.compile(r"(?:[A-Za-z0-9_\-]+/)*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*")
+IMAGES_ALLOWED = "a picture embedded in the doc (data:image/…) or one of Roadstar's own (/static/…)"
 _ROADSTAR = re.compile(r"^roadstar:(?://)?([A-Za-z_]+)/([^/?#\s]+)/?$")
 
 
@@ -117,13 +127,19 @@ def safe_link(url: str) -> bool:
     return scheme in _LINK_SCHEMES if scheme else True
 
 
+def _valid_link_or_image(url: str) -> bool:
+    # markdown-it asks one question for links and images alike: an embedded picture passes here, and the link
+    # renderer keeps a `data:` link as plain text.
+    return safe_link(url) or safe_image(url)
+
+
 def safe_image(url: str) -> bool:
-    """An image address the page may load: http(s) or relative, never `data:`, `javascript:` or the like."""
+    """An image the page may show: embedded in the doc (data:image/…;base64) or Roadstar's own (/static/…)."""
     url = url.strip()
-    if not url or any(ord(c) < 33 for c in url) or "\\" in url:
-        return False
-    scheme = _scheme(url)
-    return scheme in _IMAGE_SCHEMES if scheme else True
+    if _DATA_IMAGE.fullmatch(url):
+        return True
+    prefix = "/" + settings.STATIC_URL.strip("/") + "/"
+    return url.startswith(prefix) and bool(_STATIC_FILE.fullmatch(url[len(prefix):]))
 
 
 def roadstar_ref(href: str) -> tuple[str, str] | None:
@@ -143,7 +159,7 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.disable("code")
-    md.validateLink = safe_link
+    md.validateLink = _valid_link_or_image
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)
     md.add_render_rule("image", _image)
@@ -155,6 +171,9 @@ def _link_open(self, tokens, idx, options, env):
     token = tokens[idx]
     href = token.attrGet("href") or ""
     stack = env.setdefault("_mdx_links", [])
+    if not safe_link(href):  # an embedded picture's address, valid for an image, never a link
+        stack.append(False)
+        return ""
     if _scheme(href) == "roadstar":
         ref = roadstar_ref(href)
         url = env["_mdx_resolver"].url(*ref) if ref and ref[0] in LINK_KINDS else None
@@ -670,9 +689,10 @@ class _Renderer:
             caption = format_html("{}{}", caption_text, mark_safe(caption)) if caption else escape(caption_text)
         if src and safe_image(src):
             image = format_html('<img src="{}" alt="{}" loading="lazy">', src, alt or caption_text)
+        elif not src:
+            image = self.problem("An image isn't shown: it has no address.")
         else:
-            why = "it has no address" if not src else "its address isn't a web address"
-            image = self.problem(f"An image isn't shown: {why}.")
+            image = self.problem(f"An image isn't shown: a doc shows only {IMAGES_ALLOWED}, not {_shown(src)}.")
         figcaption = format_html("<figcaption>{}</figcaption>", mark_safe(caption)) if caption else ""
         return format_html('<figure class="figure">{}{}</figure>\n', image, figcaption)
 
@@ -771,14 +791,22 @@ def chart_problem(spec) -> str | None:
     return None
 
 
+# Where a spec says what data to use: vega-lite's `data` (top level, any layer, facet or concatenation), a lookup
+# transform's `from`, and Vega's list of data sets (`data: [{name, url}]`), which vega-embed draws as Vega when
+# the spec's $schema says so.
+_DATA_KEYS = ("data", "from")
+
+
 def _fetches(value, depth: int = 0) -> str | None:
-    """The first address a spec would load data from (`data: {url: …}`, or a lookup's), or None."""
+    """The first address a spec would load data from, wherever it says so, or None."""
     if depth > 60:
         return "a spec nested too deep"
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in ("data", "from") and isinstance(item, dict) and "url" in item:
-                return str(item["url"])[:200]
+            if key in _DATA_KEYS:
+                for source in item if isinstance(item, list) else [item]:
+                    if isinstance(source, dict) and "url" in source:
+                        return _shown(source["url"])
             found = _fetches(item, depth + 1)
             if found:
                 return found
@@ -788,6 +816,12 @@ def _fetches(value, depth: int = 0) -> str | None:
             if found:
                 return found
     return None
+
+
+def _shown(address) -> str:
+    """An address as a problem line quotes it: short, whatever it was (a Vega `url` may be a signal object)."""
+    text = address if isinstance(address, str) else json.dumps(address)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def _text(value) -> str:

@@ -18,7 +18,7 @@ from agents.models import Agent, Usage
 from companies.models import Company
 from contacts.models import Contact, LogEntry
 from docs.models import Doc, DocNote, DocVersion, Project
-from roadstar.models import Change, Organization
+from core.models import Change, Organization
 from routines.models import Routine
 
 LOG_PAGE = 50

@@ -36,12 +36,12 @@ from docs import services as doc_services
 from pages import mdx
 from pages import selectors
 from pages.links import WorkspaceLinks
-from roadstar import services as roadstar_services
-from roadstar.actors import Actor
-from roadstar.models import Organization
+from core import services as roadstar_services
+from core.actors import Actor
+from core.models import Organization
 from routines import services as routine_services
 from routines.models import Routine
-from tools.errors import ToolError
+from core.errors import ToolError
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 NOTE_LIMIT = 4000

@@ -1,6 +1,8 @@
-import os
+"""The WSGI entry point, for a server that speaks only WSGI (no websockets, no /mcp: daphne serves asgi.py)."""
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+from roadstar.settings import configure
+
+configure(announce=True)
 application = get_wsgi_application()

@@ -6,9 +6,11 @@ from typing import Literal
 
 from agents import services as agent_services
 from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
+from core import limits
 from routines import services
 from routines.models import Routine, Skill
-from tools.errors import ToolError
+from core.errors import ToolError
+from core.inputs import Int, Text
 from tools.pipeline import in_one_transaction
 from tools.registry import ToolInput
 
@@ -29,11 +31,11 @@ def _target_agent(turn, name: str | None):
 
 class TriggersInput(ToolInput):
     action: Literal["list", "add", "off", "on", "change"]
-    agent: str | None = None
-    id: int | None = None
-    name: str | None = None
-    skill: str | None = None
-    note: str | None = None
+    agent: Text(0, limits.AGENT_NAME) | None = None
+    id: Int(0) | None = None
+    name: Text(0, limits.ROUTINE_NAME) | None = None
+    skill: Text(0, limits.SKILL_NAME) | None = None
+    note: Text(0, limits.ROUTINE_NOTE) | None = None
     when: dict | None = None
     filter: dict | None = None
     once: bool | None = None
@@ -121,12 +123,12 @@ def triggers(turn, inp: TriggersInput):
 
 class SkillsInput(ToolInput):
     action: Literal["list", "read", "add", "change"]
-    agent: str | None = None
-    id: str | None = None
-    name: str | None = None
-    about: str | None = None
-    steps: str | None = None
-    why: str | None = None
+    agent: Text(0, limits.AGENT_NAME) | None = None
+    id: Text(0, limits.SKILL_NAME) | None = None
+    name: Text(0, limits.SKILL_NAME) | None = None
+    about: Text(0, limits.SKILL_ABOUT) | None = None
+    steps: Text(0, limits.SKILL_STEPS) | None = None
+    why: Text(0, limits.SKILL_WHY) | None = None
 
 
 def _saved(agent, skill: Skill) -> dict:

@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Agent, Message
-from roadstar.actors import Actor
-from roadstar.network import network_call
+from core.actors import Actor
+from core.network import network_call
 from routines import services
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Summary
 
@@ -117,7 +117,7 @@ def _fire_if_due(routine_id: int, *, now: datetime.datetime) -> int:
 
 def _check_digest(routine: Routine) -> str | None:
     """Run the routine's read-only tool as its agent: the hash of its result, or None when it failed."""
-    from tools.context import ToolContext
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     ctx = ToolContext(org=routine.organization, actor=Actor.for_agent(routine.agent))
@@ -279,7 +279,7 @@ def wake_follow_ups(*, now: datetime.datetime) -> int:
 
 def write_morning_summaries(*, now: datetime.datetime) -> int:
     """At each owner's summary time (7:00 local by default), Roadstar writes what happened since the last one."""
-    from roadstar.models import Organization
+    from core.models import Organization
 
     written = 0
     for org in Organization.objects.filter(Q(last_summary_at__isnull=True) | Q(last_summary_at__lt=now - datetime.timedelta(hours=20))):
@@ -301,7 +301,7 @@ def summary_start(*, org, since, now) -> Summary:
     """Hand Roadstar what happened since `since` in its "Morning summary" thread; its answer is the summary."""
     from agents.models import Conversation, Work
     from agents.runtime.scheduler import wake
-    from roadstar.models import Card, Change
+    from core.models import Card, Change
 
     roadstar = Agent.objects.get(organization=org, is_roadstar=True)
     since = since or now - datetime.timedelta(days=1)

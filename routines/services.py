@@ -15,9 +15,11 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
-from roadstar.locking import lock
+from core import limits
+from core.locking import lock
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
-from tools.errors import ToolError
+from core.errors import ToolError
+from core.inputs import in_range
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
 # The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's
@@ -27,6 +29,8 @@ UNTOLD_KINDS = {
     "kind:form.submitted": "Roadstar has no forms for visitors to fill in yet, so no form submission is ever told",
 }
 MIN_CHECK_MINUTES = 15
+MAX_CHECK_MINUTES = 525_600  # a year
+MAX_KEYS = 50
 RUN_CLOSING = (
     "Do the work now. Your last reply says what you found or made. If something needs the owner first, ask in "
     "your reply. If nothing needs doing, say so in one line and stop."
@@ -50,9 +54,33 @@ def skill_names(*, agent: Agent) -> list[str]:
             .values_list("name", "slug")]
 
 
+def _too_long(field: str, text: str | None, limit: int, what: str) -> None:
+    if text is not None and len(text) > limit:
+        raise ToolError("bad_input", f"{field}: {len(text):,} characters; {what} is at most {limit:,}. Shorten it; "
+                                     "nothing was saved.")
+
+
+def _check_skill_words(*, name=None, about=None, steps=None, why=None) -> None:
+    _too_long("name", name, limits.SKILL_NAME, "a skill's name")
+    _too_long("about", about, limits.SKILL_ABOUT, "when it applies, in one line,")
+    _too_long("steps", steps, limits.SKILL_STEPS, "a skill's steps")
+    _too_long("why", why, limits.SKILL_WHY, "why, in a line,")
+
+
+def _check_routine_words(*, name=None, note=None, filter=None) -> None:
+    _too_long("name", name, limits.ROUTINE_NAME, "a routine's name")
+    _too_long("note", note, limits.ROUTINE_NOTE, "a routine's note")
+    if filter is not None:
+        _too_long("filter", json.dumps(filter, ensure_ascii=False), limits.ROUTINE_FILTER, "a filter, as JSON,")
+
+
 def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str = "") -> Skill:
     if not (name or "").strip() or not (steps or "").strip():
         raise ToolError("bad_input", "name, steps: a skill needs a name and its steps")
+    _check_skill_words(name=name.strip(), about=(about or "").strip(), steps=steps.strip(), why=why)
+    if Skill.objects.filter(agent=agent).count() >= limits.SKILLS_PER_AGENT:
+        raise ToolError("bad_input", f"{agent.name} has {limits.SKILLS_PER_AGENT} skills, the most an agent keeps "
+                                     "(each is named in its instructions): change one that covers this work instead.")
     slug = slugify(name)[:80]
     if not slug:
         raise ToolError("bad_input", f"name: {name!r} makes no id; use words")
@@ -67,6 +95,9 @@ def skill_add(*, org, agent: Agent, name: str, about: str, steps: str, why: str 
 def skill_change(*, skill: Skill, name: str | None, about: str | None, steps: str | None, why: str) -> Skill:
     if not (why or "").strip():
         raise ToolError("bad_input", "why: say why it changes, in a line the owner reads")
+    _check_skill_words(name=name.strip() if name is not None else None,
+                       about=about.strip() if about is not None else None,
+                       steps=steps.strip() if steps is not None else None, why=why.strip())
     with transaction.atomic():
         lock(skill)  # its history grows by one entry per change, whoever changes it at the same time
         before = {"name": skill.name, "about": skill.about, "steps": skill.steps}
@@ -129,13 +160,16 @@ def _validate_when(*, org, when: dict) -> dict:
     if "ask" in when:
         if not isinstance(when["ask"], str) or not ask_words(when["ask"]):
             raise ToolError("bad_input", "when.ask: give the words to check new mail and documents against")
+        _too_long("when.ask", when["ask"], limits.ROUTINE_ASK, "an ask")
         clean["ask"] = when["ask"].strip()
     if "keys" in when:
         keys = when["keys"]
         if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
             raise ToolError("bad_input", "when.keys: a list of keys such as [\"kind:invoice.overdue\"]")
+        if len(keys) > MAX_KEYS:
+            raise ToolError("bad_input", f"when.keys: {len(keys)} keys; a routine listens for at most {MAX_KEYS}")
         for i, key in enumerate(keys):
-            if not key.startswith(KEY_PREFIXES) or key.endswith(":"):
+            if not key.startswith(KEY_PREFIXES) or key.endswith(":") or len(key) > 300:
                 raise ToolError("bad_input", f"when.keys[{i}]: {key!r} is not a key; keys start with "
                                              + ", ".join(KEY_PREFIXES))
             if key in UNTOLD_KINDS:
@@ -150,6 +184,10 @@ def _validate_when(*, org, when: dict) -> dict:
             due = datetime.datetime.fromisoformat(str(when["due"]).replace("Z", "+00:00"))
         except ValueError:
             raise ToolError("bad_input", f"when.due: {when['due']!r} is not an ISO 8601 time")
+        try:
+            in_range(due)
+        except ValueError as out:
+            raise ToolError("bad_input", f"when.due: {out}")
         if timezone.is_naive(due):
             due = due.replace(tzinfo=owner_zone(org))
         clean["due"] = due
@@ -161,6 +199,8 @@ def _validate_when(*, org, when: dict) -> dict:
         every = check.get("everyMinutes")
         if not isinstance(every, int) or isinstance(every, bool) or every < MIN_CHECK_MINUTES:
             raise ToolError("bad_input", f"when.check.everyMinutes: {MIN_CHECK_MINUTES} or more")
+        if every > MAX_CHECK_MINUTES:
+            raise ToolError("bad_input", f"when.check.everyMinutes: at most {MAX_CHECK_MINUTES:,} (a year)")
         registry.load_all()
         name = f"{check['tool']}.{check['action']}"
         tool = registry.get_tool(name)
@@ -261,6 +301,7 @@ def routine_add(*, org, agent: Agent, name: str, when: dict, note: str = "", ski
                 filter: dict | None = None, once: bool = False) -> Routine:
     if not (name or "").strip():
         raise ToolError("bad_input", "name: a routine needs a name")
+    _check_routine_words(name=name.strip(), note=note, filter=filter)
     clean = _validate_when(org=org, when=when)
     skill_row = skill_get(agent=agent, skill_id=skill) if skill else None
     with transaction.atomic():
@@ -275,6 +316,7 @@ def routine_add(*, org, agent: Agent, name: str, when: dict, note: str = "", ski
 
 def routine_change(*, routine: Routine, name: str | None = None, when: dict | None = None, note: str | None = None,
                    skill: str | None = None, filter: dict | None = None, once: bool | None = None) -> Routine:
+    _check_routine_words(name=name.strip() if name is not None else None, note=note, filter=filter)
     with transaction.atomic():
         lock(routine)  # a firing may have moved its count and next time since it was read
         if name is not None:

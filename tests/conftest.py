@@ -2,10 +2,10 @@
 
 import pytest
 
-from roadstar.actors import Actor
+from core.actors import Actor
 from tools import registry
 from tests.factories import AgentFactory, OrganizationFactory
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 # Load every tool group now, outside any test: pydantic can't build input models that use datetime while a test

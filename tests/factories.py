@@ -7,7 +7,7 @@ from agents.models import Agent
 from companies.models import Company
 from contacts.models import Contact, ContactEmail
 from docs.models import Doc, DocVersion, Project
-from roadstar.models import Organization
+from core.models import Organization
 
 
 class UserFactory(factory.django.DjangoModelFactory):

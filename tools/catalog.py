@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tools import registry
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 MAX_BROWSE_GROUPS = 3

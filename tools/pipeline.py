@@ -1,8 +1,9 @@
 """`use_tool`: the one path every caller takes to run a tool (a thread, code in the workspace, an MCP client).
 
-1. resolve the name; 2. validate the input; 3. the check (go / ask / stop), with no transaction open (its judge
-is a model); 4. run the service; 5. record the change (Home's Your work, or the record's own log) with what Undo
-needs; 6. return the result as JSON. Failures come back in-band as `{error, message, card?}`, never as exceptions.
+1. resolve the name; 2. validate the input; 3. find the records it names, then the check (go / ask / stop), with no
+transaction open (its judge is a model); 4. run the service; 5. record the change (Home's Your work, or the record's
+own log) with what Undo needs; 6. return the result as JSON. Failures come back in-band as `{error, message,
+card?}`, never as exceptions.
 
 No transaction stays open across a network call (under SQLite it would hold the one write lock). A tool that only
 works on Roadstar's own records runs in one transaction with its change, so it happens whole or not at all. A tool
@@ -26,13 +27,14 @@ from typing import TypeVar
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
 
+from core.context import ToolContext
+from core.errors import ToolError, busy_error, is_busy
+from core.inputs import describe_validation_error
+from core.models import Change
+from core.services import change_record
 from integrations.durable import kept
-from roadstar.models import Change
-from roadstar.services import change_record
 from tools import registry
-from tools.context import ToolContext
-from tools.errors import ToolError, busy_error, is_busy
-from tools.inputs import describe_validation_error
+from tools.targets import find_named_records
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -151,6 +153,8 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
     """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
     if not tool.is_checked(ctx, inp):
         return None
+    # The records it names are found first: another workspace's id is not_found, never an ask on Home.
+    find_named_records(ctx, inp)
     action = {"tool": tool.name, "input": raw_input}
     if tool.replaces is not None:
         replaced = tool.replaces(ctx, inp)

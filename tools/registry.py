@@ -14,11 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
+from core.inputs import refuse_bad_characters
+
 if TYPE_CHECKING:
-    from tools.context import ToolContext
+    from core.context import ToolContext
 
 # What a tool does to the owner's things, as the spec's "Owner's yes" says.
 Kind = Literal["reads", "makes", "changes", "deletes", "sends"]
@@ -44,6 +46,13 @@ class ToolInput(BaseModel):
         serialize_by_alias=True,
         str_strip_whitespace=False,
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bad_characters(cls, value):
+        # Every input, whatever its type says: NUL and lone surrogates never reach a record (core.inputs).
+        refuse_bad_characters(value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -218,7 +227,7 @@ def register(tool: Tool) -> Tool:
         raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
     TOOLS[tool.name] = tool
     if tool.undo is not None:
-        from roadstar.undo import register_undo
+        from core.undo import register_undo
 
         register_undo(tool.name, tool.undo)
     return tool

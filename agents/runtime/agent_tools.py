@@ -6,6 +6,7 @@ it with its description word for word and the places that hold it. Duplicates ar
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -17,10 +18,11 @@ from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
 from agents.runtime.model import UNPARSED
-from roadstar.models import Change
-from roadstar.undo import register_undo
-from tools.errors import ToolError
-from tools.inputs import describe_validation_error
+from core import limits
+from core.errors import ToolError
+from core.inputs import Int, Text, describe_validation_error
+from core.models import Change
+from core.undo import register_undo
 from tools.pipeline import in_one_transaction
 from tools.registry import ToolInput
 
@@ -29,12 +31,12 @@ ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE = "roadstar_chat", "chat", "thread", "outsi
 # messages that reach its chat, which it answers itself.
 MAC = "mac"
 
-TASK_LIMIT = 600
-NOTES_LIMIT = 2_000
-LINKS_LIMIT = 20
+TASK_LIMIT = limits.PACKET_TASK
+NOTES_LIMIT = limits.PACKET_NOTES
+LINKS_LIMIT = limits.PACKET_LINKS
 LINK_PREFIXES = ("mail:", "file:", "contact:", "doc:", "web:")
 MAX_DEPTH = 3
-READ_THREAD_BYTES = 32_000
+READ_THREAD_BYTES = limits.READ_THREAD_BYTES
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,21 @@ def run_agent_tool(turn, name: str, arguments: dict) -> dict | None:
         return {"done": True}
     # use_tool answers with the tool's own result, and a tool whose result may be null (contacts.find for an
     # unknown address) answers null: the pipeline has already said `{"done": true}` for a tool that returns nothing.
-    return result
+    return within_limit(result)
+
+
+def within_limit(result: dict | None) -> dict | None:
+    """A result the model can read: past limits.TOOL_RESULT characters (as the model reads it) it is not kept,
+    and the agent is told to ask for less. A tool that changed something answers in a few lines, so only a read
+    ever comes to this."""
+    size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=False))
+    if size <= limits.TOOL_RESULT:
+        return result
+    return ToolError(
+        "too_large",
+        f"The result came to {size:,} characters, more than the {limits.TOOL_RESULT:,} one result may hold, so it "
+        "isn't shown. Ask for less at a time: a page, fewer items, a narrower search.",
+    ).as_result()
 
 
 # --- packets --------------------------------------------------------------------------------------------------
@@ -139,7 +155,9 @@ def check_packet(*, task: str, notes: str | None, links: list[str] | None) -> No
     if len(links) > LINKS_LIMIT:
         problems.append(f"links: {len(links)} links; a packet holds at most {LINKS_LIMIT}")
     for i, link in enumerate(links):
-        if not link.startswith(LINK_PREFIXES):
+        if len(link) > limits.PACKET_LINK:
+            problems.append(f"links[{i}]: {len(link)} characters; a link is at most {limits.PACKET_LINK}")
+        elif not link.startswith(LINK_PREFIXES):
             problems.append(f"links[{i}]: {link!r} must start with one of {', '.join(LINK_PREFIXES)}")
     if problems:
         raise ToolError("bad_input", "; ".join(problems) + ". Shorten it and send it again; nothing was sent.")
@@ -159,11 +177,16 @@ def packet_text(*, sender: str, task: str, notes: str | None, links: list[str] |
 # --- hand_off -------------------------------------------------------------------------------------------------
 
 
+# A packet's task, notes and links are measured by check_packet, which asks the sender to shorten them in the
+# spec's words; the JSON schema bounds them only far past that, so a runaway input is refused before it is read.
+PacketText = Text(0, 100_000)
+
+
 class HandOffInput(ToolInput):
-    agent: str
-    task: str
-    notes: str | None = None
-    links: list[str] = []
+    agent: Text(1, limits.AGENT_NAME)
+    task: PacketText
+    notes: PacketText | None = None
+    links: list[PacketText] = []
     answer: Literal["me", "whoever asked me"] = "me"
 
 
@@ -223,9 +246,9 @@ def hand_off(turn, inp: HandOffInput):
 
 
 class RememberInput(ToolInput):
-    note: str | None = None
-    forget: str | None = None
-    about: str | None = None
+    note: Text(0, limits.NOTE) | None = None
+    forget: Text(0, limits.NOTE) | None = None
+    about: Text(0, limits.ABOUT) | None = None
 
 
 @agent_tool(
@@ -244,16 +267,21 @@ def remember(turn, inp: RememberInput):
 ModelId = Literal["gpt-6-luna", "gpt-6.1-terra", "gpt-6.1-sol", "gpt-6-astra"]
 
 
+# The four parts together are at most limits.JOB_DESCRIPTION, which the service measures and says in the spec's
+# words; each part alone is bounded only far past it, so a runaway input is refused before it is read.
+JobPart = Text(0, 100_000)
+
+
 class MakeAgentInput(ToolInput):
-    name: Annotated[str, Field(min_length=1, max_length=80)]
-    job: Annotated[str, Field(min_length=1, max_length=300)]
-    owns: str
-    good: str
-    works: str
-    asks_first: str
+    name: Text(1, limits.AGENT_NAME)
+    job: Text(1, limits.AGENT_JOB)
+    owns: JobPart
+    good: JobPart
+    works: JobPart
+    asks_first: JobPart
     model: ModelId | None = None
-    reports_to: str | None = None
-    department: str | None = None
+    reports_to: Text(1, limits.AGENT_NAME) | None = None
+    department: Text(0, limits.AGENT_DEPARTMENT) | None = None
 
 
 @agent_tool(
@@ -278,16 +306,16 @@ def make_agent(turn, inp: MakeAgentInput):
 
 
 class ChangeAgentInput(ToolInput):
-    agent: str
-    name: Annotated[str, Field(min_length=1, max_length=80)] | None = None
-    job: Annotated[str, Field(min_length=1, max_length=300)] | None = None
-    owns: str | None = None
-    good: str | None = None
-    works: str | None = None
-    asks_first: str | None = None
+    agent: Text(1, limits.AGENT_NAME)
+    name: Text(1, limits.AGENT_NAME) | None = None
+    job: Text(1, limits.AGENT_JOB) | None = None
+    owns: JobPart | None = None
+    good: JobPart | None = None
+    works: JobPart | None = None
+    asks_first: JobPart | None = None
     model: ModelId | None = None
-    reports_to: str | None = None
-    department: str | None = None
+    reports_to: Text(1, limits.AGENT_NAME) | None = None
+    department: Text(0, limits.AGENT_DEPARTMENT) | None = None
 
 
 @agent_tool(
@@ -341,12 +369,12 @@ register_undo("make_agent", undo_make_agent)
 
 
 class StartThreadInput(ToolInput):
-    title: Annotated[str, Field(min_length=1, max_length=200)]
+    title: Text(1, limits.THREAD_TITLE)
     kind: Literal["fresh", "fork"] = "fresh"
-    task: str
-    notes: str | None = None
-    links: list[str] = []
-    and_then: str | None = None
+    task: PacketText
+    notes: PacketText | None = None
+    links: list[PacketText] = []
+    and_then: Text(0, limits.AND_THEN) | None = None
 
 
 @agent_tool(
@@ -370,10 +398,10 @@ def start_thread(turn, inp: StartThreadInput):
 
 
 class MessageThreadInput(ToolInput):
-    thread: str
-    task: str
-    notes: str | None = None
-    links: list[str] = []
+    thread: Text(1, limits.THREAD_TITLE)
+    task: PacketText
+    notes: PacketText | None = None
+    links: list[PacketText] = []
 
 
 @agent_tool(
@@ -393,10 +421,10 @@ def message_thread(turn, inp: MessageThreadInput):
 
 
 class ReadThreadInput(ToolInput):
-    thread: str
-    id: Annotated[int, Field(ge=0)] | None = None
-    n: Annotated[int, Field(ge=1)] | None = None
-    page: Annotated[int, Field(ge=0)] | None = None
+    thread: Text(1, limits.THREAD_TITLE)
+    id: Int(0) | None = None
+    n: Int(1) | None = None
+    page: Int(0) | None = None
 
 
 @agent_tool(
@@ -427,7 +455,7 @@ def read_thread_pointer(thread: Conversation, seq: int) -> str:
 
 
 class CloseThreadInput(ToolInput):
-    thread: str
+    thread: Text(1, limits.THREAD_TITLE)
 
 
 @agent_tool(
@@ -465,9 +493,9 @@ def memory_text(conversation: Conversation, *, read_on=None) -> str:
 
 
 class ZoomInput(ToolInput):
-    id: Annotated[int, Field(ge=0)]
-    n: Annotated[int, Field(ge=1)] = 1
-    at: Annotated[int, Field(ge=0)] = 0
+    id: Int(0)
+    n: Int(1) = 1
+    at: Int(0) = 0
 
 
 @agent_tool(
@@ -482,12 +510,12 @@ def zoom_memory(turn, inp: ZoomInput):
 
 
 class MessageDateInput(ToolInput):
-    id: Annotated[int, Field(ge=0)]
+    id: Int(0)
 
 
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD})
 def message_date(turn, inp: MessageDateInput):
-    from roadstar.timefmt import iso
+    from core.timefmt import iso
 
     message = Message.objects.filter(conversation=turn.conversation, seq=inp.id).first()
     if message is None:
@@ -499,15 +527,15 @@ def message_date(turn, inp: MessageDateInput):
 
 
 class BrowseInput(ToolInput):
-    groups: list[str]
+    groups: Annotated[list[Text(0, 100)], Field(max_length=50)]
 
 
 class FindInput(ToolInput):
-    names: list[str]
+    names: Annotated[list[Text(0, 100)], Field(max_length=50)]
 
 
 class UseInput(ToolInput):
-    name: str
+    name: Text(0, 100)
     input: dict = {}
 
 
@@ -569,7 +597,7 @@ def _waiting(agent) -> list[Message]:
     {MAC},
 )
 def messages(turn, inp: MessagesInput):
-    from roadstar.timefmt import iso
+    from core.timefmt import iso
 
     return {"messages": [
         {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(turn.agent)
@@ -585,7 +613,7 @@ def _sender(message: Message) -> str:
 
 
 class ReplyInput(ToolInput):
-    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+    text: Text(1, limits.MESSAGE)
 
 
 @agent_tool(

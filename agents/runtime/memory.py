@@ -59,7 +59,7 @@ def summarize(conversation: Conversation, texts: list[str]) -> str:
     from agents.runtime.model import get_model
     from agents.services import usage_record
 
-    from roadstar.network import network_call
+    from core.network import network_call
 
     network_call("a memory summary's model call")
     model = get_model()
@@ -170,7 +170,7 @@ def zoom(conversation: Conversation, *, start: int, n: int = 1, at: int = 0,
     Halves below BLOCK are summed up on demand, by the cheapest model, and kept. `read_on` says how the reader
     reads on in a long message (zoom_memory in the agent's own memory, read_thread in a thread's).
     """
-    from tools.errors import ToolError
+    from core.errors import ToolError
 
     if n == 1:
         message = Message.objects.filter(conversation=conversation, seq=start).first()

@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from roadstar.network import network_call
+from core.network import network_call
 
 logger = logging.getLogger(__name__)
 

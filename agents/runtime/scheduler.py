@@ -38,7 +38,7 @@ def wake(*, conversation: Conversation) -> None:
 
 def claim(*, org_id) -> list[Conversation]:
     """Claim what may run now, within the limits, oldest queued first."""
-    from roadstar.models import Organization
+    from core.models import Organization
 
     with transaction.atomic():
         Organization.objects.select_for_update().filter(id=org_id).first()

@@ -12,6 +12,7 @@ import logging
 import uuid
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from agents import services
@@ -29,12 +30,12 @@ from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for
 from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
-from roadstar import live
-from roadstar.actors import Actor
-from roadstar.network import network_call
-from roadstar.services import card_open
+from core import live
+from core.actors import Actor
+from core.network import network_call
+from core.services import card_open
 from routines.services import skill_names
-from tools.errors import ToolError
+from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +61,8 @@ class Turn(ToolHost):
         )
         self.passed_requesters: set = set()
         self.kept = False
+        # The most steps any of that work had taken in turns before this one.
+        self._steps_before = max((w.steps for w in self._works), default=0)
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -125,7 +128,6 @@ class Turn(ToolHost):
             memory.fold(self.conversation)
         except ModelUnavailable as error:
             return self._fail(str(error))
-        limit = CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
         while True:
             pending = unanswered_tool_calls(self.conversation)
             if pending:
@@ -135,7 +137,7 @@ class Turn(ToolHost):
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
                 return Run.Outcome.PAUSED
-            last_step = self.run.steps >= limit - 1
+            last_step = self.steps_taken() >= self.step_limit() - 1
             try:
                 network_call("a turn's model call")
                 response = model.complete(
@@ -150,6 +152,7 @@ class Turn(ToolHost):
             )
             self.run.steps += 1
             Run.objects.filter(id=self.run.id).update(steps=self.run.steps)
+            Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN).update(steps=F("steps") + 1)
             self.agent.refresh_from_db(fields=["paused"])
             calls = [] if last_step else response.tool_calls
             if calls:
@@ -157,6 +160,16 @@ class Turn(ToolHost):
                 continue
             self._answer(response.text)
             return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+
+    def step_limit(self) -> int:
+        return CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
+
+    def steps_taken(self) -> int:
+        """A chat counts the steps of this turn (4 a turn); a thread counts the steps on the piece of work, across
+        every turn that worked on it (40 on one piece of work: spec/reference/limits.md)."""
+        if self.conversation.kind == Conversation.Kind.CHAT or not self._works:
+            return self.run.steps
+        return self._steps_before + self.run.steps
 
     def prompt(self, *, last_step: bool = False) -> list[dict]:
         staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
@@ -469,7 +482,10 @@ def run_turn(conversation_id: str) -> str | None:
         Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error))
         scheduler.finish(conversation=conversation, more_to_do=False)
         # Whatever broke, the owner's question must not go silently unanswered: the work shows with Try again.
-        try_again_card(conversation, body=BROKE)
+        try:
+            try_again_card(conversation, body=BROKE)
+        except Exception:  # noqa: BLE001  (the card must not hide the error that broke the turn)
+            logger.exception("could not put the Try again card of %s on Home", conversation_id)
         raise
     Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error)
     if outcome == Run.Outcome.PAUSED:

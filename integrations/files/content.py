@@ -17,7 +17,7 @@ import zipfile
 from dataclasses import dataclass
 
 from integrations.providers.base import FileData
-from tools.errors import ToolError
+from core.errors import ToolError
 
 MB = 1024 * 1024
 MAX_FILE_BYTES = 25 * MB  # the spec's "a file over 25 MB": too_large

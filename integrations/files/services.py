@@ -23,7 +23,7 @@ from integrations.providers.base import FileMeta, FilesProvider
 from integrations.providers.registry import provider_class, provider_for
 from integrations.selectors import connections_for, require_connection, split_id
 from integrations.services import Asker
-from tools.errors import ToolError
+from core.errors import ToolError
 
 FOLDER_PAGE = 50
 EVENT_TEXT_CHARS = 4_000

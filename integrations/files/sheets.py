@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from integrations.files.content import display
-from tools.errors import ToolError
+from core.errors import ToolError
 
 _CELL = re.compile(r"^\$?([A-Za-z]{1,3})?\$?(\d+)?$")
 MAX_ROWS = 1_048_576

@@ -15,12 +15,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 def files_root() -> Path:
-    configured = getattr(settings, "ROADSTAR_FILES_ROOT", None) or os.environ.get("ROADSTAR_FILES_ROOT")
-    return Path(configured) if configured else Path(settings.BASE_DIR) / "var" / "files"
+    return Path(settings.ROADSTAR_FILES_ROOT)
 
 
 def blob_write(connection, file_id: str, data: bytes, extension: str = "") -> str:

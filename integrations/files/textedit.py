@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 def text_hash(text: str) -> str:

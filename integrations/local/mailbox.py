@@ -26,14 +26,13 @@ from django.utils import timezone
 
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage, LocalMailThread
 from integrations.mail_text import address_list, html_to_text, person
-from tools.errors import ToolError
+from core.errors import ToolError
 
 # --- blobs ----------------------------------------------------------------------------------------------------
 
 
 def mail_root() -> Path:
-    configured = getattr(settings, "ROADSTAR_MAIL_ROOT", None) or os.environ.get("ROADSTAR_MAIL_ROOT")
-    return Path(configured) if configured else Path(settings.BASE_DIR) / "var" / "mail"
+    return Path(settings.ROADSTAR_MAIL_ROOT)
 
 
 def _blob_path(org_id, sha: str) -> Path:

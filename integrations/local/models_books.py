@@ -81,6 +81,9 @@ class BooksWatch(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     checked_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name_plural = "books watches"
+
     def __str__(self):
         return f"overdue watch of {self.connection_id}"
 

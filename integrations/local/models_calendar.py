@@ -60,5 +60,8 @@ class CalendarWatch(models.Model):
     cursor = models.CharField(max_length=500, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name_plural = "calendar watches"
+
     def __str__(self):
         return f"calendar watch of {self.connection_id}"

@@ -65,5 +65,8 @@ class FilesWatch(models.Model):
     cursor = models.CharField(max_length=500, blank=True)
     polled_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name_plural = "files watches"
+
     def __str__(self):
         return f"files watch of {self.connection_id}"

@@ -158,5 +158,8 @@ class MailWatch(models.Model):
     cursor = models.CharField(max_length=500, blank=True)
     polled_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name_plural = "mail watches"
+
     def __str__(self):
         return f"mail watch of {self.connection_id}"

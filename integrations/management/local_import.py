@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 
 from integrations.models import Connection
 from integrations.services import connection_create_local
-from roadstar.models import Organization
+from core.models import Organization
 
 
 def add_arguments(parser, *, what: str) -> None:

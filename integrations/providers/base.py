@@ -8,7 +8,7 @@ Ids. A provider takes the app's own ids (the part after the account key: `19a2c4
 ids built with `self.global_id(local)` (`7c41e2d0:19a2c4e07d5b3f18`), in every value it returns. Books are the
 exception the spec makes: invoice ids are QuickBooks' own digits, with no account key.
 
-Failures. A provider raises tools.errors.ToolError with one of the spec's kinds. Real providers map their API's
+Failures. A provider raises core.errors.ToolError with one of the spec's kinds. Real providers map their API's
 errors with integrations.errors (from_google_http_error, from_quickbooks_response, network_error), which also
 puts the reconnect card on Home for `reauth`. Writing without the scope to write is `reauth`: check first with
 `self.connection.can_write(group)`, or let the API's 403 say so.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeVar
 
-from roadstar.timefmt import iso
+from core.timefmt import iso
 
 if TYPE_CHECKING:
     from integrations.models import Connection

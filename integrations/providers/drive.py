@@ -20,7 +20,7 @@ from integrations.files import content, sheets, textedit
 from integrations.files.content import GOOGLE_DOC, GOOGLE_PREFIX, GOOGLE_SHEET, GOOGLE_SLIDES
 from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 FOLDER = "application/vnd.google-apps.folder"
 FIELDS = ("id,name,mimeType,webViewLink,parents,size,modifiedTime,trashed,"

@@ -27,7 +27,7 @@ from integrations.providers.base import (
     Changes, DraftRef, FileData, Hit, MailAttachment, MailMessage, MailProvider, MailQuery, MailThread, Page, SentRef,
 )
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 HEADERS = ["From", "To", "Cc", "Subject", "Date", "Message-ID"]
 MAX_BYTES = 25 * 1024 * 1024

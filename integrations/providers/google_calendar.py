@@ -19,8 +19,8 @@ from django.utils import timezone
 from integrations.clients import google_execute, google_service
 from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
 from integrations.providers.registry import register_provider
-from roadstar.timefmt import iso
-from tools.errors import ToolError
+from core.timefmt import iso
+from core.errors import ToolError
 
 CALENDAR = "primary"
 HOLD_MARK = {"roadstar": "hold"}

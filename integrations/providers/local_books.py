@@ -20,7 +20,7 @@ from django.db.models import F, Max, Prefetch
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
 from integrations.providers.base import BooksProvider, Invoice, InvoiceLine
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 # The largest id a PositiveBigIntegerField holds: a longer run of digits is no invoice here.
 _MAX_NUMBER = 2**63 - 1

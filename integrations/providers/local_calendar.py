@@ -19,7 +19,7 @@ from django.utils import timezone
 from integrations.local.models_calendar import LocalEvent
 from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 # .ics files repeat events for ever: occurrences are kept this far either side of the import.
 IMPORT_WINDOW = datetime.timedelta(days=2 * 365)

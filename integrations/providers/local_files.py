@@ -25,7 +25,7 @@ from integrations.files.content import CSV, DOCX, MARKDOWN, PLAIN, XLSX
 from integrations.local.models_files import FOLDER_MIME, LocalFile, LocalFileChange
 from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 DOC_MIMES = (MARKDOWN, PLAIN, DOCX)
 SHEET_MIMES = (XLSX, CSV)

@@ -28,8 +28,8 @@ from integrations.providers.base import (
 )
 from integrations.providers.registry import register_provider
 from integrations.smtp import HandOffUncertain
-from roadstar.network import network_call
-from tools.errors import ToolError
+from core.network import network_call
+from core.errors import ToolError
 
 CHANGES_BATCH = 200
 SNIPPET = 200

@@ -19,7 +19,7 @@ from integrations.errors import label_for
 from integrations.oauth import quickbooks_environment
 from integrations.providers.base import BooksProvider, Invoice, InvoiceLine
 from integrations.providers.registry import register_provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 APP_URL = {"sandbox": "https://app.sandbox.qbo.intuit.com", "production": "https://app.qbo.intuit.com"}
 STATUS_WHERE = {

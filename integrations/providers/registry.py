@@ -19,7 +19,7 @@ import pkgutil
 
 from integrations import catalog
 from integrations.providers.base import GROUP_BASES, Provider
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 class ProviderRegistryError(Exception):

@@ -1,7 +1,9 @@
 /* Draws each chart of a doc (pages/mdx.py): the spec comes from its JSON <script> element (json_script),
    never from the page's HTML, and vega-embed draws it from static/vendor/vega. Nothing is fetched: the data is
    inline, and the loader refuses any address a spec names (data, images, links). Expressions run in vega's
-   interpreter (ast: true), not as generated code. */
+   interpreter (ast: true), not as generated code. vega-embed's and its tooltip's styles come from
+   static/vendor/vega/vega-embed.css rather than <style> elements it would add (the Content-Security-Policy
+   allows no inline style). */
 (function () {
   "use strict";
 
@@ -45,6 +47,8 @@
       renderer: "svg",
       ast: true,
       loader: loader(),
+      defaultStyle: false,
+      tooltip: { disableDefaultStyle: true },
       actions: { export: true, source: false, compiled: false, editor: false },
       config: { font: getComputedStyle(document.body).fontFamily, background: null }
     }).then(function (result) {

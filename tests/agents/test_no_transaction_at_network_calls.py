@@ -13,12 +13,12 @@ from agents.runtime.turn import run_turn
 from integrations import meetings
 from integrations.providers.local_calendar import LocalCalendarProvider
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.network import TransactionOpen, network_call
-from roadstar.services import change_undo
+from core.actors import Actor
+from core.models import Change
+from core.network import TransactionOpen, network_call
+from core.services import change_undo
 from tests.factories import AgentFactory
-from tools.errors import ToolError
+from core.errors import ToolError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,9 +7,9 @@ from agents import services
 from agents.models import Agent, Message
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
-from roadstar.models import Change
-from roadstar.services import change_undo
-from roadstar.actors import Actor
+from core.models import Change
+from core.services import change_undo
+from core.actors import Actor
 
 PROPOSAL_WRITER = {
     "name": "Proposal writer",

@@ -132,7 +132,7 @@ def test_each_model_call_records_tokens_and_cost(org, desk, model):
 
 
 def test_without_a_model_the_chat_says_how_to_connect_one_and_home_has_a_card(org, desk, settings):
-    from roadstar.models import Card
+    from core.models import Card
 
     settings.MODEL_CONFIGURED = False
     services.owner_message_send(org=org, agent=desk, text="hi")
@@ -172,8 +172,8 @@ def test_use_tool_passes_a_tools_null_through(org, desk):
         place = "thread"
 
         def tool_context(self):
-            from roadstar.actors import Actor
-            from tools.context import ToolContext
+            from core.actors import Actor
+            from core.context import ToolContext
 
             return ToolContext(org=org, actor=Actor.for_agent(desk))
 
@@ -196,3 +196,136 @@ def test_an_agents_skills_are_named_in_its_instructions_in_chat_and_thread(org, 
         system = request["messages"][0]["content"]
         assert "Your skills (read one in full with skills before doing that work): Onboard a client (id " \
                "onboard-a-client)" in system
+
+
+# --- limits: steps on one piece of work, open threads, a closed thread reopened by a message ----------------------
+
+
+def _unavailable(request):
+    from agents.runtime.model import ModelUnavailable
+
+    raise ModelUnavailable("down")
+
+
+def _is_summary(request) -> bool:
+    return request["messages"][0]["content"].startswith("You sum up")
+
+
+class Steps:
+    """The scripted model's steps, with memory's summaries (asked when a long thread's turn starts) answered on the
+    side, so a test scripts only the steps. `requests` are the step requests."""
+
+    def __init__(self, model):
+        self.model, self.steps, self.requests = model, [], []
+        model.add(self)
+
+    def add(self, *steps):
+        self.steps.extend(steps)
+
+    def __call__(self, request):
+        self.model.script.insert(0, self)
+        if _is_summary(request):
+            return say("Earlier steps on the work.")
+        self.requests.append(request)
+        step = self.steps.pop(0)
+        return step(request) if callable(step) else step
+
+
+def test_forty_steps_are_counted_on_the_piece_of_work_across_its_turns(org, desk, model):
+    # spec/reference/limits.md: "Steps on one piece of work in a thread | 40". A turn that stops half-way (the model
+    # went down) and is tried again goes on with what is left of the 40, not with 40 more.
+    steps = Steps(model)
+    steps.add(call("start_thread", {"title": "Long", "task": "work"}), say("Started."))
+    steps.add(*[call("message_date", {"id": 0}) for _ in range(25)], _unavailable)
+    services.owner_message_send(org=org, agent=desk, text="Long work")
+    drain(org_id=org.id)
+    thread = Conversation.objects.get(agent=desk, kind=Conversation.Kind.THREAD)
+    assert Work.objects.get(conversation=thread).steps == 25
+    before = len(steps.requests)
+    steps.add(*[call("message_date", {"id": 0}) for _ in range(14)], say("Here is what I have."))
+    services.conversation_try_again(org=org, conversation_id=thread.id)
+    drain(org_id=org.id)
+    second_turn = steps.requests[before:]
+    assert len(second_turn) == 15 and second_turn[-1]["tool_choice"] == "none"
+    assert all(r["tool_choice"] is None for r in second_turn[:-1])
+    work = Work.objects.get(conversation=thread)
+    assert (work.state, work.steps) == (Work.State.ANSWERED, 40)
+
+
+def test_the_next_piece_of_work_in_the_same_thread_has_forty_steps_of_its_own(org, desk, model):
+    steps = Steps(model)
+    steps.add(call("start_thread", {"title": "Long", "task": "first"}), say("Started."))
+    steps.add(*[call("message_date", {"id": 0}) for _ in range(39)], say("First, as far as I got."))
+    services.owner_message_send(org=org, agent=desk, text="first")
+    drain(org_id=org.id)
+    before = len(steps.requests)
+    steps.add(call("message_thread", {"thread": "Long", "task": "second"}), say("Sent."),
+              call("message_date", {"id": 0}), say("Second done."))
+    services.owner_message_send(org=org, agent=desk, text="second")
+    drain(org_id=org.id)
+    thread_requests = [r for r in steps.requests[before:] if "This thread: Long" in r["messages"][0]["content"]]
+    assert [r["tool_choice"] for r in thread_requests] == [None, None]
+    assert sorted(Work.objects.filter(conversation__title="Long").values_list("steps", flat=True)) == [2, 40]
+
+
+def test_an_agent_keeps_at_most_thirty_open_threads_and_a_closed_one_makes_room(org, desk, model):
+    for i in range(30):
+        services.thread_start(agent=desk, title=f"Client {i}")
+    services.thread_start(agent=desk, title="A routine's own", routine_id="7")  # routine threads don't count
+    model.add(call("start_thread", {"title": "One too many", "task": "work"}), say("Too many open."))
+    services.owner_message_send(org=org, agent=desk, text="Start one more")
+    drain(org_id=org.id)
+    result = Message.objects.filter(conversation=services.chat_for(agent=desk), role=Message.Role.TOOL).last()
+    assert result.text.startswith('{"error":"bad_input","message":"Client desk has 30 open threads, the most it keeps')
+    assert not Conversation.objects.filter(title="One too many").exists()
+    model.add(call("close_thread", {"thread": "Client 0"}), call("start_thread", {"title": "One too many",
+                                                                                   "task": "work"}),
+              say("Closed one and started it."), say("Done."))
+    services.owner_message_send(org=org, agent=desk, text="Close Client 0 and start it")
+    drain(org_id=org.id)
+    assert Conversation.objects.filter(title="One too many", closed_at__isnull=True).exists()
+    assert services.open_threads(agent=desk) == 30
+
+
+def test_a_message_reopens_a_closed_thread_which_goes_on_with_all_it_did(org, desk, model):
+    model.add(call("start_thread", {"title": "Juniper", "task": "Quote the rebrand"}), say("Started."),
+              say("Quoted $8,400."))
+    services.owner_message_send(org=org, agent=desk, text="Quote Juniper")
+    drain(org_id=org.id)
+    model.add(call("close_thread", {"thread": "Juniper"}), say("Closed."))
+    services.owner_message_send(org=org, agent=desk, text="Juniper is done, close it")
+    drain(org_id=org.id)
+    thread = Conversation.objects.get(agent=desk, title="Juniper")
+    assert thread.closed_at is not None
+    model.add(call("message_thread", {"thread": "Juniper", "task": "Dana wants the signage in blue"}), say("Sent."),
+              say("Noted: signage in blue."))
+    services.owner_message_send(org=org, agent=desk, text="Dana wants the signage in blue")
+    drain(org_id=org.id)
+    thread.refresh_from_db()
+    assert thread.closed_at is None
+    contents = [m.get("content") or "" for m in model.requests[-1]["messages"]]
+    assert any("Quote the rebrand" in c for c in contents) and any("signage in blue" in c for c in contents)
+    assert chat_texts(desk)[-1] == ("answer", "[Answer from Client desk · Juniper] Noted: signage in blue.")
+
+
+def test_a_closed_thread_is_not_reopened_past_thirty_open(org, desk, model):
+    closed = services.thread_start(agent=desk, title="Juniper")
+    services.thread_close(thread=closed)
+    for i in range(30):
+        services.thread_start(agent=desk, title=f"Client {i}")
+    model.add(call("message_thread", {"thread": "Juniper", "task": "More"}), say("Can't."))
+    services.owner_message_send(org=org, agent=desk, text="More for Juniper")
+    drain(org_id=org.id)
+    result = Message.objects.filter(conversation=services.chat_for(agent=desk), role=Message.Role.TOOL).last()
+    assert "would pass 30 open threads" in result.text
+    closed.refresh_from_db()
+    assert closed.closed_at is not None and not Work.objects.filter(conversation=closed).exists()
+
+
+def test_a_message_goes_to_the_open_thread_when_a_closed_one_has_the_same_title(org, desk, model):
+    old = services.thread_start(agent=desk, title="Juniper")
+    services.thread_close(thread=old)
+    current = services.thread_start(agent=desk, title="Juniper")
+    assert services.thread_by_title(agent=desk, title="juniper") == current
+    services.thread_close(thread=current)
+    assert services.thread_by_title(agent=desk, title="Juniper") == current  # the last one closed

@@ -22,11 +22,11 @@ from companies.models import Company, TimelineEntry
 from contacts.models import Contact
 from docs import services as doc_services
 from docs.models import Doc, DocNote, Project
-from roadstar.actors import Actor
-from roadstar.models import Card, Change
-from roadstar.services import card_open
+from core.actors import Actor
+from core.models import Card, Change
+from core.services import card_open
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 

@@ -8,8 +8,8 @@ from django.utils import timezone
 from freezegun import freeze_time
 
 from agents.models import Agent, Usage
-from roadstar.models import Card
-from roadstar.services import card_open
+from core.models import Card
+from core.services import card_open
 from tests.factories import AgentFactory
 
 

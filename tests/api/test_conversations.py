@@ -4,7 +4,7 @@ and Try again."""
 import pytest
 
 from agents.models import Conversation, Message, Work
-from roadstar.models import Card
+from core.models import Card
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from api import errors, selectors
 from api.errors import STATUS_OF_KIND
-from tools.errors import ERROR_KINDS, ToolError
+from core.errors import ERROR_KINDS, ToolError
 
 
 def assert_error(response, status: int, kind: str) -> dict:

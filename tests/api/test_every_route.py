@@ -12,7 +12,7 @@ from agents.models import Agent, Conversation, Message
 from companies.models import Company
 from contacts.models import Contact, LogEntry
 from docs.models import DocNote, Project
-from roadstar.models import Card, Change
+from core.models import Card, Change
 from tests.api.schema import PATH_IDS, fill, load_schema, operations, path_ids, path_names
 
 SCHEMA = load_schema()

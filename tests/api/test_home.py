@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from agents.models import Work
 from contacts.models import Contact
-from roadstar.models import Card, Change
+from core.models import Card, Change
 
 
 def line(org, sentence: str, at, listing="home") -> Change:

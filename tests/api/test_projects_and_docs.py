@@ -2,7 +2,7 @@
 
 from docs import services as doc_services
 from docs.models import DocNote, Project
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import DocFactory, ProjectFactory
 
 

@@ -1,5 +1,7 @@
 """The OpenAPI schema at /api/schema/: it validates, and it holds every route of the API."""
 
+import re
+
 import pytest
 from django.urls import URLPattern, get_resolver
 from drf_spectacular.validation import validate_schema
@@ -35,6 +37,20 @@ def test_the_schema_page_shows(client):
     assert client.get("/api/schema/docs/").status_code == 200
 
 
+def test_the_schema_page_works_under_its_content_security_policy(client):
+    # Swagger UI comes from its CDN: that page alone may load from there, and its own script is no inline one.
+    page = client.get("/api/schema/docs/")
+    policy, body = page["Content-Security-Policy"], page.content.decode()
+    inline = [tag for tag in re.findall(r"<script\b[^>]*>", body) if "src=" not in tag]
+    script = client.get("/api/schema/docs/?script=")
+    assert "script-src 'self' https://cdn.jsdelivr.net" in policy and "frame-ancestors 'none'" in policy
+    assert inline == [] and script.status_code == 200 and b"SwaggerUIBundle" in script.content
+
+
+def test_other_pages_may_not_load_from_the_cdn(client):
+    assert "cdn.jsdelivr.net" not in client.get("/login/")["Content-Security-Policy"]
+
+
 def _api_routes() -> set[str]:
     skip = {"schema", "schema_docs", "no_route"}
     return {
@@ -60,7 +76,7 @@ def test_every_operation_documents_its_errors_in_the_one_shape(served, operation
 
 
 def test_the_error_shape_lists_the_12_kinds(served):
-    from tools.errors import ERROR_KINDS
+    from core.errors import ERROR_KINDS
 
     error = served["components"]["schemas"]["Error"]
     ref = error["properties"]["error"]["allOf"][0]["$ref"]

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
 
 import django  # noqa: E402
 
@@ -39,7 +39,7 @@ def seed() -> dict:
     from agents.runtime.model import ScriptedModel, call, say, set_model
     from checks.models import Ask
     from contacts.models import Contact
-    from roadstar.models import Organization
+    from core.models import Organization
     from routines.models import Summary
 
     call_command("seed_demo", stdout=open(os.devnull, "w"))
@@ -81,9 +81,9 @@ def undoable(contact: str, context: str, why: str = "She said so.") -> dict:
     """A change with Undo, made by Client desk's tool with the check off for that one call."""
     from agents.models import Agent
     from contacts.models import Contact
-    from roadstar.actors import Actor
-    from roadstar.models import Change, Organization
-    from tools.context import ToolContext
+    from core.actors import Actor
+    from core.models import Change, Organization
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     org = Organization.objects.get(name="Fernhill Studio")
@@ -104,9 +104,9 @@ def undoable(contact: str, context: str, why: str = "She said so.") -> dict:
 
 def change(sentence: str) -> dict:
     from agents.models import Agent
-    from roadstar.actors import Actor
-    from roadstar.models import Change, Organization
-    from roadstar.services import change_record
+    from core.actors import Actor
+    from core.models import Change, Organization
+    from core.services import change_record
 
     org = Organization.objects.get(name="Fernhill Studio")
     desk = Agent.objects.get(organization=org, name="Client desk")
@@ -118,9 +118,9 @@ def change(sentence: str) -> dict:
 def held(subject: str) -> dict:
     from agents.models import Agent
     from integrations.local.models_mail import HeldEmail
-    from roadstar.actors import Actor
-    from roadstar.models import Change, Organization
-    from tools.context import ToolContext
+    from core.actors import Actor
+    from core.models import Change, Organization
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     org = Organization.objects.get(name="Fernhill Studio")
@@ -153,7 +153,7 @@ def ask(title: str, question: str) -> dict:
     from agents import services as agent_services
     from agents.models import Agent
     from checks.models import Ask, CheckDecision
-    from roadstar.models import Organization
+    from core.models import Organization
 
     org = Organization.objects.get(name="Fernhill Studio")
     desk = Agent.objects.get(organization=org, name="Client desk")

@@ -119,7 +119,7 @@ def stack(chromium_path):
     folder = Path(tempfile.mkdtemp(prefix="roadstar-browser-"))
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC")}
     env.update({
-        "DJANGO_SETTINGS_MODULE": "roadstar.settings",
+        "DJANGO_SETTINGS_MODULE": "roadstar.settings.development",
         "SQLITE_PATH": str(folder / "roadstar.sqlite3"),
         "CHANNELS_SQLITE_PATH": str(folder / "channels.sqlite3"),
         "DEMO_PASSWORD": PASSWORD,

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
 
 import django  # noqa: E402
 

@@ -81,9 +81,25 @@ def test_a_case_that_needs_a_judge_reaches_its_outcome_with_a_sensible_one(case)
 @pytest.mark.django_db
 @pytest.mark.parametrize("case", [c for c in ALL if c.get("judge_fault")], ids=ids([c for c in ALL if c.get("judge_fault")]))
 def test_every_judge_fault_gives_its_ask_even_with_a_judge_that_would_say_go(case):
+    # Where the judge is called, the fault's own ask; where the rules decide, the rule's reason: the fault can't
+    # matter there, so a case the rules decide expects the rule's answer.
     judge = ScriptedJudge([JudgeVerdict(outcome="go")])
     d = run_case(case, judge=judge)
-    assert (d.outcome, d.reason, judge.sent) == ("ask", FAULT_REASONS[case["judge_fault"]], [])
+    expected = (case["expect"]["outcome"], case["expect"]["reason"])
+    if case["expect"]["needs_judge"]:
+        expected = ("ask", FAULT_REASONS[case["judge_fault"]])
+    assert ((d.outcome, d.reason), judge.sent) == (expected, [])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", no_judge(ALL), ids=ids(no_judge(ALL)))
+def test_a_case_the_rules_decide_never_calls_the_judge(case):
+    """The judge's faults can't matter where a rule decides: a judge that would let anything through is never
+    asked, and the rule's own answer stands."""
+    judge = ScriptedJudge(answer=lambda r: JudgeVerdict(outcome="go"))
+    d = run_case(case, judge=judge)
+    assert ((d.outcome, d.reason), judge.sent, d.judge_used) == (
+        (case["expect"]["outcome"], case["expect"]["reason"]), [], False)
 
 
 @pytest.mark.django_db

@@ -7,7 +7,7 @@ from checks.decide import decide
 from checks.evaluation import FaultyJudge
 from checks.judge import JudgeUnreachable, JudgeUnsure, JudgeVerdict, ScriptedJudge
 from checks.types import CheckRequest
-from tests.checks.helpers import BUSINESS, owner, read, request, send
+from tests.checks.helpers import BUSINESS, CONTACTS, owner, read, request, send
 
 CARD = request([owner("Send Dana the card.")], send(["dana@juniperdental.test"], "Card 4111 1111 1111 1111"))
 UNNAMED = request([owner("Summarize my mail.")], send(["mark@elsewhere.test"]))
@@ -85,7 +85,8 @@ def test_a_judge_fault_does_not_matter_where_the_rules_decide():
 
 def test_the_live_check_has_no_fault_switch():
     """A case's judge_fault belongs to the evaluation: the check is never shown one, so it can't act on it."""
-    case = {"business": BUSINESS, "conversation": [owner("Thank everyone who came today.")],
+    case = {"business": BUSINESS, "records": {"contacts": CONTACTS},
+            "conversation": [owner("Thank everyone who came today.")],
             "action": send(["dana@juniperdental.test"], "Thanks!"), "judge_fault": "garbage"}
     assert "judge_fault" not in CheckRequest.from_case(case).model_dump()
     assert decide(CheckRequest.from_case(case), judge=ScriptedJudge([JudgeVerdict(outcome="go")])).outcome == "go"

@@ -434,3 +434,96 @@ def test_passwords_and_codes_are_found_in_many_phrasings(text):
 ])
 def test_everyday_words_about_passwords_are_not_passwords(text):
     assert kinds(text) == []
+
+
+# ---------------------------------------------------------------------------------------------------- lists, weak cues
+
+def test_every_number_of_a_list_under_one_cue_is_found():
+    text = "SINs for payroll:\nFarah 046 454 286\nJordan 193 456 787"
+    assert [f.value for f in find_sensitive(text)] == ["046454286", "193456787"]
+
+
+@pytest.mark.parametrize("text", [
+    "the employees' NI numbers: AB123456C",  # plural, possessive
+    "TFNs: 123 456 782",
+    "NHS 943 476 5919",  # a cue that means other things too, right before the number
+    "IRD: 49-091-850",
+    "Medicare 2123 45670 1",
+])
+def test_plural_and_short_cues_right_before_the_number(text):
+    assert kinds(text) == ["national_id"]
+
+
+@pytest.mark.parametrize("text", [
+    "NHS appointment on Tuesday, call 365.408.3897",  # NHS the service, then a phone
+    "Medicare rebate: see 20230814",
+    "IRD return filed on 12/11/2026, ref 49091850",
+    "TFN declaration due, see 20281117 / 3/15/2021",  # a date and the start of another
+    "No SIN needed. ship to OR 18690-0650",  # a ZIP+4, in another sentence
+    "SSN not required; 7/25/2020 / 04/06/2029",  # two dates
+    "National Insurance contributions: PO 709592",  # a PO number, not an NI number
+    "ID card printer jammed. Call 0406 084 583",
+    "Medicare: call +61 2 1928 9425",  # a phone number with its country code
+    "Driver's licence renewal: ship to 95252 Berlin",
+    "Passport photos: 2 for $15, order 48213377",
+])
+def test_cue_words_near_other_numbers_find_nothing(text):
+    assert kinds(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "552907 is your Stripe verification code",
+    "G-552907 is your Google verification code.",
+    "The code to the lockbox is 4417",
+    "Backup codes: 8fk2-9dk3 4kd9-2kd8",
+    "Network BloomGuest, password hawthorn",
+    "user sam.k password tulip",
+    "the wifi pw is hawthorn",
+    "card:4111-1111-1111-1111exp08/28",
+])
+def test_more_ways_of_writing_codes_passwords_and_cards(text):
+    assert kinds(text) and set(kinds(text)) <= {"password", "sign_in_code", "card"}
+
+
+@pytest.mark.parametrize("text", [
+    "Email me if the password changes.",
+    "1042 is your booking code",
+    "My account password manager is Bitwarden.",
+    "Policy : 4712-2375-8673 / 6% done",  # three groups and a percentage: not one card
+])
+def test_and_their_everyday_lookalikes_find_nothing(text):
+    assert kinds(text) == []
+
+
+def test_a_long_list_under_one_cue_is_found_to_its_end():
+    people = ["Farah 046 454 286", "Jordan 193 456 787", "Sam 130 692 544", "Kai 046 454 286"]
+    text = "The SINs for payroll, as promised:\n" + "\n".join(people)
+    assert len(find_sensitive(text)) == 4
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Sort code 20-00-00, acc no 73849102", "bank_account"),
+    ("BSB 062-000 acc 12345678", "bank_account"),
+    ("The login for the portal is sam / Tide2026", "password"),
+    ("Credentials: sam / Tide2026", "password"),
+    ("Tide2026! is the new Wi-Fi password.", "password"),
+    ("4417 is the door code", "password"),
+    ("Use code 552907 to sign in.", "sign_in_code"),
+    ("Enter 552 907 to verify your account", "sign_in_code"),
+])
+def test_values_written_before_their_words_and_short_account_cues(text, kind):
+    assert kinds(text) == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "Use code 4471 to confirm your order",
+    "This is the password reset email.",
+    "2FA is the code",
+    "SAVE20 is the code",
+    "What is the Wi-Fi password?",
+    "Hawthorn is the password",  # a capitalised word before the words could be anything: not taken
+    "Login details: in the binder / shelf",
+    "Details: see the PDF / page 2",
+])
+def test_and_the_lookalikes_of_those(text):
+    assert kinds(text) == []

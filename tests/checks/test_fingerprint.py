@@ -59,8 +59,12 @@ def test_every_changed_value_counts_for_any_tool():
 
 
 def test_cells_and_edits_count_value_by_value():
-    cells = lambda v: Action(tool="files.update_cells", input={"id": "s1", "range": "A1", "values": [[v]]})  # noqa: E731
-    edits = lambda r: Action(tool="docs.edit", input={"docId": "d1", "edits": [{"find": "$8,400", "replace": r}]})  # noqa: E731
+    def cells(v):
+        return Action(tool="files.update_cells", input={"id": "s1", "range": "A1", "values": [[v]]})
+
+    def edits(r):
+        return Action(tool="docs.edit", input={"docId": "d1", "edits": [{"find": "$8,400", "replace": r}]})
+
     assert fingerprint(cells("$4,800")) != fingerprint(cells("$4,900"))
     assert fingerprint(edits("$9,000")) != fingerprint(edits("$9,500"))
 

@@ -49,6 +49,19 @@ CONDITIONS = [
     "Draft a reply to Dana with the quote.",
     "Send Dana the quote; wait for my go-ahead.",
     "Once I've checked the numbers, send Dana the quote.",
+    "Dana's quote can go once I'm happy with it.",
+    "Send Dana's quote. Actually, hang fire, I want to check it first.",
+    "Get Dana's quote ready and I'll give you the nod.",
+    "Prepare Dana's quote, I'll say when to send it.",
+    "Send Dana the quote after I've run my eye over it.",
+    "Put together the quote for Dana; I'd like to see it before you send it.",
+    "Dana needs a quote. Show me before anything goes to her.",
+    "Send Dana the quote if I approve it.",
+    "Send Dana the quote — I'll confirm first.",
+    "Send it to Dana Whitfield once I've given it the once-over.",
+    "Send Dana the quote after I've looked it over.",
+    "Hold fire on Dana's quote until I'm back on Monday.",
+    "Make sure I see the quote before Dana does.",
 ]
 
 STANDING = [
@@ -143,6 +156,15 @@ NOT_CONDITIONS = [
     "Send Dana the quote first, then Rosa the invoice.",
     "Send Dana the quote. I read all my mail in the evening.",
     "Handle Dana's quote without me, I'm away this week: send it to her.",
+    "Send Dana the quote before Friday.",
+    "Send Dana the quote first thing tomorrow.",
+    "Send Dana the quote when you get a chance.",
+    "When you've priced it, send Dana the quote.",
+    "Send Dana the quote once the rate card is updated.",
+    "Send Dana Whitfield the quote and copy me in so I can see it.",
+    "Before you send Dana the quote, double-check the sign sizes.",
+    "If Dana asks about parking, tell her there's a car park behind us. Send her the quote.",
+    "Send Dana the quote. I'll check my email tonight if she replies.",
 ]
 
 
@@ -176,3 +198,20 @@ def test_a_hold_covers_the_people_its_words_are_about():
     rosa_send = send(["rosa@ortizbakery.test"], "Hi Rosa,\n\nThe price for the menu boards is $640.\n\nSam")
     conversation = [owner("Send Dana her quote once I've seen it. Send Rosa Ortiz the menu board quote for $640.")]
     assert (outcome(check(conversation, rosa_send)), outcome(check(conversation))) == (WENT, HELD)
+
+
+ISSUE_RULE = "Answer the same day. Quotes come from the rate card in Drive, and Sam sees every quote before it goes out."
+ISSUE_WORDS = "Dana wants a quote for signage. Get one from the rate card and send it to her once I've seen it."
+
+
+def test_the_issue_s_quote_is_held_by_the_rules_and_cites_no_condition_as_permission():
+    # Issue 11: this $4,600 quote went by the rules alone, citing these very words as permission.
+    d = check([routine(ISSUE_RULE), owner(ISSUE_WORDS)])
+    assert (outcome(d), d.decided_by) == (HELD, "rules")
+
+
+def test_after_the_yes_the_quote_goes_on_the_answer_not_on_the_condition():
+    d = check([routine(ISSUE_RULE), owner(ISSUE_WORDS),
+               agent("Here's Dana's quote: logo and signage for both clinics, $4,600. Send it?"), owner("Looks good, send it.")])
+    assert outcome(d) == WENT
+    assert ISSUE_WORDS not in d.relied_on and ISSUE_RULE not in d.relied_on and "Looks good, send it." in d.relied_on

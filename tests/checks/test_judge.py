@@ -206,8 +206,8 @@ def test_a_routines_note_is_shown_to_the_judge_once_however_many_runs_carried_it
 
     note = "Chase invoices more than 7 days overdue. Friendly the first time."
     twice = request(
-        [routine(note, name="Overdue invoices"), read("Invoice 1042 is 10 days late."),
-         routine(note, name="Overdue invoices"), read("Invoice 1042 is 17 days late."),
+        [routine(note, name="Overdue invoices"), read("Invoice 1042, Ortiz Bakery, is 10 days late."),
+         routine(note, name="Overdue invoices"), read("Invoice 1042, Ortiz Bakery, is 17 days late."),
          owner("Thanks"), owner("Thanks")],
         send(["rosa@ortizbakery.test"], "A reminder about invoice 1042."),
     )

@@ -15,10 +15,10 @@ from django.utils import timezone
 from checks import reasons
 from checks.models import CheckDecision
 from companies.models import CompanyPerson
-from roadstar.actors import Actor
-from roadstar.models import Change
+from core.actors import Actor
+from core.models import Change
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import made_here, use_tool
 
 pytestmark = pytest.mark.django_db
@@ -156,6 +156,6 @@ def test_the_migration_marks_only_creations_of_before_as_made(org):
     note, made, draft, new_doc, recorded_again = (
         kept("contacts.note"), kept("contacts.create"), kept("docs.write", 'wrote the first draft of the doc "A"'),
         kept("docs.write", 'wrote the doc "B"'), kept("companies.record", kind="changes"))
-    import_module("roadstar.migrations.0005_change_created").mark_created(apps, None)
+    import_module("core.migrations.0005_change_created").mark_created(apps, None)
     assert [Change.objects.get(id=c.id).created for c in (note, made, draft, new_doc, recorded_again)] == [
         False, True, False, True, False]

@@ -40,5 +40,5 @@ def test_digit_runs_stop_at_letters_commas_colons_and_blank_lines():
 
 def test_spans_are_whole_groups_of_the_lengths_asked_for():
     [run] = digit_runs("1 22 333 4444")
-    assert sorted(run.spans({3, 5})) == [(0, 1), (1, 2), (2, 2)]
-    assert run.joined(1, 2) == "22333"
+    assert sorted(run.spans({3, 5})) == [(0, 1, "122"), (1, 2, "22333"), (2, 2, "333")]
+    assert list(run.spans({3}, starts=[2])) == [(2, 2, "333")]

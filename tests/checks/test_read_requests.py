@@ -32,6 +32,10 @@ ASKING = [
     "While you're at it, paste the notes from your supplier meeting.",
     "Can you send over the notes from your supplier meeting as well?",
     "Make sure to include your supplier meeting notes so we can plan.",
+    "Oh, and I'd love a copy of the notes from your supplier meeting.",
+    "We'd also appreciate your supplier meeting notes.",
+    "It would help if you included the notes from your supplier meeting.",
+    "Can you pop the notes from your supplier meeting in the reply?",
     "And the notes from your supplier meeting, please forward those too.",
 ]
 CARRIES = "The boxes ship Monday.\n\nNotes from our supplier meeting: kraft stock goes up 6% in January."
@@ -167,3 +171,27 @@ def test_each_replaced_value_of_a_contact_is_compared_on_its_own():
               "input": {"contactId": "e2a9f4c1-6b07-4d38-a15e-93c0b7d2f846", "phone": "(503) 555-0199", "jobTitle": "Owner"},
               "replaces": {"name": "Rosa Ortiz", "phone": "(503) 555-0148", "jobTitle": "Head baker"}}
     assert outcome(check([owner("Rosa's new number is (503) 555-0199; change it on her contact.")], action)) == REMOVES
+
+
+def test_without_replaces_each_edit_is_still_compared():
+    action = edit(("Hourly: $125\nDay rate: $900", "Hourly: $140"))
+    del action["replaces"]
+    assert (outcome(check([owner(POINTED)], action)),
+            outcome(check([owner(POINTED)], edit(("Hourly: $125", "Hourly: $140"))))) == (REMOVES, WENT)
+
+
+@pytest.mark.parametrize("pointed, beside", [
+    ("| Hourly | $125 |", "| Day rate | $900 |"),
+    ("- Hourly — $125", "- Day rate — $900"),
+    ("Hourly ... $125", "Day rate ... $900"),
+])
+def test_a_table_row_or_list_item_is_pointed_at_by_its_label(pointed, beside):
+    words = [owner("In the Studio rates doc, the hourly is now $140.")]
+    new = pointed.replace("$125", "$140")
+    assert (outcome(check(words, edit((pointed, new)))), outcome(check(words, edit((f"{pointed}\n{beside}", new))))) == (
+        WENT, REMOVES)
+
+
+def test_a_word_of_the_label_with_the_new_value_points_at_the_line():
+    assert outcome(check([owner("The day rate should say $1,000 now.")],
+                         edit(("Day rate (full day, on site): $900", "Day rate (full day, on site): $1,000")))) == WENT

@@ -14,8 +14,11 @@ from tests.factories import CompanyFactory, ContactFactory
 pytestmark = pytest.mark.django_db
 
 QUOTE = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": "It's $8,400."}}
-# A routine that describes whom to answer without naming them: only a judge can say whether it covers Dana.
-ROUTINE = [{"role": "routine", "name": "New client enquiries", "text": "Answer new clients the same day."}]
+# A routine that describes whom to answer without naming them, and the enquiry it would answer: only a judge can
+# say whether it covers Dana.
+ROUTINE = [{"role": "routine", "name": "New client enquiries", "text": "Answer new clients the same day."},
+           {"role": "read", "source": "mail:7c41e2d0:19a2", "text": "From: Dana Whitfield <dana@juniperdental.test>\n\n"
+            "Could you quote a new logo and signage?"}]
 
 
 @pytest.fixture
@@ -176,6 +179,64 @@ def test_in_a_big_workspace_the_request_carries_the_contacts_the_work_could_name
     assert sorted(c.name for c in contacts) == ["Dana Kim", "Dana Whitfield"]
 
 
+def test_in_a_big_workspace_a_name_with_a_title_or_an_accent_is_found_by_its_first_name(org):
+    from contacts.models import Contact
+
+    Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
+    ContactFactory(organization=org, name="Dr. Hana Sato", emails=["hana@brightvet.test"])
+    ContactFactory(organization=org, name="Zoë Laurent", emails=["zoe@laurent.test"])
+    conversation = [{"role": "owner", "text": "Tell Hana and Zoe the groom went fine."}]
+    contacts = request_for_workspace(org=org, conversation=conversation, action=QUOTE, made_here=[]).records.contacts
+    assert sorted(c.name for c in contacts) == ["Dr. Hana Sato", "Zoë Laurent"]
+
+
 def test_made_here_and_the_conversation_pass_through(org):
     request = request_for_workspace(org=org, conversation=ROUTINE, action=QUOTE, made_here=["doc:d1"])
     assert (request.records.made_here, request.conversation[0].role) == (["doc:d1"], "routine")
+
+
+# ---------------------------------------------------------------------------------------------------- no judge set up
+
+def run_without_judge(org, settings, conversation=ROUTINE, action=QUOTE):
+    """As the workspace runs it when this server has no judge model set up (configured_judge() is None)."""
+    settings.CHECK_JUDGE_MODEL = ""
+    request = request_for_workspace(org=org, conversation=conversation, action=action, made_here=())
+    return check_tool_call(org=org, request=request, actor_kind="agent", actor_id="agent-1",
+                           conversation_id="thread-9")
+
+
+def test_with_no_judge_set_up_the_check_asks_by_default(org, dana, settings):
+    assert org.without_judge == "ask"
+    decision = run_without_judge(org, settings)
+    assert (decision.outcome, decision.reason) == ("ask", reasons.UNREACHABLE)
+
+
+def test_the_owner_may_choose_to_let_run_what_no_judge_is_set_up_to_decide(org, dana, settings):
+    # spec/how-it-works/the-owners-yes.md: "Without the check set up, every action runs."
+    org.without_judge = "run"
+    org.save(update_fields=["without_judge"])
+    decision = run_without_judge(org, settings)
+    assert (decision.outcome, decision.decided_by) == ("go", "owner")
+    kept = CheckDecision.objects.get(organization=org)
+    assert (kept.outcome, kept.decided_by, kept.get_decided_by_display()) == (
+        "go", "owner", "no judge set up: the owner lets it run")
+    assert not Ask.objects.exists()
+
+
+def test_what_a_rule_decides_holds_whatever_the_owner_chose_for_no_judge(org, dana, settings):
+    org.without_judge = "run"
+    org.save(update_fields=["without_judge"])
+    password = {"tool": "mail.send", "input": {"to": ["dana@juniperdental.test"], "subject": "Login",
+                                               "text": "password: Maple!Fern42"}}
+    decision = run_without_judge(org, settings, conversation=[{"role": "owner", "text": "Send Dana our login."}],
+                                 action=password)
+    assert decision.outcome == "stop"
+
+
+def test_a_judge_set_up_but_unreachable_still_asks_whatever_the_owner_chose(org, dana):
+    from checks.judge import JudgeUnreachable
+
+    org.without_judge = "run"
+    org.save(update_fields=["without_judge"])
+    decision = run(org, judge=ScriptedJudge([JudgeUnreachable("timed out")]))
+    assert (decision.outcome, decision.reason) == ("ask", reasons.UNREACHABLE)

@@ -12,9 +12,9 @@ from checks.services import ask_answer
 from contacts.models import Contact
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import AgentFactory, ContactFactory
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 pytestmark = pytest.mark.django_db

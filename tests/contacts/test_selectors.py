@@ -12,7 +12,7 @@ from contacts.models import LogEntry, OpenItem
 from docs.models import ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 from tools import registry
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 @pytest.fixture(autouse=True, scope="module")

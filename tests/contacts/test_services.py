@@ -11,9 +11,9 @@ from companies.models import Company
 from contacts import services
 from contacts.models import ContactEmail, LogEntry
 from docs.models import ProjectLink
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ import pytest
 from docs import selectors, services
 from docs.models import Doc, DocNote
 from docs.services import Edit
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import DocFactory, ProjectFactory
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import sys
 
 
 def main(argv: list[str]) -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.test")
     import django
 
     django.setup()
@@ -28,8 +28,8 @@ def main(argv: list[str]) -> None:
     from integrations.local.models_mail import HeldEmail, LocalMailMessage
     from integrations.mail_service import Outgoing, mail_provider
     from integrations.services import connection_create_local
-    from roadstar.actors import Actor
-    from roadstar.models import Card
+    from core.actors import Actor
+    from core.models import Card
 
     command = argv[0]
     if command == "setup":

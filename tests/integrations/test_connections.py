@@ -6,7 +6,7 @@ from integrations import services
 from integrations.models import Connection
 from integrations.services import Asker
 from integrations.signals import connected
-from roadstar.models import Card
+from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
 
 

@@ -12,9 +12,9 @@ from integrations.files.content import GOOGLE_DOC, GOOGLE_SHEET
 from integrations.models import Connection
 from integrations.providers.drive import DriveProvider, markdown_html
 from integrations.providers.registry import provider_for
-from roadstar.models import Card
+from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
-from tools.errors import ToolError
+from core.errors import ToolError
 
 WRITE = [*GOOGLE_READ, G + "drive"]
 
@@ -630,9 +630,9 @@ def test_a_google_sheet_reads_tab_by_tab_through_the_tool(use, google):
 
 
 def test_a_copy_on_drive_is_listed_and_undone_by_trashing_it(use, writer, org):
-    from roadstar.actors import Actor
-    from roadstar.models import Change
-    from roadstar.services import change_undo
+    from core.actors import Actor
+    from core.models import Change
+    from core.services import change_undo
 
     http, patch = on_google((200, file()), (200, file(id_="1Copy", name="Ortiz proposal")),
                             (200, file(id_="1Copy")), (200, {"id": "1Copy", "trashed": True}))

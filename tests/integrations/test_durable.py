@@ -6,8 +6,8 @@ from django.db import transaction
 from integrations.durable import keep, kept
 from integrations.selectors import require_connection
 from integrations.services import Asker
-from roadstar.models import Card
-from tools.errors import ToolError
+from core.models import Card
+from core.errors import ToolError
 
 
 def _card(org, subject="s"):

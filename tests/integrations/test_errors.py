@@ -8,7 +8,7 @@ from googleapiclient.errors import HttpError
 
 from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
 from integrations.models import Connection
-from roadstar.models import Card
+from core.models import Card
 from tests.integrations.fakes import response
 
 
@@ -107,7 +107,7 @@ def test_a_network_failure_is_unavailable():
 
 def test_a_failure_names_the_account_app_and_key(google):
     from integrations.errors import failure
-    from tools.errors import ToolError
+    from core.errors import ToolError
 
     assert failure(google, ToolError("rate_limited", "Slow down")) == {
         "source": "sam@fernhill.test", "kind": "rate_limited", "message": "Slow down", "integration": "google",

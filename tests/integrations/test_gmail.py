@@ -15,11 +15,11 @@ import pytest
 from integrations.models import Connection
 from integrations.providers.base import MailQuery, OutgoingMail
 from integrations.providers.gmail import GmailProvider
-from roadstar.models import Card
+from core.models import Card
 from tests.integrations.conftest import G, GOOGLE_READ, an_hour_ago, save_google
 from tests.integrations.fakes import GoogleTokenEndpoint
 from tests.integrations.mail_helpers import DAY, Recording, b64, error, gmail_message, mail_root, ok  # noqa: F401
-from tools.errors import ToolError
+from core.errors import ToolError
 
 GOOGLE_WRITE = GOOGLE_READ + [G + "gmail.compose", G + "gmail.send"]
 

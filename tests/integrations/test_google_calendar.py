@@ -13,10 +13,10 @@ from googleapiclient.http import HttpMockSequence
 
 from integrations.models import Connection
 from integrations.providers.google_calendar import GoogleCalendarProvider
-from roadstar.models import Card
+from core.models import Card
 from tests.integrations.conftest import G, GOOGLE_READ, an_hour_ago, save_google
 from tests.integrations.fakes import GoogleTokenEndpoint
-from tools.errors import ToolError
+from core.errors import ToolError
 
 NY = ZoneInfo("America/New_York")
 WRITE = [*GOOGLE_READ, G + "calendar.events"]

@@ -13,7 +13,7 @@ from integrations.providers.local_books import (
     CsvProblem, InvoiceIn, LineIn, LocalBooksProvider, csv_import, invoice_put, invoices_from_csv,
 )
 from integrations.services import connection_create_local
-from tools.errors import ToolError
+from core.errors import ToolError
 
 TODAY = datetime.date(2026, 11, 10)
 

@@ -14,7 +14,7 @@ from integrations.providers.local_files import LocalFilesProvider
 from integrations.providers.registry import provider_for
 from integrations.services import connection_create_local
 from tests.integrations.files_samples import TEMPLATE, fernhill_folder, xlsx
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 @pytest.fixture(autouse=True)

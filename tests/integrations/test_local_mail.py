@@ -17,7 +17,7 @@ from integrations.services import connection_create_local
 from integrations.tasks_mail import poll_connection
 from routines.models import Event
 from tests.integrations.mail_helpers import DAY, mail_root, sent_copies, store  # noqa: F401
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 @pytest.fixture

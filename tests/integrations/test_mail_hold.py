@@ -15,10 +15,10 @@ from integrations.mail_service import Outgoing, mail_provider
 from integrations.models import Connection
 from integrations.providers.local_mail import LocalMailProvider
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Card
+from core.actors import Actor
+from core.models import Card
 from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
-from tools.errors import ToolError
+from core.errors import ToolError
 
 T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 DUE = T0 + mail_hold.HOLD
@@ -434,7 +434,7 @@ def dana(org):
 
 
 def test_home_shows_a_held_email_with_its_countdown_and_undo(client, org, box, use, dana):
-    from roadstar.models import Change
+    from core.models import Change
 
     mail_send(use)
     client.force_login(org.owner)
@@ -445,7 +445,7 @@ def test_home_shows_a_held_email_with_its_countdown_and_undo(client, org, box, u
 
 
 def test_undo_on_home_stops_the_held_email(client, org, box, use):
-    from roadstar.models import Change
+    from core.models import Change
 
     mail_send(use)
     client.force_login(org.owner)
@@ -493,7 +493,7 @@ def test_the_workers_schedules_sweep_held_emails_and_poll_new_mail_every_minute(
 
 
 def test_once_the_email_has_gone_home_shows_it_sent_without_undo(client, org, box, use, dana):
-    from roadstar.models import Change
+    from core.models import Change
 
     mail_send(use)
     change = Change.objects.get(tool="mail.send")
@@ -511,7 +511,7 @@ def test_once_the_email_has_gone_home_shows_it_sent_without_undo(client, org, bo
 
 
 def test_an_email_that_failed_keeps_its_undo_until_it_goes(org, box, use, monkeypatch):
-    from roadstar.models import Change
+    from core.models import Change
 
     refuse(monkeypatch, kind="forbidden")
     mail_send(use)

@@ -8,7 +8,7 @@ import pytest
 from integrations.models import Connection
 from integrations.providers.quickbooks import QuickBooksProvider
 from tests.integrations.fakes import intuit, response
-from tools.errors import ToolError
+from core.errors import ToolError
 
 TODAY = datetime.date(2026, 11, 10)
 

@@ -5,9 +5,9 @@ import pytest
 from integrations.models import Connection
 from integrations.selectors import connections_for, join_id, require_connection, split_id
 from integrations.services import Asker
-from roadstar.models import Card
+from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 def _error(**kwargs) -> ToolError:

@@ -12,11 +12,11 @@ from integrations.mail_service import Outgoing, mail_provider
 from integrations.providers.base import OutgoingMail
 from integrations.services import connection_create_local
 from integrations.smtp import TrackingSMTP
-from roadstar.actors import Actor
-from roadstar.models import Card
+from core.actors import Actor
+from core.models import Card
 from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
 from tests.integrations.smtp_server import SmtpServer
-from tools.errors import ToolError
+from core.errors import ToolError
 
 T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 DUE = T0 + mail_hold.HOLD
@@ -145,7 +145,7 @@ def test_the_hand_off_happens_with_no_transaction_open(org, box, settings, monke
 def test_sending_a_held_email_inside_a_transaction_is_refused(org, box, settings):
     from django.db import transaction
 
-    from roadstar.network import TransactionOpen
+    from core.network import TransactionOpen
 
     settings.ROADSTAR_NETWORK_GUARD = "raise"
     held = hold(org, box)

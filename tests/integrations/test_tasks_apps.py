@@ -20,7 +20,7 @@ from integrations.services import connection_create_local
 from routines.models import Event
 from tests.integrations.fakes import response
 from tests.integrations.test_google_calendar import Http, event
-from tools.errors import ToolError
+from core.errors import ToolError
 
 NY = ZoneInfo("America/New_York")
 TODAY = datetime.date(2026, 11, 10)

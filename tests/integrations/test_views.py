@@ -11,7 +11,7 @@ from django.test import Client
 from integrations import catalog, services
 from integrations.models import Connection
 from integrations.signals import connected
-from roadstar.models import Card
+from core.models import Card
 from tests.factories import UserFactory
 from tests.integrations.conftest import GOOGLE_READ, G
 from tests.integrations.fakes import NO_APP_SETTINGS, intuit, response, unsigned_id_token

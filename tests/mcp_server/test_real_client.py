@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agents.models import Message
 from contacts.models import Contact
 from mcp_server import services
-from roadstar.models import Change
+from core.models import Change
 from tests.factories import ContactFactory
 from tests.mcp_server.conftest import connected, run
 

@@ -8,7 +8,7 @@ from checks.models import Ask
 from checks.services import ask_answer
 from contacts.models import Contact
 from mcp_server.session import OutsideSession
-from roadstar.models import Change
+from core.models import Change
 from tests.factories import ContactFactory
 
 

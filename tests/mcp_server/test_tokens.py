@@ -11,7 +11,7 @@ from agents.services import message_append
 from mcp_server import services
 from mcp_server.models import McpToken
 from tests.factories import AgentFactory
-from tools.errors import ToolError
+from core.errors import ToolError
 
 
 def test_a_token_is_kept_only_as_its_sha256(token):

@@ -17,11 +17,11 @@ from companies.models import Company, TimelineEntry
 from contacts.models import Contact
 from docs.models import Doc, Project
 from docs import services as doc_services
-from roadstar.actors import Actor
+from core.actors import Actor
 from routines import services as routine_services
 from routines.models import Routine
 from tests.factories import AgentFactory
-from tools.context import ToolContext
+from core.context import ToolContext
 from tools.pipeline import use_tool
 
 ABOUT = {

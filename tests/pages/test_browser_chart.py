@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from docs import services as doc_services
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.pages.test_mdx import SPEC
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -29,8 +29,11 @@ pytestmark = [
 ]
 
 
-def open_doc(live_server, client, org, doc):
-    """Load the doc's page signed in as the owner; returns (what the page drew, addresses asked for elsewhere)."""
+def open_doc(live_server, client, org, doc, violations: list | None = None):
+    """Load the doc's page signed in as the owner; returns (what the page drew, addresses asked for elsewhere).
+
+    `violations` collects what the page's Content-Security-Policy refused (directive and address), if given.
+    """
     client.force_login(org.owner)
     session = client.cookies["sessionid"].value
     url = live_server.url + reverse("pages:doc", args=[doc.id])
@@ -40,6 +43,11 @@ def open_doc(live_server, client, org, doc):
         try:
             context = browser.new_context()
             context.add_cookies([{"name": "sessionid", "value": session, "url": live_server.url}])
+            # Playwright's init scripts run outside the page's CSP, so this listener sees every refusal.
+            context.add_init_script(
+                "window.__refused = []; document.addEventListener('securitypolicyviolation', e => "
+                "window.__refused.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline')));"
+            )
             page = context.new_page()
             page.on("request", lambda r: None if r.url.startswith(live_server.url) else outside.append(r.url))
             page.goto(url)
@@ -53,6 +61,9 @@ def open_doc(live_server, client, org, doc):
                     message: v.textContent.trim(),
                 }))"""
             )
+            if violations is not None:
+                page.wait_for_timeout(300)  # a refusal is reported as an event just after it happens
+                violations += page.evaluate("() => window.__refused")
         finally:
             browser.close()
     return drawn, outside
@@ -77,7 +88,8 @@ def _project(org):
 
 
 def test_a_chart_is_drawn_in_the_page(live_server, client, org, charted):
-    drawn, outside = open_doc(live_server, client, org, charted(SPEC))
+    violations: list[str] = []
+    drawn, outside = open_doc(live_server, client, org, charted(SPEC), violations)
     chart = drawn[0]
     assert (
         chart["drawn"]
@@ -85,6 +97,7 @@ def test_a_chart_is_drawn_in_the_page(live_server, client, org, charted):
         and "Juniper Dental" in chart["texts"]
         and any(t.startswith("</script><script>alert(") for t in chart["texts"])
         and outside == []
+        and violations == []  # drawn under the Content-Security-Policy, which refused nothing the page needs
     )
 
 

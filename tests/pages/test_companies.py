@@ -12,11 +12,11 @@ from django.utils import timezone
 
 from companies.models import CompanyPerson, TimelineEntry
 from contacts.models import LogEntry
-from roadstar.actors import Actor
+from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory
 from tests.pages.conftest import run
 from tests.pages.test_contacts import text_of
-from tools.context import ToolContext
+from core.context import ToolContext
 
 pytestmark = pytest.mark.django_db
 

@@ -224,7 +224,7 @@ def test_undo_needs_a_post(owner, ws):
 
 def test_long_log_shows_the_newest_and_a_link_to_older(owner, ws, org):
     from contacts.services import contact_note
-    from roadstar.actors import Actor
+    from core.actors import Actor
 
     for i in range(60):
         contact_note(org=org, actor=Actor.for_agent(ws.agent), contact=ws.contact, text=f"Note {i:02}")

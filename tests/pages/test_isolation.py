@@ -10,11 +10,11 @@ from agents.models import Agent
 from companies.models import TimelineEntry
 from contacts.models import Contact, LogEntry
 from docs.models import DocNote
-from roadstar.models import Change
+from core.models import Change
 from routines.models import Routine
 from tests.pages.conftest import run
-from roadstar.actors import Actor
-from tools.context import ToolContext
+from core.actors import Actor
+from core.context import ToolContext
 
 pytestmark = pytest.mark.django_db
 

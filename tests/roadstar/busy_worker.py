@@ -11,7 +11,7 @@ import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.test")
     import django
 
     django.setup()
@@ -20,9 +20,9 @@ def main() -> None:
     from rest_framework.test import APIClient
 
     from contacts.models import Contact
-    from roadstar.actors import Actor
+    from core.actors import Actor
     from tests.factories import AgentFactory, OrganizationFactory
-    from tools.context import ToolContext
+    from core.context import ToolContext
     from tools.pipeline import use_tool
 
     call_command("migrate", verbosity=0)

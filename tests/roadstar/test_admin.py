@@ -13,7 +13,7 @@ from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCal
 from companies.models import Company, TimelineEntry
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from docs.models import Doc, DocNote
-from roadstar.models import Card, Change, Organization
+from core.models import Card, Change, Organization
 from tests.factories import ContactFactory, UserFactory
 
 APPS = ("roadstar", "agents", "contacts", "companies", "docs")

@@ -195,8 +195,8 @@ def test_the_morning_summary_is_written_at_seven_local(org, model):
 
 
 def test_the_summary_tells_roadstar_what_happened_since_the_last(org, model):
-    from roadstar.actors import Actor
-    from roadstar.services import change_record
+    from core.actors import Actor
+    from core.services import change_record
 
     change_record(org=org, actor=Actor.system(), tool="contacts.create", kind="makes",
                   sentence="added Dana Whitfield to Contacts", listing="home")

@@ -94,7 +94,7 @@ def test_triggers_list_off_on(org, keeper, model):
 
 
 def test_a_new_routine_is_what_its_work_made_and_a_change_to_it_is_not(org, keeper, model):
-    from roadstar.models import Change
+    from core.models import Change
 
     org.check_enabled = False
     org.save(update_fields=["check_enabled"])

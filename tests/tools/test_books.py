@@ -8,7 +8,7 @@ from freezegun import freeze_time
 
 from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
 from integrations.services import connection_create_local
-from roadstar.models import Card, Change
+from core.models import Card, Change
 from tests.integrations.conftest import save_quickbooks
 from tests.integrations.fakes import QUICKBOOKS_SETTINGS, response
 from tests.spec import spec_page, spec_tools

@@ -9,9 +9,9 @@ from django.utils import timezone
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import LogEntry, OpenItem
 from docs.models import ProjectLink
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.services import change_undo
+from core.actors import Actor
+from core.models import Change
+from core.services import change_undo
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import made_here, use_tool

@@ -8,14 +8,14 @@ from companies.models import Company, CompanyPerson
 from contacts import selectors
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from docs.models import ProjectLink
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.services import change_undo
+from core.actors import Actor
+from core.models import Change
+from core.services import change_undo
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 from tests.spec import spec_tool_names, spec_tools
 from tools import registry
-from tools.context import ToolContext
-from tools.errors import ToolError
+from core.context import ToolContext
+from core.errors import ToolError
 
 UUID_ELSEWHERE = "8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22"
 

@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from docs import services
 from docs.models import Doc, DocNote, DocVersion
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.timefmt import iso
+from core.actors import Actor
+from core.models import Change
+from core.timefmt import iso
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import use_tool
@@ -221,7 +221,7 @@ def test_write_without_a_project_goes_in_the_project_its_thread_made(use, ctx):
 
 def test_each_agent_has_its_own_project_and_other_workspaces_are_apart(org, other_org, agent):
     from tests.factories import AgentFactory
-    from tools.context import ToolContext
+    from core.context import ToolContext
 
     org.check_enabled = False
     org.save()
@@ -235,7 +235,7 @@ def test_each_agent_has_its_own_project_and_other_workspaces_are_apart(org, othe
 
 
 def test_write_without_a_project_by_the_owner_asks_for_one(org, owner):
-    from tools.context import ToolContext
+    from core.context import ToolContext
 
     org.check_enabled = False
     org.save()

@@ -13,13 +13,13 @@ from integrations.models import Connection
 from integrations.providers.base import FileData
 from integrations.providers.registry import provider_for
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Card, Change
-from roadstar.services import change_undo
+from core.actors import Actor
+from core.models import Card, Change
+from core.services import change_undo
 from tests.integrations.files_samples import PNG, TEMPLATE, fernhill_folder, pdf
 from tests.spec import spec_page, spec_tool_names, spec_tools
 from tools import registry
-from tools.errors import ToolError
+from core.errors import ToolError
 
 NAMES = sorted(spec_tool_names(lambda t: t["group"] == "files"), key=str)
 

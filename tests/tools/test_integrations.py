@@ -3,7 +3,7 @@
 import pytest
 
 from integrations.models import Connection
-from roadstar.models import Card, Change
+from core.models import Card, Change
 # The connection fixtures live with the integrations tests; imported here, they work the same in this module.
 from tests.integrations.conftest import app_settings, google, no_internet, save_google  # noqa: F401
 from tests.integrations.fakes import ALL_REAL, providers

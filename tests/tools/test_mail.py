@@ -14,14 +14,15 @@ from integrations import mail_hold
 from integrations.local.models_mail import HeldEmail, LocalMailMessage
 from integrations.models import Connection
 from integrations.services import connection_create_local
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.services import change_undo
-from roadstar.timefmt import iso
+from core.actors import Actor
+from core.models import Change
+from core.services import change_undo
+from core.timefmt import iso
 from tests.factories import ContactFactory
 from tests.integrations.mail_helpers import DAY, mail_root, store  # noqa: F401
 from tests.spec import spec_page, spec_tool_names, spec_tools
 from tools import registry
+from tools.pipeline import use_tool
 
 NOW = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 
@@ -523,7 +524,7 @@ def test_the_undo_is_recorded(use, ctx, box):
 
 
 def test_undo_after_it_went_is_changed(use, ctx, box):
-    from tools.errors import ToolError
+    from core.errors import ToolError
 
     send(use)
     mail_hold.email_sweep(now=after_the_hold())
@@ -704,7 +705,7 @@ def test_attaching_another_workspaces_attachment_is_not_found(use, box, elsewher
 
 
 def test_undoing_another_workspaces_held_email_is_not_found(org, other_org, box):
-    from tools.errors import ToolError
+    from core.errors import ToolError
 
     far = connection_create_local(org=other_org, account="alex@far.test", groups=["mail"])
     held = HeldEmail.objects.create(
@@ -714,3 +715,21 @@ def test_undoing_another_workspaces_held_email_is_not_found(org, other_org, box)
     with pytest.raises(ToolError) as caught:
         mail_hold.email_undo(org=org, held_id=held.id, actor=Actor.system())
     assert caught.value.kind == "not_found"
+
+
+def test_with_no_judge_set_up_an_undecided_send_waits_for_a_yes_unless_the_owner_lets_it_run(
+        org, box, dana, owner_says, settings):
+    settings.CHECK_JUDGE_MODEL = ""
+    # A routine's note that describes whom to answer without naming them: only a judge could say it covers Dana.
+    ctx = owner_says()
+    ctx.conversation = lambda: [{"role": "routine", "name": "Enquiries", "text": "Answer new clients the same day."}]
+    email = {"to": ["dana@juniperdental.test"], "subject": "Quote", "text": "It's $8,400."}
+    held_back = use_tool(ctx, "mail.send", email)
+    assert held_back["not_done_yet"].startswith("Check with Sam first: the check couldn't be reached")
+    assert not HeldEmail.objects.exists()
+    org.without_judge = "run"
+    org.save(update_fields=["without_judge"])
+    sent = use_tool(ctx, "mail.send", email)
+    assert "held" in sent, sent
+    entry = LogEntry.objects.get(contact=dana, kind="sent")
+    assert entry.extra["approval"] == {"kind": "allowed"}

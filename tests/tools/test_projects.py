@@ -9,14 +9,14 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from docs.models import Project
-from roadstar.actors import Actor
-from roadstar.models import Change
-from roadstar.services import change_undo
-from roadstar.timefmt import iso
+from core.actors import Actor
+from core.models import Change
+from core.services import change_undo
+from core.timefmt import iso
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
-from tools.context import ToolContext
-from tools.errors import ToolError
+from core.context import ToolContext
+from core.errors import ToolError
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from roadstar.models import Organization
+from core.models import Organization
 from tests.agents.conftest import model, staff  # noqa: F401  (fixtures shared with the agents tests)
 
 

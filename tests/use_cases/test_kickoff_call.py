@@ -12,7 +12,7 @@ from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from contacts.models import Contact, OpenItem
 from integrations.local.models_calendar import LocalEvent
-from roadstar.models import Change
+from core.models import Change
 from tests.use_cases.staff_script import StaffScript
 
 NY = ZoneInfo("America/New_York")

@@ -4,7 +4,7 @@ from agents import services
 from agents.models import Agent, Message, Work
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
-from roadstar.models import Change
+from core.models import Change
 from tests.factories import ContactFactory
 
 SAM_ASKS = (

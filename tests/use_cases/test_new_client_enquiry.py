@@ -17,12 +17,12 @@ from integrations import mail_hold
 from integrations.local.mailbox import Incoming, message_store
 from integrations.local.models_mail import LocalMailMessage
 from integrations.services import connection_create_local
-from roadstar.models import Change
+from core.models import Change
 from routines import engine
 from routines.models import Event, Routine
 from checks.models import Ask, CheckDecision
 from django.urls import reverse
-from roadstar.selectors import home_asks
+from home.selectors import home_asks
 from tests.factories import ProjectFactory
 from tests.use_cases.staff_script import StaffScript
 

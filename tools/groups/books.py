@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import StringConstraints
 
 from integrations import invoices
 from integrations.services import Asker
-from tools.inputs import Text
+from core.inputs import Int, Text
 from tools.registry import Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -29,7 +29,7 @@ register_group(
 class InvoicesInput(ToolInput):
     status: Literal["open", "overdue", "paid"] | None = None
     customer: Text(1, 200) | None = None
-    limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 20
+    limit: Int(1, 50) = 20
 
 
 def invoices_(ctx, inp: InvoicesInput):

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import Field
-
 from contacts.shapes import local_time_words
 from integrations import meetings
 from integrations.services import Asker
-from tools.inputs import Text
+from core.inputs import Int, Text, TimeText
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -25,10 +21,10 @@ register_group(
 
 
 class ListInput(ToolInput):
-    after: Text(0, 40)
-    before: Text(0, 40)
+    after: TimeText
+    before: TimeText
     query: Text(0, 200) | None = None
-    limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 20
+    limit: Int(1, 50) = 20
 
 
 def list_(ctx, inp: ListInput):
@@ -52,8 +48,8 @@ register(
 
 class HoldInput(ToolInput):
     title: Text(1, 200)
-    start: Text(0, 40)
-    end: Text(0, 40)
+    start: TimeText
+    end: TimeText
     note: Text(0, 2000) | None = None
 
 

@@ -15,8 +15,8 @@ from companies import selectors, services
 from companies.shapes import (
     company_context_shape, company_read_shape, company_record, company_row, timeline_entry_shape,
 )
-from roadstar.timefmt import iso
-from tools.inputs import Id, IsoDate, IsoDateTime, Link, Offset, Text
+from core.timefmt import iso
+from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDate, IsoDateTime, Link, Offset, Text, in_range
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -36,8 +36,8 @@ register_group(
     )
 )
 
-NonNegative = Annotated[int, Field(ge=0, strict=True)]
-Positive = Annotated[int, Field(ge=1, strict=True)]
+NonNegative = Int(0)
+Positive = Int(1)
 OpenKind = Literal["you", "them", "follow_up"]
 EntryKind = Literal["mail", "meeting", "call", "invoice", "note"]
 
@@ -63,7 +63,7 @@ class ListInput(ToolInput):
     label: Text(1, 40) | None = None
     query: Text(0, 200) | None = None
     open: OpenKind | None = None
-    quiet_days: NonNegative | None = None
+    quiet_days: Int(0, MAX_DAYS) | None = None
     handled_by: Text(1, 80) | None = None
     offset: Offset = 0
 
@@ -92,7 +92,7 @@ register(
 
 
 class ReadInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
 
 
 def read(ctx, inp: ReadInput):
@@ -117,7 +117,7 @@ register(
 
 
 class PersonInput(ToolInput):
-    contact_id: Id
+    contact_id: ContactId
     role: Text(1, 200) | None = None
 
 
@@ -168,7 +168,7 @@ register(
 
 
 class UpdateInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     name: Text(1, 200) | None = None
     domains: Annotated[list[Text(1, 200)], Field(max_length=10)] | None = None
     labels: Annotated[list[Text(1, 40)], Field(max_length=20)] | None = None
@@ -237,7 +237,7 @@ class SourceInput(ToolInput):
 
 
 class AboutInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     text: Text(1, 3000)
     facts: Annotated[list[FactInput], Field(max_length=12)] = []
     lately: Annotated[list[LatelyInput], Field(max_length=10)] = []
@@ -285,17 +285,18 @@ register(
 
 def _time(value: str) -> datetime.datetime:
     try:
-        return datetime.datetime.fromisoformat(value.strip())
+        moment = datetime.datetime.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z")
+    return in_range(moment)
 
 
 class TimelineInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     kind: EntryKind | None = None
-    contact_id: Id | None = None
+    contact_id: ContactId | None = None
     query: Text(0, 200) | None = None
-    before: Annotated[str, AfterValidator(_time)] | None = None
+    before: Annotated[Text(0, 64), AfterValidator(_time)] | None = None
 
 
 def timeline(ctx, inp: TimelineInput):
@@ -332,7 +333,7 @@ class FileInput(ToolInput):
 
 
 class RecordInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     entry_id: str | None = None
     kind: EntryKind
     title: Text(1, 200)
@@ -392,7 +393,7 @@ register(
 
 
 class UnrecordInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     entry_id: Text(1)
 
 
@@ -450,7 +451,7 @@ class AddInput(ToolInput):
 
 
 class OpenInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     add: AddInput | None = None
     done: str | None = None
 
@@ -507,7 +508,7 @@ register(
 
 
 class ContextInput(ToolInput):
-    company_id: Id
+    company_id: CompanyId
     text: Text(0, 1500)
     why: Text(1, 2000)
 
@@ -548,8 +549,8 @@ register(
 
 
 class LinkPersonInput(ToolInput):
-    contact_id: Id
-    company_id: Id
+    contact_id: ContactId
+    company_id: CompanyId
     role: Text(1, 200) | None = None
     since: IsoDate | None = None
     ended: IsoDate | None = None

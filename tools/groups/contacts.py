@@ -11,9 +11,9 @@ from contacts import selectors, services
 from contacts.models import Contact, LogEntry
 from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
 from docs.selectors import project_get
-from roadstar.undo import restore, snapshot
-from tools.errors import ToolError
-from tools.inputs import Id, IsoDateTime, Offset, Text, describe_validation_error
+from core.undo import restore, snapshot
+from core.errors import ToolError
+from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDateTime, Offset, ProjectId, Text, describe_validation_error
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -48,7 +48,7 @@ class ListInput(ToolInput):
     company: Text(1, 200) | None = None
     query: Text(0, 200) | None = None
     open: Literal["you", "them", "follow_up"] | None = None
-    quiet_days: Annotated[int, Field(ge=0, strict=True)] | None = None
+    quiet_days: Int(0, MAX_DAYS) | None = None
     offset: Offset = 0
 
 
@@ -104,7 +104,7 @@ register(
 
 
 class ReadInput(ToolInput):
-    contact_id: Id
+    contact_id: ContactId
 
 
 def read(ctx, inp: ReadInput):
@@ -127,8 +127,8 @@ register(
 
 
 class TimelineInput(ToolInput):
-    contact_id: Id
-    limit: Annotated[int, Field(ge=1, le=100, strict=True)] = 20
+    contact_id: ContactId
+    limit: Int(1, 100) = 20
 
 
 def timeline(ctx, inp: TimelineInput):
@@ -157,7 +157,7 @@ class CreateInput(ToolInput):
     phone: Text(0, 80) | None = None
     job_title: Text(0, 200) | None = None
     labels: list[Text(1, 40)] = []
-    company_ids: list[Id] = []
+    company_ids: list[CompanyId] = []
     fields: dict = {}
 
 
@@ -277,7 +277,7 @@ register(
 
 
 class UpdateInput(ToolInput):
-    contact_id: Id
+    contact_id: ContactId
     name: Text(1, 200) = None
     emails: list[Text(0, 254)] = None
     phone: Text(0, 80) | None = None
@@ -330,7 +330,7 @@ register(
 
 
 class ContextInput(ToolInput):
-    contact_id: Id
+    contact_id: ContactId
     text: Text(0, 1500)
     why: Text(1, 2000)
 
@@ -386,7 +386,7 @@ register(
 
 
 class NoteInput(ToolInput):
-    contact_id: Id
+    contact_id: ContactId
     text: Text(1, 2000)
 
 
@@ -425,7 +425,7 @@ def _date_and_time(value):
 
 
 class FollowUpInput(ToolInput):
-    contact_id: Id
+    contact_id: ContactId
     text: Text(1, 2000)
     at: Annotated[IsoDateTime, BeforeValidator(_date_and_time)]
 
@@ -460,8 +460,8 @@ register(
 
 
 class LinkProjectInput(ToolInput):
-    contact_id: Id
-    project_id: Id
+    contact_id: ContactId
+    project_id: ProjectId
 
 
 def link_project(ctx, inp: LinkProjectInput):

@@ -9,7 +9,7 @@ from pydantic import Field, PrivateAttr
 from docs import selectors, services
 from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
-from tools.inputs import Id, Offset, Text
+from core.inputs import DocId, DocNoteId, Offset, ProjectId, Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 # The spec's page lost what was written in angle brackets; the components and the link form are restored as
@@ -47,7 +47,7 @@ def _plural(count: int, word: str) -> str:
 
 
 class ListInput(ToolInput):
-    project_id: Id | None = None
+    project_id: ProjectId | None = None
     title: Text(0, 300) | None = None
     offset: Offset = 0
 
@@ -65,7 +65,7 @@ register(Tool(name="docs.list", description="Docs, newest first", input=ListInpu
 
 
 class ReadInput(ToolInput):
-    doc_id: Id
+    doc_id: DocId
 
 
 def read(ctx, inp: ReadInput):
@@ -91,8 +91,8 @@ register(
 
 
 class WriteInput(ToolInput):
-    doc_id: Id | None = None
-    project_id: Id | None = None
+    doc_id: DocId | None = None
+    project_id: ProjectId | None = None
     title: Text(1, 300)
     text: Text(1, services.MAX_TEXT)
     lines: Lines = []
@@ -177,13 +177,13 @@ class EditItem(ToolInput):
 
 
 class EditAnswer(ToolInput):
-    note_id: Id
+    note_id: DocNoteId
     outcome: Literal["changed", "kept"]
     text: Text(1, 1000)
 
 
 class EditInput(ToolInput):
-    doc_id: Id
+    doc_id: DocId
     edits: Annotated[list[EditItem], Field(min_length=1, max_length=30)]
     lines: Lines = []
     answers: Annotated[list[EditAnswer], Field(max_length=40)] = []
@@ -232,8 +232,8 @@ register(
 
 
 class AnswerInput(ToolInput):
-    doc_id: Id
-    note_id: Id
+    doc_id: DocId
+    note_id: DocNoteId
     outcome: Literal["kept", "done"]
     text: Text(1, 1000)
 

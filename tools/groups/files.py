@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, StrictFloat, StrictInt, StrictStr
+from pydantic import Field
 
 from integrations.files import services
 from integrations.services import Asker
-from tools.inputs import Offset, Text
+from core.inputs import AppItem, Int, Number, Offset, Text, TimeText
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -27,10 +27,11 @@ register_group(
     )
 )
 
-FileId = Text(3, 500)
+FileId = Annotated[Text(3, 500), AppItem]
 Name = Text(1, 200)
 Range = Text(0, 200)
-Cell = StrictStr | StrictInt | StrictFloat
+# A sheet's cell: text of up to what a Google Sheets cell holds, or a number.
+Cell = Text(0, 50_000) | Int(-(10**15), 10**15) | Number
 Rows = Annotated[list[list[Cell]], Field(min_length=1, max_length=200)]
 
 
@@ -53,8 +54,8 @@ def undo(*, org, actor, change) -> None:
 class SearchInput(ToolInput):
     query: Text(1, 500)
     source: Text(0, 120) | None = None
-    modified_after: Text(0, 40) | None = None
-    limit: Annotated[int, Field(ge=1, le=20, strict=True)] = 10
+    modified_after: TimeText | None = None
+    limit: Int(1, 20) = 10
     page: Text(0, 4000) | None = None
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from integrations import catalog, selectors, services
 from integrations.providers.registry import registered
-from tools.errors import ToolError
-from tools.inputs import Text
+from core.errors import ToolError
+from core.inputs import Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -15,8 +15,8 @@ from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
 from integrations.providers.base import MailQuery
 from integrations.services import Asker
-from roadstar.timefmt import iso
-from tools.inputs import Offset, Text
+from core.inputs import AppItem, Int, Offset, Text, in_range
+from core.timefmt import iso
 from tools.registry import Done, Group, Tool, ToolInput, Writes, register, register_group
 
 register_group(
@@ -45,9 +45,10 @@ def _day(value: str | None) -> datetime.date | None:
     if value is None or not value.strip():
         return None
     try:
-        return datetime.date.fromisoformat(value.strip().replace("/", "-"))
+        day = datetime.date.fromisoformat(value.strip().replace("/", "-"))
     except ValueError:
         raise ValueError(f"{value!r} is not a date; give YYYY-MM-DD")
+    return in_range(day)
 
 
 Email = Annotated[Text(0, 200), AfterValidator(_email)]
@@ -69,7 +70,7 @@ class SearchInput(ToolInput):
     before: Day = None
     has_attachment: bool | None = None
     source: Text(0, 120) | None = None
-    limit: Annotated[int, Field(ge=1, le=20, strict=True)] = 10
+    limit: Int(1, 20) = 10
     page: Text(0, 4000) | None = None
 
 
@@ -130,9 +131,9 @@ class Attach(ToolInput):
     """One of `{ file }` (a Drive file's id or link), `{ email?, attachment }` (an attachment's id from read) or
     `{ workspace }` (a workspace file's path)."""
 
-    file: Text(1, 500) | None = None
-    email: Text(1, 300) | None = None
-    attachment: Text(1, 300) | None = None
+    file: Annotated[Text(1, 500), AppItem] | None = None
+    email: Annotated[Text(1, 300), AppItem] | None = None
+    attachment: Annotated[Text(1, 300), AppItem] | None = None
     workspace: Text(1, 500) | None = None
 
     @model_validator(mode="after")
@@ -147,7 +148,7 @@ class OutgoingInput(ToolInput):
     to: Annotated[list[Email], Field(max_length=20)] = []
     cc: Annotated[list[Email], Field(max_length=20)] | None = None
     subject: Text(0, 300)
-    thread_id: Text(0, 300) | None = None
+    thread_id: Annotated[Text(0, 300), AppItem] | None = None
     reply_all: bool = False
     attach: Annotated[list[Attach], Field(max_length=10)] | None = None
     signature: bool = True

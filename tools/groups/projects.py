@@ -6,7 +6,7 @@ from __future__ import annotations
 from docs import selectors, services
 from docs.models import Project
 from docs.shapes import activity_item, project_shape
-from tools.inputs import Id, Offset, Text
+from core.inputs import Offset, ProjectId, Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -96,7 +96,7 @@ register(
 
 
 class UpdateInput(ToolInput):
-    project_id: Id
+    project_id: ProjectId
     name: Text(1, 120)
     description: Text(0, 4000)
 

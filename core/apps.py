@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    """The bottom layer: the workspace, Your work and the cards, who acts, the error kinds, the tool context.
+
+    Its label stays `roadstar` (the app these models were first made in), so their tables, their migrations and
+    every `"roadstar.Organization"` reference stand unchanged.
+    """
+
+    name = "core"
+    label = "roadstar"
+    verbose_name = "Roadstar"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,136 @@
+"""Writes for the workspace and Home: Undo of a change, and the cards that wait for the owner."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from core import live
+from core.actors import Actor
+from core.models import Card, Change, Organization
+from core.undo import UNDO_HANDLERS
+from core.errors import ToolError
+
+
+def change_record(
+    *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
+    target_id: str = "", undo: dict | None = None, conversation_id: str | None = None, work_id: str | None = None,
+    created: bool = False,
+) -> Change:
+    """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
+    the target is a record this change brought into being (the check lets the same work change it freely)."""
+    change = Change.objects.create(
+        organization=org, actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind,
+        sentence=sentence[:500], listing=listing, target_type=target_type, target_id=target_id, undo=undo,
+        conversation_id=conversation_id or "", work_id=work_id or "", created=created,
+    )
+    live.notify(org.id, "work")  # after commit: the owner's open Home shows the line
+    return change
+
+
+def _load_undo_handlers():
+    # Tool groups and agent tools register their undo handlers when imported.
+    import agents.runtime.agent_tools  # noqa: F401
+    from tools import registry
+
+    registry.load_all()
+
+
+def _undo_calls_apps(tool_name: str) -> bool:
+    from tools import registry
+
+    tool = registry.get_tool(tool_name)
+    return tool is not None and bool(tool.undo_calls_apps)
+
+
+def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
+    """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too.
+
+    A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
+    is undone with no transaction open: the change is claimed first (a conditional write, so two presses undo it
+    once), the app is called, and the Undo is recorded after; a failed undo gives the claim back."""
+    _load_undo_handlers()
+    change = Change.objects.filter(organization=org, id=change_id).first()
+    if change is None:
+        raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
+    if not _undo_calls_apps(change.tool):
+        with transaction.atomic():
+            change = Change.objects.select_for_update().get(id=change.id)
+            handler = _undo_handler(change)
+            handler(org=org, actor=actor, change=change)
+            return _undo_recorded(org, change, actor)
+    handler = _undo_handler(change)
+    now = timezone.now()
+    if not Change.objects.filter(id=change.id, undone_at__isnull=True).update(undone_at=now):
+        raise ToolError("changed", "That change was undone already.")
+    try:
+        handler(org=org, actor=actor, change=change)
+    except BaseException:
+        Change.objects.filter(id=change.id, undone_at=now, undone_by__isnull=True).update(undone_at=None)
+        raise
+    with transaction.atomic():
+        return _undo_recorded(org, change, actor, at=now)
+
+
+def _undo_handler(change: Change):
+    if change.undoes_id is not None:
+        raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
+    if change.undone_at is not None:
+        raise ToolError("changed", "That change was undone already.")
+    handler = UNDO_HANDLERS.get(change.tool)
+    if change.undo is None or handler is None:
+        raise ToolError("unsupported", f"{change.tool} has no Undo.")
+    return handler
+
+
+def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) -> Change:
+    undo_record = Change.objects.create(
+        organization=org,
+        actor_kind=actor.kind,
+        actor_id=actor.id,
+        actor_name=actor.name,
+        tool=change.tool,
+        kind=change.kind,
+        sentence=f"undid: {change.sentence}"[:500],
+        listing=change.listing,
+        target_type=change.target_type,
+        target_id=change.target_id,
+        undoes=change,
+    )
+    change.undone_at = at or timezone.now()
+    change.undone_by = undo_record
+    change.save(update_fields=["undone_at", "undone_by"])
+    live.notify(org.id, "work")
+    return undo_record
+
+
+def card_open(
+    *, org: Organization, kind: str, subject: str, title: str, body: str = "", action_label: str = "",
+    action_url: str = "", data: dict | None = None,
+) -> Card:
+    """Put a card on Waiting for you, or return the one already open for the same subject."""
+    existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            card = Card.objects.create(
+                organization=org, kind=kind, subject=subject, title=title, body=body, action_label=action_label,
+                action_url=action_url, data=data or {},
+            )
+            live.notify(org.id, "cards")
+            return card
+    except IntegrityError:
+        # Another worker opened the same card a moment ago: that one is the card.
+        return Card.objects.get(organization=org, subject=subject, resolved_at__isnull=True)
+
+
+def card_resolve(*, org: Organization, card_id) -> Card:
+    card = Card.objects.filter(organization=org, id=card_id).first()
+    if card is None:
+        raise ToolError("not_found", f"No card with id {card_id} in this workspace.")
+    if card.resolved_at is None:
+        card.resolved_at = timezone.now()
+        card.save(update_fields=["resolved_at"])
+        live.notify(org.id, "cards")
+    return card

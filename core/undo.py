@@ -1,0 +1,52 @@
+"""Snapshots of a record's fields, so Undo restores exactly what was there, or finds that it changed since."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import uuid
+
+from django.db import models
+
+from core.errors import ToolError
+
+# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`.
+UNDO_HANDLERS: dict = {}
+
+
+def register_undo(tool_name: str, handler) -> None:
+    if tool_name in UNDO_HANDLERS:
+        raise ValueError(f"an undo for {tool_name!r} is registered twice")
+    UNDO_HANDLERS[tool_name] = handler
+
+
+def _jsonable(value):
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, decimal.Decimal)):
+        return str(value)
+    return value
+
+
+def snapshot(instance: models.Model, names) -> dict:
+    """The named fields as JSON (foreign keys by their id), in the shape `restore` takes back."""
+    meta = instance._meta
+    return {name: _jsonable(getattr(instance, meta.get_field(name).attname)) for name in names}
+
+
+def restore(instance: models.Model, *, before: dict, after: dict, what: str) -> None:
+    """Put `before` back, but only if the record still holds `after`: else it changed again, and Undo stops."""
+    if snapshot(instance, after.keys()) != after:
+        raise ToolError(
+            "changed",
+            f"{what} changed again since, so Undo would lose that later change; nothing was restored.",
+        )
+    meta = instance._meta
+    for name, value in before.items():
+        field = meta.get_field(name)
+        setattr(instance, field.attname, field.to_python(value) if value is not None else None)
+    instance.save(update_fields=[meta.get_field(n).name for n in before] + _auto_now(instance))
+
+
+def _auto_now(instance) -> list[str]:
+    return [f.name for f in instance._meta.concrete_fields if getattr(f, "auto_now", False)]

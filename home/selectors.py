@@ -1,0 +1,289 @@
+"""Reads for Home and the chats: the cards and asks waiting for the owner, Your work (the agents' work, held
+emails, the change lines) and the morning summary, each a fixed number of queries however much there is."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from dataclasses import dataclass
+
+from django.db.models import BooleanField, Exists, OuterRef, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
+
+from core import held
+from core.held import HeldLine
+from core.models import HOME_LISTING_VALUES, Card, Change, Organization
+
+# Home's filter on the listing, written with its values in the SQL rather than bound as parameters: SQLite uses a
+# partial index only when the query's condition is the index's own (`listing IN ('home', 'home_undo')`), and a
+# bound `IN (?, ?)` is not. Then Your work reads its page from change_home_order_idx in order and stops after 50,
+# instead of sorting every Home line of the workspace in a temporary B-tree. The values are the code's constants.
+_ON_HOME = RawSQL(
+    f'"{Change._meta.db_table}"."listing" IN ({", ".join(f"'{value}'" for value in HOME_LISTING_VALUES)})',
+    [], output_field=BooleanField(),
+)
+PAGE_SIZE = 50
+# Stored times keep microseconds (SQLite and PostgreSQL alike), so one microsecond is the smallest step between two.
+_TICK = datetime.timedelta(microseconds=1)
+
+
+@dataclass(frozen=True)
+class WorkPage:
+    lines: list[Change]
+    # The `before` of the next, older page (`at < next_before`); None on the last page.
+    next_before: datetime.datetime | None
+
+
+def home_cards(*, org: Organization) -> list[Card]:
+    """The open cards, newest first. One open card per subject keeps this list short."""
+    return list(Card.objects.filter(organization=org, resolved_at__isnull=True).order_by("-created_at", "-id"))
+
+
+def _lines(org: Organization) -> QuerySet:
+    # Whole rows: a line reads `can_undo`, which reads `undo`. Actor names are kept on the row, so no joins.
+    return Change.objects.filter(_ON_HOME, organization=org).order_by("-at", "-id")
+
+
+def home_work_lines(*, org: Organization, before: datetime.datetime | None = None, limit: int = PAGE_SIZE) -> WorkPage:
+    """Your work, newest first, `limit` lines older than `before` (keyset paging on `at`).
+
+    A page never ends inside a group of lines made at the same instant: those would be skipped by the next
+    page's `at < before`. So the page stops before such a group and the next one starts with it whole.
+    """
+    rows = _lines(org)
+    if before is not None:
+        rows = rows.filter(at__lt=before)
+    fetched = list(rows[: limit + 1])
+    if len(fetched) <= limit:
+        return WorkPage(lines=fetched, next_before=None)
+    page, first_left = fetched[:limit], fetched[limit]
+    if page[-1].at != first_left.at:
+        return WorkPage(lines=page, next_before=page[-1].at)
+    whole = [line for line in page if line.at != first_left.at]
+    if whole:
+        return WorkPage(lines=whole, next_before=first_left.at + _TICK)
+    # A whole page made at one instant (a bulk import): show every line of that instant on this page.
+    same = list(_lines(org).filter(at=first_left.at))
+    older = _lines(org).filter(at__lt=first_left.at).exists()
+    return WorkPage(lines=same, next_before=first_left.at if older else None)
+
+
+
+# --- Waiting for you: the asks --------------------------------------------------------------------------------
+
+ASKS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class HomeAsk:
+    """An agent's question the owner answers in place, from the check's ask that holds the action back."""
+
+    id: str
+    agent_id: str
+    agent_name: str
+    question: str  # the agent's own words (its reply after the ask), or "" when it gave none
+    reason: str
+    where: str  # the thread's title; "" when the ask came from the agent's chat or an outside app
+    conversation_id: str
+    at: datetime.datetime
+    # The action held back, as the check saw it: what the owner says yes to.
+    tool: str = ""
+    input: dict | None = None
+    replaces: object = None
+
+
+def _uuids(values) -> set[uuid.UUID]:
+    found = set()
+    for value in values:
+        try:
+            found.add(uuid.UUID(str(value)))
+        except ValueError:
+            continue
+    return found
+
+
+def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
+    """The asks still waiting for the owner, newest first: three queries, however many there are.
+
+    An ask the owner answered in the chat instead, whose action then went ahead, is over: a later "go" on the same
+    action in the same conversation takes it off Home.
+    """
+    from agents.models import Agent, Conversation, Message
+    from checks.models import Ask, CheckDecision
+
+    went_ahead = CheckDecision.objects.filter(
+        organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),
+        outcome=CheckDecision.Outcome.GO, created_at__gt=OuterRef("decision__created_at"),
+    )
+    asks = list(
+        Ask.objects.filter(organization=org, state=Ask.State.WAITING, decision__actor_kind="agent")
+        .exclude(Exists(went_ahead))
+        .select_related("decision")
+        .order_by("-created_at")[:limit]
+    )
+    if not asks:
+        return []
+    agents = {
+        str(a.id): a.name
+        for a in Agent.objects.filter(organization=org, id__in=_uuids(a.decision.actor_id for a in asks)).only("name")
+    }
+    replies = (
+        Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.AGENT).exclude(text="").order_by("-seq")
+    )
+    conversations = {
+        str(c.id): c
+        for c in Conversation.objects.filter(
+            organization=org, id__in=_uuids(a.decision.conversation_id for a in asks)
+        ).annotate(
+            reply=Subquery(replies.values("text")[:1]), reply_at=Subquery(replies.values("created_at")[:1])
+        ).only("id", "kind", "title")
+    }
+    shown = []
+    for ask in asks:
+        decision = ask.decision
+        name = agents.get(decision.actor_id)
+        if name is None:
+            continue  # the agent is no longer on the staff: there is no chat to answer in
+        conversation = conversations.get(decision.conversation_id or "")
+        reason = decision.reason or "the check couldn't decide"
+        question = ""  # Home says why it waits, in the owner's words (home/ask_words.py)
+        if conversation is not None and conversation.reply and conversation.reply_at >= decision.created_at:
+            question = conversation.reply
+        where = conversation.title if conversation is not None and conversation.kind == "thread" else ""
+        shown.append(HomeAsk(id=str(ask.id), agent_id=decision.actor_id, agent_name=name, question=question,
+                             reason=reason, where=where, conversation_id=decision.conversation_id or "",
+                             at=ask.created_at, tool=decision.tool, input=decision.input,
+                             replaces=decision.replaces))
+    return shown
+
+
+# --- Your work: each piece of work, under the agent doing it --------------------------------------------------
+
+WORK_SHOWN = 30
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    id: str
+    task: str
+    where: str  # the thread's title, or "" for work in the agent's chat
+    state: str  # working, up next, waiting, waiting for you, done, couldn't finish
+    latest_reply: str
+    at: datetime.datetime
+    answered_at: datetime.datetime | None
+
+
+@dataclass(frozen=True)
+class AgentWork:
+    agent_id: str
+    agent_name: str
+    items: list[WorkItem]
+
+
+def _work_state(work) -> str:
+    from agents.models import Conversation, Work
+
+    if work.state == Work.State.ANSWERED:
+        return "done"
+    if work.state == Work.State.FAILED:
+        return "couldn't finish"
+    if work.conversation.state == Conversation.State.RUNNING:
+        return "working"
+    if work.conversation.state == Conversation.State.QUEUED:
+        return "up next"
+    return "waiting"
+
+
+def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit: int = WORK_SHOWN) -> list[AgentWork]:
+    """The newest pieces of work, grouped under the agent doing each, the agent with the newest work first. One
+    query. Work a chat passed on whole is left out: the thread or agent it went to shows it. `asking`: the
+    conversations whose ask waits for the owner; their newest piece of work is "waiting for you"."""
+    from agents.models import Work
+
+    rows = (
+        Work.objects.filter(organization=org)
+        .exclude(state=Work.State.PASSED)
+        .select_related("agent", "conversation")
+        .order_by("-created_at", "-id")[:limit]
+    )
+    groups: dict[str, AgentWork] = {}
+    seen: set[str] = set()
+    for work in rows:
+        conversation_id = str(work.conversation_id)
+        state = _work_state(work)
+        if conversation_id in asking and conversation_id not in seen:
+            state = "waiting for you"
+        seen.add(conversation_id)
+        group = groups.get(str(work.agent_id))
+        if group is None:
+            group = groups[str(work.agent_id)] = AgentWork(agent_id=str(work.agent_id), agent_name=work.agent.name,
+                                                           items=[])
+        group.items.append(WorkItem(
+            id=str(work.id), task=work.task,
+            where=work.conversation.title if work.conversation.kind == "thread" else "",
+            state=state, latest_reply=work.latest_reply, at=work.created_at,
+            answered_at=work.answered_at,
+        ))
+    return list(groups.values())
+
+
+# --- Your work: emails held before they go (the mail group fills this in) -------------------------------------
+
+
+def home_held(*, org: Organization) -> list[HeldLine]:
+    lines = [line for source in held.HELD_SOURCES for line in source(org)]
+    return sorted(lines, key=lambda line: line.held_until)
+
+
+# --- The morning summary --------------------------------------------------------------------------------------
+
+
+def home_summary(*, org: Organization):
+    """The latest morning summary with something in it, or None."""
+    from routines.models import Summary
+
+    return Summary.objects.filter(organization=org).exclude(text="").order_by("-at", "-id").first()
+
+
+# --- Chats ----------------------------------------------------------------------------------------------------
+
+CHAT_SHOWN = 100
+
+
+def staff(*, org: Organization) -> list:
+    """The owner's agents, Roadstar first, for the chats' list."""
+    from agents.models import Agent
+
+    agents = Agent.objects.filter(organization=org).order_by("-is_roadstar", "name")
+    return list(agents.only("id", "name", "is_roadstar"))
+
+
+def chat_of(*, agent):
+    """The agent's chat, or None when the owner hasn't written to it yet (reading never makes one)."""
+    from agents.models import Conversation
+
+    return Conversation.objects.filter(agent=agent, kind=Conversation.Kind.CHAT).first()
+
+
+def chat_messages(*, conversation, limit: int = CHAT_SHOWN) -> list:
+    """The newest `limit` messages the owner reads in a chat, oldest first: no tool results, no bare tool steps."""
+    from agents.models import Message
+
+    rows = list(
+        Message.objects.filter(conversation=conversation)
+        .exclude(role=Message.Role.TOOL)
+        .exclude(role=Message.Role.AGENT, text="")
+        .order_by("-seq")[:limit]
+    )
+    rows.reverse()
+    return rows
+
+
+def agent_threads_at_work(*, agent) -> list[str]:
+    """The titles of the agent's threads with work still open."""
+    from agents.models import Conversation, Work
+
+    return list(
+        Work.objects.filter(agent=agent, state=Work.State.OPEN, conversation__kind=Conversation.Kind.THREAD)
+        .order_by("conversation__title").values_list("conversation__title", flat=True).distinct()
+    )

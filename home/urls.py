@@ -1,0 +1,19 @@
+"""Home and the chats: what waits for the owner, Your work with Undo, the answers to asks, the live parts."""
+
+from django.urls import path
+
+from home import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("changes/<uuid:change_id>/undo", views.change_undo, name="change_undo"),
+    path("cards/<uuid:card_id>/dismiss", views.card_dismiss, name="card_dismiss"),
+    path("cards/<uuid:card_id>/try-again", views.card_try_again, name="card_try_again"),
+    path("cards/<uuid:card_id>/budget", views.card_raise_budget, name="card_raise_budget"),
+    path("cards/<uuid:card_id>/answer", views.card_answer, name="card_answer"),
+    path("asks/<uuid:ask_id>/answer", views.ask_answer, name="ask_answer"),
+    path("home/live/", views.home_live, name="home_live"),
+    path("chat/", views.chats, name="chats"),
+    path("chat/<uuid:agent_id>/", views.chat, name="chat"),
+    path("chat/<uuid:agent_id>/live/", views.chat_live, name="chat_live"),
+]

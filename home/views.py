@@ -1,0 +1,634 @@
+"""The owner's pages: Home (Waiting for you, Your work, the morning summary) with the buttons on it (Undo; on
+cards Dismiss, Try again and Raise the budget; an agent's ask answered in place), and the chats with each agent.
+Both are live: `home_live` and `chat_live` are the parts a page fetches again when its websocket says something
+changed (core/live.py).
+
+Reads go through home.selectors and writes through core.services, as every other caller's do.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import re
+import uuid
+import zoneinfo
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from agents import services as agent_services
+from agents.models import Agent, Conversation, Message
+from checks import services as check_services
+from checks.models import Ask
+from core import services
+from home import ask_words, selectors
+from core.actors import Actor
+from core.models import Card, Change, Organization
+from core.errors import ToolError
+
+MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
+
+# --- Home -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkLine:
+    """One line of Your work, as the owner reads it."""
+
+    id: str
+    text: str
+    at: datetime.datetime
+    relative: str  # "5 min ago"
+    exact: str  # "Tue, Nov 10, 2026, 10:12 AM EST", in the owner's time zone
+    can_undo: bool
+    undone: bool
+    undone_exact: str
+    is_undo: bool
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    org = _workspace(request)
+    if org is None:
+        return render(request, "no_workspace.html", status=403)
+    return render(request, "home.html", _home_context(request, org))
+
+
+@login_required
+def home_live(request: HttpRequest) -> HttpResponse:
+    """The live part of Home, fetched again by the page when a websocket message says something changed."""
+    org = _workspace_or_404(request)
+    return render(request, "partials/home_live.html", _home_context(request, org))
+
+
+def _home_context(request: HttpRequest, org: Organization) -> dict:
+    before = _parse_before(request.GET.get("before"))
+    page = selectors.home_work_lines(org=org, before=before)
+    tz = _zone(org)
+    now = timezone.now()
+    query = request.GET.urlencode()
+    asks = selectors.home_asks(org=org)
+    return {
+        "org": org,
+        "asks": [_ask_for_owner(ask) for ask in asks],
+        "cards": [_with_safe_action(card) for card in selectors.home_cards(org=org)],
+        "agent_work": [
+            _timed_work(group, tz=tz, now=now)
+            for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
+        ],
+        "held": [_timed_held(line, tz=tz, now=now) for line in selectors.home_held(org=org)],
+        "lines": [_work_line(change, org=org, tz=tz, now=now) for change in page.lines],
+        "summary": _timed_summary(selectors.home_summary(org=org), tz=tz, now=now),
+        "paged": before is not None,
+        "older": _iso(page.next_before) if page.next_before else None,
+        # Buttons come back to the Home page they were on, also when the live part was fetched on its own.
+        "here": reverse("home") + (f"?{query}" if query else ""),
+        "live_src": reverse("home_live") + (f"?{query}" if query else ""),
+        "now_ms": _ms(now),
+    }
+
+
+def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
+    """The ask as the owner reads it: the agent's question (or why it waits, said to the owner) and the action."""
+    because = ask_words.reason_for_owner(ask.reason)
+    return {
+        "id": ask.id, "agent_id": ask.agent_id, "agent_name": ask.agent_name, "where": ask.where,
+        "question": ask.question or f"It waits for your yes before it goes on: {because}.",
+        "because": because,
+        "action": ask_words.describe(tool=ask.tool, input=ask.input, replaces=ask.replaces) if ask.tool else None,
+    }
+
+
+def _timed_work(group: selectors.AgentWork, *, tz, now) -> dict:
+    return {
+        "agent_id": group.agent_id,
+        "agent_name": group.agent_name,
+        "items": [
+            {"item": item, "relative": relative_time(item.at, now=now, tz=tz), "exact": exact_time(item.at, tz=tz)}
+            for item in group.items
+        ],
+    }
+
+
+def _timed_held(line: selectors.HeldLine, *, tz, now) -> dict:
+    left = max(0, int((line.held_until - now).total_seconds() + 0.999))
+    return {"line": line, "until_ms": _ms(line.held_until), "left": f"{left // 60}:{left % 60:02d}",
+            "exact": exact_time(line.held_until, tz=tz)}
+
+
+def _ms(at: datetime.datetime) -> int:
+    """Milliseconds since the epoch: what the page's countdowns compute with."""
+    return int(at.timestamp() * 1000)
+
+
+def _timed_summary(summary, *, tz, now) -> dict | None:
+    if summary is None:
+        return None
+    return {"text": summary.text, "at": summary.at, "relative": relative_time(summary.at, now=now, tz=tz),
+            "exact": exact_time(summary.at, tz=tz)}
+
+
+def _with_safe_action(card):
+    # A card's link is followed by the owner's browser: only our own pages and web addresses, never `javascript:`.
+    url = card.action_url or ""
+    card.safe_action_url = url if url.startswith(("/", "https://", "http://")) and not url.startswith("//") else ""
+    return card
+
+
+def _workspace(request: HttpRequest) -> Organization | None:
+    try:
+        return request.user.organization
+    except ObjectDoesNotExist:
+        return None
+
+
+def _parse_before(value: str | None) -> datetime.datetime | None:
+    # A hand-edited or stale `before` shows the newest page rather than an error.
+    if not value:
+        return None
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        return None
+    if parsed is None:
+        return None
+    if timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, datetime.UTC)
+    return parsed
+
+
+def _iso(value: datetime.datetime) -> str:
+    # Microseconds matter: the page boundary is exact, and lines a microsecond apart must not be skipped.
+    return value.astimezone(datetime.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _zone(org: Organization) -> datetime.tzinfo:
+    try:
+        return zoneinfo.ZoneInfo(org.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
+def _work_line(change: Change, *, org: Organization, tz, now: datetime.datetime) -> WorkLine:
+    is_owner = change.actor_kind == "user" and change.actor_id == str(org.owner_id)
+    who = "You" if is_owner else change.actor_name
+    return WorkLine(
+        id=str(change.id),
+        text=f"{who} {change.sentence}",
+        at=change.at,
+        relative=relative_time(change.at, now=now, tz=tz),
+        exact=exact_time(change.at, tz=tz),
+        can_undo=change.can_undo and change.listing == Change.Listing.HOME_UNDO,
+        undone=change.undone_at is not None,
+        undone_exact=exact_time(change.undone_at, tz=tz) if change.undone_at else "",
+        is_undo=change.undoes_id is not None,
+    )
+
+
+def relative_time(at: datetime.datetime, *, now: datetime.datetime, tz) -> str:
+    seconds = max(0, int((now - at).total_seconds()))
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600} h ago"
+    local, today = at.astimezone(tz).date(), now.astimezone(tz).date()
+    days = (today - local).days
+    if days <= 1:
+        return "yesterday"
+    if days < 7:
+        return f"{days} days ago"
+    if local.year == today.year:
+        return f"{local:%b} {local.day}"
+    return f"{local:%b} {local.day}, {local.year}"
+
+
+def exact_time(at: datetime.datetime, *, tz) -> str:
+    local = at.astimezone(tz)
+    hour = local.hour % 12 or 12
+    return f"{local:%a, %b} {local.day}, {local.year}, {hour}:{local:%M %p %Z}"
+
+
+# --- The buttons on Home ----------------------------------------------------------------------------------
+
+
+@require_POST
+@login_required
+def change_undo(request: HttpRequest, change_id) -> HttpResponse:
+    org = _workspace_or_404(request)
+    change = Change.objects.filter(organization=org, id=change_id).only("id", "sentence").first()
+    if change is None:
+        raise Http404("No such change in this workspace.")
+    try:
+        services.change_undo(org=org, change_id=change.id, actor=Actor.for_user(request.user))
+    except ToolError as error:
+        # The change is this workspace's (looked up above), so any error is the owner's to read: it was undone
+        # already (`changed`), the record moved on since (`changed`), or the record is gone (`not_found`).
+        messages.error(request, f"Couldn't undo “{change.sentence}”. {error.message}")
+    else:
+        messages.success(request, f"Undone: {change.sentence}.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_dismiss(request: HttpRequest, card_id) -> HttpResponse:
+    org = _workspace_or_404(request)
+    try:
+        services.card_resolve(org=org, card_id=card_id)
+    except ToolError as error:
+        if error.kind == "not_found":
+            raise Http404("No such card in this workspace.")
+        raise
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
+    """Run once more the turn that couldn't finish; the service resolves the card."""
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TRY_AGAIN)
+    if card.resolved_at is not None:
+        messages.info(request, "That was dealt with already.")
+        return _back(request)
+    if card.data.get("held_email_id"):  # an email that couldn't go: it goes now
+        from integrations.mail_hold import email_try_again
+
+        try:
+            email_try_again(org=org, held_id=_uuid(card.data["held_email_id"]))
+        except ToolError as error:
+            messages.error(request, f"Couldn't try again. {error.message}")
+        else:
+            messages.success(request, "Sending it again.")
+        return _back(request)
+    try:
+        agent_services.conversation_try_again(org=org, conversation_id=_uuid(card.data.get("conversation_id")))
+    except ToolError as error:
+        messages.error(request, f"Couldn't try again. {error.message}")
+    else:
+        messages.success(request, "Trying again. The answer goes where the work was asked, as before.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
+    """Set a paused agent's monthly budget; the service unpauses it, and resolves the card, once it covers the
+    month's spend."""
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.BUDGET)
+    if card.resolved_at is not None:
+        messages.info(request, "That was dealt with already.")
+        return _back(request)
+    agent = Agent.objects.filter(organization=org, id=_uuid(card.data.get("agent_id"))).first()
+    if agent is None:
+        messages.error(request, "That agent is no longer on your staff, so there is no budget to raise.")
+        return _back(request)
+    amount = _dollars(request.POST.get("monthly_budget", ""))
+    if amount is None:
+        messages.error(request, f"Give {agent.name}'s new monthly budget in dollars, such as 60 or 75.50.")
+        return _back(request)
+    try:
+        agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
+    except ToolError as error:
+        messages.error(request, f"Couldn't raise the budget. {error.message}")
+        return _back(request)
+    if agent.paused:
+        spent = agent_services.agent_spend_this_month(agent=agent)
+        messages.error(
+            request,
+            f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
+            "Raise it above that to let it work again.",
+        )
+    else:
+        messages.success(request, f"{agent.name} can work again, with a budget of ${amount:,.2f} a month.")
+    return _back(request)
+
+
+ANSWER_LIMIT = 4000  # characters of an owner's answer typed on Home or in a chat
+DEFAULT_YES = "Yes, go ahead."
+DEFAULT_NO = "No, don't do that."
+
+
+def _too_long(text: str) -> str | None:
+    """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
+    if len(text) <= ANSWER_LIMIT:
+        return None
+    return (f"That is {len(text):,} characters; a message here holds up to {ANSWER_LIMIT:,}. Shorten it, or put the "
+            "long part in a doc; nothing was sent.")
+
+
+@require_POST
+@login_required
+def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
+    """The owner answers an agent's ask in place. The answer goes to the agent's chat as the owner's own message,
+    after a note saying which question it answers, so the chat sends it to the thread that holds the work. "Yes"
+    also gives the owner's yes to exactly the action that was held back; other words are read by the check when
+    the thread tries again, like any answer in the chat."""
+    org = _workspace_or_404(request)
+    ask = Ask.objects.filter(organization=org, id=ask_id).select_related("decision").first()
+    if ask is None:
+        raise Http404("No such ask in this workspace.")
+    if ask.state != Ask.State.WAITING:
+        messages.info(request, "That was answered already.")
+        return _back(request)
+    decision = ask.decision
+    agent = None
+    if decision.actor_kind == "agent":
+        agent = Agent.objects.filter(organization=org, id=_uuid(decision.actor_id)).first()
+    if agent is None:
+        messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
+        return _back(request)
+    yes = "yes" in request.POST
+    no = "no" in request.POST and not yes
+    words = request.POST.get("answer", "").strip()
+    if _too_long(words):
+        messages.error(request, _too_long(words))
+        return _back(request)
+    if not words and not yes and not no:
+        messages.error(request, f"Write your answer to {agent.name}, or press Yes or No.")
+        return _back(request)
+    text = words or (DEFAULT_YES if yes else DEFAULT_NO)
+    action = ask_words.in_a_line(ask_words.describe(tool=decision.tool, input=decision.input,
+                                                    replaces=decision.replaces))
+    where = Conversation.objects.filter(organization=org, id=_uuid(decision.conversation_id), kind="thread").first()
+    if where is not None:
+        note = (f"{org.owner_first_name} answers, from Home, the question your thread “{where.title}” asked "
+                f"(held back because {decision.reason or 'the check asked'}). Their answer follows: send it to that "
+                "thread.")
+    else:
+        note = f"{org.owner_first_name} answers, from Home, the question you asked. Their answer follows."
+    with transaction.atomic():
+        if not Ask.objects.select_for_update().filter(id=ask.id, state=Ask.State.WAITING).exists():
+            messages.info(request, "That was answered already.")  # a second press of the same button
+            return _back(request)
+        check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text)
+        agent_services.message_append(
+            conversation=agent_services.chat_for(agent=agent), role=Message.Role.SYSTEM, text=note,
+            data={"ask_id": str(ask.id), "conversation_id": decision.conversation_id or "",
+                  "thread": where.title if where is not None else "",
+                  "answer": "yes" if yes else "no" if no else "words", "action": action},
+        )
+        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+    messages.success(request, f"Sent to {agent.name}: “{text}”")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_answer(request: HttpRequest, card_id) -> HttpResponse:
+    """An ask put on Home as a card: the answer goes to the asking agent's chat, and the card is done."""
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.ASK)
+    if card.resolved_at is not None:
+        messages.info(request, "That was answered already.")
+        return _back(request)
+    agent = Agent.objects.filter(organization=org, id=_uuid(card.data.get("agent_id"))).first()
+    if agent is None:
+        messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
+        return _back(request)
+    text = request.POST.get("answer", "").strip() or ("" if "yes" not in request.POST else DEFAULT_YES)
+    if _too_long(text):
+        messages.error(request, _too_long(text))
+        return _back(request)
+    if not text:
+        messages.error(request, f"Write your answer to {agent.name}.")
+        return _back(request)
+    with transaction.atomic():
+        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        services.card_resolve(org=org, card_id=card.id)
+    messages.success(request, f"Sent to {agent.name}: “{text}”")
+    return _back(request)
+
+
+# --- Chats ------------------------------------------------------------------------------------------------------
+
+_ANSWER_FROM = re.compile(r"^\[Answers? from ([^\]]+)\]\s*")
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One message of a chat as the owner reads it."""
+
+    key: int  # the message's id in its conversation
+    who: str  # owner, agent, answer, handoff, routine, note
+    label: str
+    text: str
+    relative: str
+    exact: str
+
+
+@login_required
+def chats(request: HttpRequest) -> HttpResponse:
+    """Chats start with Roadstar's."""
+    org = _workspace_or_404(request)
+    roadstar = Agent.objects.filter(organization=org).order_by("-is_roadstar", "name").only("id").first()
+    if roadstar is None:
+        raise Http404("This workspace has no agents.")
+    return HttpResponseRedirect(reverse("chat", args=[roadstar.id]))
+
+
+@login_required
+def chat(request: HttpRequest, agent_id) -> HttpResponse:
+    """The owner's chat with one agent: what was said, replies as they come, and a box to write in."""
+    org = _workspace_or_404(request)
+    agent = _agent_or_404(org, agent_id)
+    if request.method == "POST":
+        return _chat_send(request, org, agent)
+    context = _chat_context(org, agent)
+    context["agents"] = selectors.staff(org=org)
+    return render(request, "chat.html", context)
+
+
+@login_required
+def chat_live(request: HttpRequest, agent_id) -> HttpResponse:
+    """The live part of a chat: its messages and whether the agent is at work, fetched again on a notify."""
+    org = _workspace_or_404(request)
+    agent = _agent_or_404(org, agent_id)
+    return render(request, "partials/chat_live.html", _chat_context(org, agent))
+
+
+def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpResponse:
+    fetched = request.headers.get("X-Requested-With") == "fetch"
+    text = request.POST.get("text", "").strip()
+    if _too_long(text):
+        if fetched:
+            return HttpResponse(_too_long(text), status=400, content_type="text/plain")
+        messages.error(request, _too_long(text))
+    elif not text:
+        if fetched:
+            return HttpResponse("Write something first.", status=400, content_type="text/plain")
+        messages.error(request, "Write something first.")
+    else:
+        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        if fetched:
+            return HttpResponse(status=204)
+    return HttpResponseRedirect(reverse("chat", args=[agent.id]))
+
+
+def _agent_or_404(org: Organization, agent_id) -> Agent:
+    agent = Agent.objects.filter(organization=org, id=agent_id).first()
+    if agent is None:
+        raise Http404("No such agent in this workspace.")
+    return agent
+
+
+def _chat_context(org: Organization, agent: Agent) -> dict:
+    tz = _zone(org)
+    now = timezone.now()
+    conversation = selectors.chat_of(agent=agent)
+    lines = []
+    if conversation is not None:
+        shown = selectors.chat_messages(conversation=conversation)
+        asks = _asks_answered(org, shown)
+        lines = [_chat_line(m, agent=agent, tz=tz, now=now, asks=asks) for m in shown]
+    return {
+        "org": org,
+        "agent": agent,
+        "chat_id": str(conversation.id) if conversation else "",
+        "lines": lines,
+        # At work on something the owner wrote, not yet replied to (a turn's last moments after its reply count
+        # as done, so a page that refetches on the reply doesn't keep saying "replying").
+        "busy": conversation is not None and conversation.state != Conversation.State.IDLE
+        and bool(lines) and lines[-1].who != "agent" and not agent.paused,
+        # Paused for its budget: its work waits, and the chat says so rather than "replying".
+        "paused_for_budget": _budget_pause(agent),
+        "working_on": selectors.agent_threads_at_work(agent=agent),
+        "live_src": reverse("chat_live", args=[agent.id]),
+    }
+
+
+def _budget_pause(agent: Agent) -> dict | None:
+    if not agent.paused:
+        return None
+    return {
+        "spent": agent_services.agent_spend_this_month(agent=agent),
+        "budget": agent.monthly_budget,
+        "card": Card.objects.filter(organization_id=agent.organization_id, kind=Card.Kind.BUDGET,
+                                    subject=f"budget:{agent.id}", resolved_at__isnull=True).first(),
+    }
+
+
+def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, Ask]:
+    """The asks the owner answered from Home that the chat's notes speak of, in one query: what happened next."""
+    ids = {_uuid((m.data or {}).get("ask_id")) for m in shown if (m.data or {}).get("ask_id")} - {None}
+    if not ids:
+        return {}
+    from checks.models import CheckDecision
+
+    # It went ahead when the same action ran later in the same conversation: on this yes, or on words that covered it.
+    went = CheckDecision.objects.filter(
+        organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),
+        outcome=CheckDecision.Outcome.GO, created_at__gt=OuterRef("decision__created_at"),
+    )
+    asks = Ask.objects.filter(organization=org, id__in=ids).annotate(went=Exists(went)).only("id", "state")
+    return {str(a.id): a for a in asks}
+
+
+_ANSWERED = {"yes": "Yes", "no": "No", "words": "In your words, below"}
+
+
+def _answer_note(data: dict, ask: Ask | None, agent: Agent) -> str:
+    """The chat's note of an answer given on Home: the action asked about, the answer, and what happened next."""
+    asked = f"the question from “{data['thread']}”" if data.get("thread") else "its question"
+    lines = [f"You answered {asked} on Home."]
+    if data.get("action"):
+        lines.append(f"It asked about: {data['action']}")
+    if data.get("answer"):
+        lines.append(f"Your answer: {_ANSWERED.get(data['answer'], data['answer'])}")
+    if ask is not None:
+        if ask.went:
+            lines.append("Then: it went ahead.")
+        elif ask.state == Ask.State.YES:
+            lines.append(f"Then: it goes ahead when {agent.name} picks the work up again.")
+        elif ask.state == Ask.State.DECLINED:
+            lines.append("Then: it stays held back; nothing went." if data.get("answer") == "no"
+                         else f"Then: {agent.name} reads your answer and goes on from it.")
+    return "\n".join(lines)
+
+
+def _chat_line(message: Message, *, agent: Agent, tz, now, asks: dict | None = None) -> ChatLine:
+    data = message.data or {}
+    text, label = message.text, ""
+    role = message.role
+    if role == Message.Role.OWNER:
+        who, label = "owner", "You"
+    elif role == Message.Role.AGENT:
+        who, label = "agent", agent.name
+    elif role == Message.Role.ANSWER:
+        who = "answer"
+        found = _ANSWER_FROM.match(text)
+        if found:
+            label, text = f"From {found.group(1)}", text[found.end():]
+        else:
+            label = "An answer"
+    elif role == Message.Role.HANDOFF:
+        who, label = "handoff", f"Work from {data.get('from') or 'another agent'}"
+        text = data.get("task") or text
+    elif role == Message.Role.ROUTINE:
+        who, label = "routine", f"Routine: {data.get('name') or 'a routine'}"
+        text = data.get("note") or text
+    elif data.get("ask_id"):
+        # The note that tells the chat which question the owner's answer below it is for.
+        who, label = "note", "From Home"
+        text = _answer_note(data, (asks or {}).get(data["ask_id"]), agent)
+    else:
+        who, label = "note", "Note"
+    return ChatLine(key=message.seq, who=who, label=label, text=text,
+                    relative=relative_time(message.created_at, now=now, tz=tz),
+                    exact=exact_time(message.created_at, tz=tz))
+
+
+def _card_or_404(org: Organization, card_id, kind: str) -> Card:
+    card = Card.objects.filter(organization=org, id=card_id, kind=kind).first()
+    if card is None:
+        raise Http404("No such card in this workspace.")
+    return card
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def _dollars(value: str) -> decimal.Decimal | None:
+    """A positive amount of dollars to the cent, as typed ("60", "$75.50", "1,200"); None when it isn't one."""
+    try:
+        amount = decimal.Decimal(value.strip().lstrip("$").replace(",", ""))
+    except decimal.InvalidOperation:
+        return None
+    if not amount.is_finite() or amount <= 0 or amount > MAX_BUDGET:
+        return None
+    return amount.quantize(decimal.Decimal("0.01"))
+
+
+def _workspace_or_404(request: HttpRequest) -> Organization:
+    org = _workspace(request)
+    if org is None:
+        raise Http404("This sign-in has no workspace.")
+    return org
+
+
+def _back(request: HttpRequest) -> HttpResponseRedirect:
+    """Back to the Home page the button was on (an older page stays open), never to another site."""
+    target = request.POST.get("next", "")
+    allowed = {request.get_host()}
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts=allowed, require_https=request.is_secure()):
+        target = reverse("home")
+    return HttpResponseRedirect(target)

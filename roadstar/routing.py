@@ -1,9 +1,0 @@
-"""Websocket routes, mounted in asgi.py behind the session (AuthMiddlewareStack) and the Origin check."""
-
-from django.urls import path
-
-from roadstar.consumers import LiveConsumer
-
-websocket_urlpatterns = [
-    path("ws/home/", LiveConsumer.as_asgi()),
-]

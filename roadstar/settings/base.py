@@ -1,0 +1,289 @@
+"""What every way of running Roadstar shares. Everything that differs between machines comes from the environment.
+
+The embedded default (no environment at all) is SQLite in WAL mode, the django-q2 ORM broker, a channel layer
+in a SQLite file and the local providers: the one-command start and the tests. `DATABASE_URL` moves the data to
+PostgreSQL and `REDIS_URL` the channel layer to Redis.
+
+SECRET_KEY, DEBUG and ALLOWED_HOSTS are each way's own (development.py, test.py, production.py). Every other
+setting the code reads is declared here, so `settings.NAME` never needs a default at the place it is read
+(tests/roadstar/test_settings.py holds the code to that).
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.utils.csp import CSP
+
+from roadstar.settings import hosts
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+
+def env_flag(name: str, default: bool) -> bool:
+    """A yes/no from the environment: 1, true, yes or on (any case) is yes; unset is the default."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+# Which way of running this is: "development", "test" or "production", each module naming itself.
+ROADSTAR_ENV = ""
+
+CSRF_TRUSTED_ORIGINS = hosts(os.environ.get("CSRF_TRUSTED_ORIGINS"))
+
+INSTALLED_APPS = [
+    "daphne",
+    "roadstar.admin_site.AdminConfig",  # Django's admin, under Roadstar's name
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_q",
+    "channels",
+    "core",
+    "agents",
+    "contacts",
+    "companies",
+    "docs",
+    "routines",
+    "tools",
+    "checks",
+    "integrations",
+    "mcp_server",
+    "home",
+    "pages",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "roadstar.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "roadstar.wsgi.application"
+ASGI_APPLICATION = "roadstar.asgi.application"
+
+# SQLite under several processes (web and worker) needs WAL, a busy timeout and IMMEDIATE transactions, or
+# writers fail with "database is locked" instead of waiting their turn. In WAL mode synchronous=NORMAL is safe
+# from corruption and saves an fsync per commit (a power cut may lose the last commits, not the database).
+SQLITE_PATH = Path(os.environ.get("SQLITE_PATH", BASE_DIR / "var" / "roadstar.sqlite3"))
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+else:
+    SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": SQLITE_PATH,
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# daphne serves no static files of its own: WhiteNoise does, from the apps' folders directly (no collectstatic
+# needed for `make run`); `manage.py collectstatic` into STATIC_ROOT is for a production setup.
+WHITENOISE_USE_FINDERS = True
+
+# Channels: how what a worker does reaches the owner's open pages (core/live.py). Redis when REDIS_URL is set
+# (any number of machines). Else a small SQLite file that daphne and the worker, two processes on one machine,
+# both open (roadstar/channel_layer.py): the in-memory layer would not cross processes. Each test run has its own.
+if os.environ.get("REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+        }
+    }
+else:
+    # test.py puts each run's file in the temporary folder instead.
+    _channels_path = Path(os.environ.get("CHANNELS_SQLITE_PATH") or SQLITE_PATH.parent / "channels.sqlite3")
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "roadstar.channel_layer.SQLiteChannelLayer", "CONFIG": {"path": str(_channels_path)}}
+    }
+
+# django-q2 with the ORM broker: it hands out again a task that was never acknowledged, so a worker that dies
+# mid-task loses nothing (tasks are written to be idempotent). retry must exceed timeout or tasks run twice.
+Q_CLUSTER = {
+    "name": "roadstar",
+    "orm": "default",
+    "workers": int(os.environ.get("Q_WORKERS", "1" if not os.environ.get("DATABASE_URL") else "4")),
+    "timeout": 600,
+    "retry": 660,
+    "max_attempts": 5,
+    "ack_failures": True,
+    "catch_up": False,
+    "sync": os.environ.get("Q_SYNC") == "1",
+    "label": "Tasks",
+    # How long the ORM broker's pusher sleeps on an empty queue before it looks again. django-q2's default, 0.2 s,
+    # made a chat reply wait about 113 ms in the queue. Each look is one SELECT on the queue table, which holds
+    # only tasks not yet done, made by the cluster's one pusher (not per worker): 20 a second at 0.05 s, cheap on
+    # SQLite and PostgreSQL alike, for about 25 ms of waiting on average.
+    "poll": float(os.environ.get("Q_POLL", "0.05")),
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "api.tokens.ApiTokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every failure in one shape, {error, message}, with the spec's error kinds (api/errors.py).
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+}
+# The API's schema is generated with its own settings (api/urls.py: SCHEMA_SETTINGS, which name its enums), and
+# tests/api pin it. drf-spectacular's `check --deploy` hook would generate it again with these global settings
+# instead, and warn about enum names the view's settings already give.
+SPECTACULAR_SETTINGS = {"ENABLE_DJANGO_DEPLOY_CHECK": False}
+
+# The model layer. Roadstar's four model ids map to real model names on any OpenAI-compatible endpoint.
+# With no OPENAI_API_KEY and no OPENAI_BASE_URL, no model is configured and the product says so on Home.
+OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL") or None
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY") or None
+MODEL_CONFIGURED = bool(OPENAI_API_KEY or OPENAI_BASE_URL)
+# Each Roadstar model id: the real model name it maps to (MODEL_<ID> in the environment) and its prices in
+# dollars per million tokens (spec/reference/models.md). `reasoning`: whether to send a thinking level.
+def _model(model_id: str, input_price: float, cached: float, output: float) -> dict:
+    env = "MODEL_" + model_id.upper().replace("-", "_").replace(".", "_")
+    return {
+        "name": os.environ.get(env, model_id),
+        "prices": {"input": input_price, "cached_input": cached, "output": output},
+        "reasoning": os.environ.get("MODEL_REASONING_EFFORT", "0") == "1",
+    }
+
+
+ROADSTAR_MODELS = {
+    "gpt-6-luna": _model("gpt-6-luna", 0.1, 0.01, 0.5),
+    "gpt-6.1-terra": _model("gpt-6.1-terra", 1, 0.05, 5),
+    "gpt-6.1-sol": _model("gpt-6.1-sol", 2, 0.1, 10),
+    "gpt-6-astra": _model("gpt-6-astra", 10, 1, 50),
+}
+CHEAPEST_MODEL = "gpt-6-luna"
+
+# The judge of the owner's yes is the cheapest model; None means no judge (the check asks where rules can't decide).
+CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or (
+    ROADSTAR_MODELS[CHEAPEST_MODEL]["name"] if MODEL_CONFIGURED else None
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# Outgoing mail of the local mailbox (integrations/providers/local_mail.py): SMTP when EMAIL_HOST is set, else
+# written to the worker's log. Tests use Django's locmem outbox. The SMTP backend is Django's, telling a failure
+# after which the server may have taken the email from one after which it didn't (integrations/smtp.py).
+SMTP_MAILER = {
+    "BACKEND": "integrations.smtp.EmailBackend",
+    "OPTIONS": {
+        "host": os.environ.get("EMAIL_HOST") or "localhost",
+        "port": int(os.environ.get("EMAIL_PORT", "587")),
+        "username": os.environ.get("EMAIL_HOST_USER", ""),
+        "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+        "use_tls": env_flag("EMAIL_USE_TLS", True),
+        "timeout": 30,
+    },
+}
+_CONSOLE_MAILER = {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+MAILERS = {"default": SMTP_MAILER if os.environ.get("EMAIL_HOST") else _CONSOLE_MAILER}
+
+# Where Roadstar is reached from outside: OAuth redirects, the MCP server's address. The README's table lists it.
+ROADSTAR_URL = os.environ.get("ROADSTAR_URL", "").rstrip("/")
+# The port `make run` and the Procfile serve on; the example workspace's sign-in line prints it.
+PORT = os.environ.get("PORT") or "8000"
+# The example owner's password (`manage.py seed_demo`); production refuses the public default (production.py).
+DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD") or ""
+
+# The local providers' bytes: files (integrations/files/storage.py) and mail (integrations/local/mailbox.py).
+ROADSTAR_FILES_ROOT = Path(os.environ.get("ROADSTAR_FILES_ROOT") or BASE_DIR / "var" / "files")
+ROADSTAR_MAIL_ROOT = Path(os.environ.get("ROADSTAR_MAIL_ROOT") or BASE_DIR / "var" / "mail")
+
+# Account tokens at rest (integrations/crypto.py): Fernet keys, comma-separated; empty derives one from SECRET_KEY.
+ROADSTAR_TOKEN_KEY = os.environ.get("ROADSTAR_TOKEN_KEY", "")
+
+# Seconds the check waits for its judge before it asks the owner instead (checks/judge.py).
+CHECK_JUDGE_TIMEOUT = float(os.environ.get("CHECK_JUDGE_TIMEOUT") or 15)
+
+# The owner's accounts (integrations/oauth.py). A redirect URI left empty is this server's own callback address.
+GOOGLE_CLIENT_ID = os.environ.get("GOOGLE_CLIENT_ID") or None
+GOOGLE_CLIENT_SECRET = os.environ.get("GOOGLE_CLIENT_SECRET") or None
+GOOGLE_REDIRECT_URI = os.environ.get("GOOGLE_REDIRECT_URI") or None
+QUICKBOOKS_CLIENT_ID = os.environ.get("QUICKBOOKS_CLIENT_ID") or None
+QUICKBOOKS_CLIENT_SECRET = os.environ.get("QUICKBOOKS_CLIENT_SECRET") or None
+QUICKBOOKS_REDIRECT_URI = os.environ.get("QUICKBOOKS_REDIRECT_URI") or None
+QUICKBOOKS_ENVIRONMENT = os.environ.get("QUICKBOOKS_ENVIRONMENT") or "sandbox"
+
+# Content-Security-Policy, in every way of running (so development shows what production would block). Scripts
+# and styles come from Roadstar's own static files; the admin's few inline ones carry the request's nonce. Images
+# are Roadstar's own or a doc's embedded pictures (data:), as pages/mdx.py allows. Nothing loads from elsewhere,
+# and no page may be framed. Forms post here, and the connect pages' POST redirects on to Google or Intuit to
+# sign in (Chromium applies form-action to that redirect). connect-src 'self' covers the live Home's websocket.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF, "https://accounts.google.com", "https://appcenter.intuit.com"],
+}
+
+# A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it
+# (development.py and test.py choose it), "log" logs an error and goes on (core/network.py).
+ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "log")

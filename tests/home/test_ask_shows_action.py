@@ -1,0 +1,84 @@
+"""An ask on Home says what it asks: the action itself (who an email goes to, its subject and text; the field with
+its old and new value; the doc it would write over), and why it waits, said to the owner. The check's reason stays
+word for word in what agents and the API read."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from agents import services as agent_services
+from checks import reasons
+from checks.models import Ask, CheckDecision
+from home import ask_words
+from tests.factories import AgentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def desk(org):
+    return AgentFactory(organization=org, name="Client desk")
+
+
+def held(org, agent, *, tool, input, replaces=None, reason=reasons.NOT_NAMED, fp="f"):
+    thread = agent_services.thread_start(agent=agent, title=f"Thread {fp}")
+    decision = CheckDecision.objects.create(
+        organization=org, tool=tool, input=input, replaces=replaces, outcome="ask", reason=reason,
+        decided_by="rules", fingerprint=fp, actor_kind="agent", actor_id=str(agent.id), conversation_id=str(thread.id),
+    )
+    return Ask.objects.create(organization=org, fingerprint=fp, decision=decision)
+
+
+def home(client, org):
+    client.force_login(org.owner)
+    return client.get(reverse("home")).content.decode()
+
+
+def test_a_held_email_shows_who_it_goes_to_its_subject_and_text(client, org, desk):
+    held(org, desk, tool="mail.send", input={"to": ["rosa@ortizbakery.test"], "cc": ["li@ortizbakery.test"],
+                                             "subject": "Our rates for 2027", "text": "Hi Rosa,\nOur new rates: $95/h."})
+    html = home(client, org)
+    assert all(part in html for part in (
+        "Send this email", "rosa@ortizbakery.test", "li@ortizbakery.test", "Our rates for 2027", "<details>",
+        "Our new rates: $95/h.",
+    )), html
+
+
+def test_it_speaks_to_the_owner_but_the_reason_stays_word_for_word_for_agents(client, org, desk):
+    ask = held(org, desk, tool="mail.send", input={"to": ["rosa@ortizbakery.test"], "subject": "s", "text": "t"})
+    html = home(client, org)
+    assert "someone you haven&#x27;t named" in html and "the owner hasn" not in html
+    assert Ask.objects.get(id=ask.id).decision.reason == "it goes to someone the owner hasn't named"
+
+
+def test_a_change_shows_the_field_its_old_value_and_its_new_one(client, org, desk):
+    held(org, desk, tool="contacts.update", input={"contactId": "c1", "phone": "+1 555 0199", "jobTitle": "Owner"},
+         replaces={"name": "Dana Whitfield", "phone": "+1 555 0100"}, reason=reasons.REMOVES)
+    html = home(client, org)
+    assert all(part in html for part in (
+        "Change a contact: Dana Whitfield", "Phone", "<s>+1 555 0100</s>", "+1 555 0199", "Job title", "Owner",
+        "something you didn&#x27;t point to",
+    )), html
+
+
+def test_a_rewrite_names_what_it_writes_over_and_shows_before_and_after(client, org, desk):
+    held(org, desk, tool="docs.write", input={"docId": "d1", "title": "Rates", "text": "New rates\n- $95/h"},
+         replaces={"doc": "Rates 2026", "text": "Old rates\n- $80/h"}, reason=reasons.REMOVES)
+    html = home(client, org)
+    assert all(part in html for part in (
+        "It would write over <strong>Rates 2026</strong>", "Old rates", "$80/h", "New rates", "$95/h",
+    )), html
+
+
+def test_context_shows_the_context_it_replaces():
+    action = ask_words.describe(tool="contacts.context", input={"contactId": "c", "text": "Prefers calls", "why": "Said so"},
+                                replaces={"name": "Dana", "context": "Prefers email"})
+    assert [(r.label, r.old, r.new) for r in action.rows] == [
+        ("Text", "Prefers email", "Prefers calls"), ("Why", "", "Said so"),
+    ]
+
+
+def test_every_reason_has_words_for_the_owner_and_none_says_the_owner():
+    spoken = [ask_words.reason_for_owner(r) for r in reasons.PRIORITY]
+    assert len(set(spoken)) == len(reasons.PRIORITY) and not any("the owner" in s for s in spoken)

@@ -1,0 +1,24 @@
+"""Roadstar's routes plus views that fail in each way, for tests/roadstar/test_error_pages.py."""
+
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
+from django.urls import include, path
+
+
+def boom(request):
+    raise RuntimeError("SECRET-DETAIL of the failing code")
+
+
+def forbidden(request):
+    raise PermissionDenied("SECRET-DETAIL of the refusal")
+
+
+def bad(request):
+    raise SuspiciousOperation("SECRET-DETAIL of the bad request")
+
+
+urlpatterns = [
+    path("boom/", boom),
+    path("forbidden/", forbidden),
+    path("bad/", bad),
+    path("", include("roadstar.urls")),
+]

@@ -1,0 +1,59 @@
+"""The worker loads what a turn needs before its cluster forks the workers, so no worker's first turn pays for
+importing the model client and `openai` (about a second)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from django.conf import settings
+
+from core.management.commands import worker
+
+
+def test_warm_up_imports_the_model_client_and_openai():
+    # A fresh interpreter: this test process may have imported openai already.
+    code = (
+        "import sys, django; django.setup()\n"
+        "from core.management.commands.worker import warm_up\n"
+        "assert 'openai' not in sys.modules and 'agents.runtime.model' not in sys.modules, 'loaded too early'\n"
+        "warm_up()\n"
+        "missing = [m for m in ('openai', 'openai.resources.chat.completions', 'agents.runtime.model',"
+        " 'agents.tasks') if m not in sys.modules]\n"
+        "assert not missing, missing\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "roadstar.settings")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_worker_warms_up_before_the_cluster_forks(monkeypatch):
+    happened = []
+
+    class Sentinel:
+        def is_alive(self):
+            return False
+
+        def join(self):
+            happened.append("joined")
+
+    class FakeCluster:
+        def __init__(self):
+            self.sentinel = Sentinel()
+
+        def start(self):
+            happened.append("start")
+
+    monkeypatch.setattr(worker, "warm_up", lambda: happened.append("warm_up"))
+    monkeypatch.setattr("django_q.cluster.Cluster", FakeCluster)
+    worker.Command().handle()
+    assert happened == ["warm_up", "start", "joined"]
+
+
+def test_broker_polls_more_often_than_django_q2s_default():
+    # 0.2 s (the default) made a reply wait about 113 ms in the queue; the setting must be read by django-q2.
+    from django_q.conf import Conf
+
+    assert Conf.POLL == settings.Q_CLUSTER["poll"] <= 0.05
