@@ -20,11 +20,11 @@ from agents.models import Agent, Conversation, Message, Run, ToolCall, Work
 from agents.runtime import memory, scheduler
 from agents.runtime.agent_tools import (
     holds_transaction,
-    writes_to_an_app,
     packet_text,
     place_of,
     run_agent_tool,
     tools_for_place,
+    writes_to_an_app,
 )
 from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for
@@ -32,10 +32,10 @@ from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from core import live
 from core.actors import Actor
+from core.errors import ToolError
 from core.network import network_call
 from core.services import card_open
 from routines.services import skill_names
-from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 
