@@ -459,3 +459,18 @@ def test_raising_a_budget_on_another_workspaces_card_is_not_found(client, owner,
     card = Card.objects.create(organization=other_org, kind="budget", title="Theirs", data={"agent_id": "x"})
     response = client.post(reverse("card_raise_budget", args=[card.id]), {"monthly_budget": "60"})
     assert response.status_code == 404
+
+
+def test_work_whose_thread_is_named_after_it_is_named_once(client, org):
+    # The morning summary's thread and task are both "Morning summary": Home showed "Morning summary · Morning summary".
+    from agents import services as agent_services
+    from agents.models import Agent
+
+    roadstar = Agent.objects.get(organization=org, is_roadstar=True)
+    thread = agent_services.thread_start(agent=roadstar, title="Morning summary")
+    agent_services.work_open(org=org, agent=roadstar, conversation=thread, task="Morning summary", requester=None)
+    client.force_login(org.owner)
+    html = client.get("/").content.decode()
+    work = html[html.index('data-key="agent-'):]
+    work = work[:work.index("</article>")]
+    assert work.count("Morning summary") == 1, work
