@@ -337,7 +337,7 @@ def test_home_live_sends_a_visitor_to_sign_in(client, db):
 def test_home_page_opens_the_socket_and_names_its_live_part(client, org):
     client.force_login(org.owner)
     html = client.get("/").content.decode()
-    assert 'data-live-src="/home/live/"' in html and "core/live.js" in html
+    assert 'data-live-src="/home/live/"' in html and "roadstar/live.js" in html
 
 
 def test_live_js_opens_the_home_socket():
