@@ -129,7 +129,10 @@
     }
     socket.onopen = function () {
       setState("", true);
-      if (retries > 0) regions.forEach(schedule); // catch up on what happened while the socket was down
+      // Catch up on what happened before the socket joined the workspace's group: while it was down, and on the
+      // first open too, since a worker's reply committed between the page being rendered and this moment was
+      // told to nobody (a page opened just after answering an ask missed the agent's reply that way).
+      regions.forEach(schedule);
       retries = 0;
     };
     socket.onmessage = function (event) {

@@ -4,7 +4,6 @@ scripted model, and a worker's change appearing live, all against daphne and the
 Each test makes what it changes (act.py), so they pass in any order; they share one stack, so they run on one
 worker of a parallel run (`-n 2 --dist loadgroup`)."""
 
-import os
 import re
 
 import pytest
@@ -95,12 +94,6 @@ def test_an_answer_being_written_survives_a_live_update(signed_in, stack):
     assert same_page(page)
 
 
-@pytest.mark.skipif(
-    "postgres" in os.environ.get("DATABASE_URL", ""),
-    reason="Known open fault on PostgreSQL: when this suite's session also uses the test database, the worker's "
-    "reply to an answer given on Home never reaches the chat (it passes alone on PostgreSQL and always on SQLite); "
-    "see the session note",
-)
 def test_answer_an_ask_in_place_and_it_reaches_the_agents_chat(signed_in, stack):
     page = signed_in
     stack.act("ask", "Juniper Dental", "Send Dana the Juniper Dental quote for $8,400?")
