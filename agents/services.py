@@ -13,8 +13,8 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, Message, Usage, Work
 from core import limits, live
 from core.actors import Actor
-from core.locking import lock
 from core.errors import ToolError
+from core.locking import lock
 
 MAX_AGENTS = 40  # besides Roadstar
 JOB_DESCRIPTION_LIMIT = limits.JOB_DESCRIPTION

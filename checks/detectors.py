@@ -335,7 +335,7 @@ _CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
     (_cue(r"hetu|henkil[öo]tunnus|personal\s+identity\s+code"), frozenset({"fi_hetu"}), False),
     (_cue(rf"(?:south\s+african|sa)\s+id(?:entity)?{_NO}"), frozenset({"za_id"}), False),
     (_cue(rf"passport{_NO}"), frozenset({"passport"}), True),
-    (_cue(rf"driver['’]?s['’]?\s+licen[cs]e{_NO}|driving\s+licen[cs]e{_NO}", rf"DL\s*#|DL\s+(?:no\.?|number)"),
+    (_cue(rf"driver['’]?s['’]?\s+licen[cs]e{_NO}|driving\s+licen[cs]e{_NO}", r"DL\s*#|DL\s+(?:no\.?|number)"),
      frozenset({"driver_licence"}), True),
     # Cues for an ID number of any country.
     (_cue(rf"national\s+(?:id|identity|identification)(?:\s+card)?{_NO}|identity\s+(?:card\s+)?number"

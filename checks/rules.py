@@ -27,12 +27,12 @@ from checks.read_requests import carried
 from checks.read_requests import significant as significant_words
 from checks.types import CheckRequest, ContactRecord, ReadTurn
 from checks.words import (
+    EMAIL,
+    GROUP,
     Words,
     affirmed_parts,
     ask_covers_send,
     asks_to_send,
-    EMAIL,
-    GROUP,
     contains,
     emails_in,
     named_addresses,

@@ -15,12 +15,12 @@ from companies import selectors
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
-from core.actors import Actor
 from core import limits
+from core.actors import Actor
+from core.errors import ToolError, bad_input
 from core.locking import lock
 from core.timefmt import iso
 from core.undo import restore, snapshot
-from core.errors import ToolError, bad_input
 
 
 class _Unset:

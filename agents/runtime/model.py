@@ -127,12 +127,12 @@ class OpenAIModel:
                     raise ModelUnavailable(
                         f"{config['name']} did not answer: the first call and {attempt} tries again failed; "
                         f"the last with {type(error).__name__}: {error}"
-                    )
+                    ) from error
                 delay = RETRY_DELAYS[attempt]
                 logger.warning("model call failed (%s: %s); trying again in %ss", type(error).__name__, error, delay)
                 self.sleep(delay)
             except self._openai.APIStatusError as error:
-                raise ModelUnavailable(f"{config['name']} refused the call: {error}")
+                raise ModelUnavailable(f"{config['name']} refused the call: {error}") from error
         raise AssertionError("unreachable: the last try returns or raises")
 
 

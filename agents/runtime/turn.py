@@ -28,8 +28,8 @@ from agents.runtime.agent_tools import (
 )
 from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for
-from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from agents.signals import work_answered
 from core import live
 from core.actors import Actor
 from core.errors import ToolError

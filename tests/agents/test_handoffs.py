@@ -1,6 +1,7 @@
 """Hand-offs: the packet and its limits, where answers go, depth and loops, andThen."""
 
 import json
+
 import pytest
 
 from agents import services

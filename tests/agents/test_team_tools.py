@@ -1,15 +1,16 @@
 """remember, make_agent and change_agent, as the chats use them."""
 
 import json
+
 import pytest
 
 from agents import services
 from agents.models import Agent, Message
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
+from core.actors import Actor
 from core.models import Change
 from core.services import change_undo
-from core.actors import Actor
 
 PROPOSAL_WRITER = {
     "name": "Proposal writer",

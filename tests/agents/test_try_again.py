@@ -15,8 +15,8 @@ from agents import services
 from agents.models import Conversation, Message, Run, ToolCall, Work
 from agents.runtime.model import ModelUnavailable, OpenAIModel, call, say, set_model
 from agents.runtime.scheduler import drain
-from core.models import Card
 from core.errors import ToolError
+from core.models import Card
 
 BASE_URL = "http://model.test/v1"
 

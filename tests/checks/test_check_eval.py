@@ -59,8 +59,8 @@ def run(*args):
 
 def test_it_prints_a_line_per_case_with_the_outcome_and_what_was_expected(case_file):
     lines = run(case_file, "--judge", "none")
-    assert [(l["id"], l["outcome"], l["reason"], l["expected_outcome"], l["expected_reason"], l["needs_judge"])
-            for l in lines[:-1]] == [(c["id"], c["expect"]["outcome"], c["expect"]["reason"], c["expect"]["outcome"],
+    assert [(line["id"], line["outcome"], line["reason"], line["expected_outcome"], line["expected_reason"],
+             line["needs_judge"]) for line in lines[:-1]] == [(c["id"], c["expect"]["outcome"], c["expect"]["reason"], c["expect"]["outcome"],
                                       c["expect"]["reason"], c["expect"]["needs_judge"]) for c in CASES]
 
 

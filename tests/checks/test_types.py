@@ -11,7 +11,6 @@ from checks.types import Decision
 from tests.spec import spec_page
 
 
-
 def spec_blocks():
     """The JSON examples of errors.md's "When the check holds an action back"."""
     section = spec_page("reference/errors.md").split("## When the check holds an action back")[1].split("## Reasons")[0]

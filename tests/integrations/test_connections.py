@@ -2,11 +2,11 @@ import re
 
 import pytest
 
+from core.models import Card
 from integrations import services
 from integrations.models import Connection
 from integrations.services import Asker
 from integrations.signals import connected
-from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
 
 

@@ -6,9 +6,9 @@ import httplib2
 import pytest
 from googleapiclient.errors import HttpError
 
+from core.models import Card
 from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
 from integrations.models import Connection
-from core.models import Card
 from tests.integrations.fakes import response
 
 
@@ -106,8 +106,8 @@ def test_a_network_failure_is_unavailable():
 
 
 def test_a_failure_names_the_account_app_and_key(google):
-    from integrations.errors import failure
     from core.errors import ToolError
+    from integrations.errors import failure
 
     assert failure(google, ToolError("rate_limited", "Slow down")) == {
         "source": "sam@fernhill.test", "kind": "rate_limited", "message": "Slow down", "integration": "google",

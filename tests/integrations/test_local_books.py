@@ -7,13 +7,19 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError, call_command
 
+from core.errors import ToolError
 from integrations.local.models_books import LocalCustomer, LocalInvoice
 from integrations.models import Connection
 from integrations.providers.local_books import (
-    CsvProblem, InvoiceIn, LineIn, LocalBooksProvider, csv_import, invoice_put, invoices_from_csv,
+    CsvProblem,
+    InvoiceIn,
+    LineIn,
+    LocalBooksProvider,
+    csv_import,
+    invoice_put,
+    invoices_from_csv,
 )
 from integrations.services import connection_create_local
-from core.errors import ToolError
 
 TODAY = datetime.date(2026, 11, 10)
 

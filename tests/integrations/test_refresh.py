@@ -6,11 +6,11 @@ from urllib.parse import parse_qs
 import pytest
 from google.oauth2.credentials import Credentials
 
-from integrations.models import Connection
+from core.errors import ToolError
 from core.models import Card
+from integrations.models import Connection
 from tests.integrations.conftest import an_hour_ago, save_google, save_quickbooks
 from tests.integrations.fakes import GoogleTokenEndpoint, intuit, response
-from core.errors import ToolError
 
 NEW_GOOGLE_TOKEN = {"access_token": "g-access-2", "expires_in": 3599, "token_type": "Bearer"}
 INVALID_GRANT = {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}

@@ -2,12 +2,12 @@
 
 import pytest
 
+from core.errors import ToolError
+from core.models import Card
 from integrations.models import Connection
 from integrations.selectors import connections_for, join_id, require_connection, split_id
 from integrations.services import Asker
-from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
-from core.errors import ToolError
 
 
 def _error(**kwargs) -> ToolError:

@@ -8,10 +8,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.test import Client
 
+from core.models import Card
 from integrations import catalog, services
 from integrations.models import Connection
 from integrations.signals import connected
-from core.models import Card
 from tests.factories import UserFactory
 from tests.integrations.conftest import GOOGLE_READ, G
 from tests.integrations.fakes import NO_APP_SETTINGS, intuit, response, unsigned_id_token

@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Agent, Usage
-from pages import selectors
 from core.models import Card
 from core.services import card_open
+from pages import selectors
 from routines import services as routine_services
 from routines.models import Routine
 from tests.factories import AgentFactory

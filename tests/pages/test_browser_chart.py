@@ -13,8 +13,8 @@ import shutil
 import pytest
 from django.urls import reverse
 
-from docs import services as doc_services
 from core.actors import Actor
+from docs import services as doc_services
 from tests.pages.test_mdx import SPEC
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

@@ -9,12 +9,12 @@ from django.urls import reverse
 from agents.models import Agent
 from companies.models import TimelineEntry
 from contacts.models import Contact, LogEntry
-from docs.models import DocNote
-from core.models import Change
-from routines.models import Routine
-from tests.pages.conftest import run
 from core.actors import Actor
 from core.context import ToolContext
+from core.models import Change
+from docs.models import DocNote
+from routines.models import Routine
+from tests.pages.conftest import run
 
 pytestmark = pytest.mark.django_db
 

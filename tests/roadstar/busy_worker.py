@@ -21,8 +21,8 @@ def main() -> None:
 
     from contacts.models import Contact
     from core.actors import Actor
-    from tests.factories import AgentFactory, OrganizationFactory
     from core.context import ToolContext
+    from tests.factories import AgentFactory, OrganizationFactory
     from tools.pipeline import use_tool
 
     call_command("migrate", verbosity=0)

@@ -8,11 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from docs import services
-from docs.models import Doc, DocNote, DocVersion
 from core.actors import Actor
 from core.models import Change
 from core.timefmt import iso
+from docs import services
+from docs.models import Doc, DocNote, DocVersion
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import use_tool
@@ -220,8 +220,8 @@ def test_write_without_a_project_goes_in_the_project_its_thread_made(use, ctx):
 
 
 def test_each_agent_has_its_own_project_and_other_workspaces_are_apart(org, other_org, agent):
-    from tests.factories import AgentFactory
     from core.context import ToolContext
+    from tests.factories import AgentFactory
 
     org.check_enabled = False
     org.save()

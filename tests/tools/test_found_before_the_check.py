@@ -10,9 +10,9 @@ from django.utils import timezone
 from checks.models import Ask, CheckDecision
 from companies.models import TimelineEntry
 from contacts.models import OpenItem
+from core.actors import Actor
 from docs import services as doc_services
 from integrations.services import connection_create_local
-from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 
 WORDS = "Tidy up the records, please."

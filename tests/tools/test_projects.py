@@ -8,15 +8,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from docs.models import Project
 from core.actors import Actor
+from core.context import ToolContext
+from core.errors import ToolError
 from core.models import Change
 from core.services import change_undo
 from core.timefmt import iso
+from docs.models import Project
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
-from core.context import ToolContext
-from core.errors import ToolError
 
 
 @pytest.fixture

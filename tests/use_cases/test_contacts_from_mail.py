@@ -12,9 +12,9 @@ from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from companies.models import Company
 from contacts.models import Contact
+from core.models import Change
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local
-from core.models import Change
 from tests.factories import ContactFactory
 from tests.use_cases.staff_script import StaffScript
 
@@ -97,8 +97,8 @@ def test_filling_contacts_from_mail_end_to_end(org, mailbox):
 
 def test_home_lists_the_contacts_added_from_mail_without_undo(org, client):
     from core.actors import Actor
-    from tools import registry
     from core.context import ToolContext
+    from tools import registry
     from tools.pipeline import use_tool
 
     desk = Agent.objects.create(organization=org, name="Client desk", job="Answers new and current clients")

@@ -11,8 +11,8 @@ from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from contacts.models import Contact, OpenItem
-from integrations.local.models_calendar import LocalEvent
 from core.models import Change
+from integrations.local.models_calendar import LocalEvent
 from tests.use_cases.staff_script import StaffScript
 
 NY = ZoneInfo("America/New_York")

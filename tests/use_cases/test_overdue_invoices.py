@@ -115,8 +115,8 @@ def test_a_chase_over_5000_is_asked_about(fernhill):
     """Without the judge's go (no model here), a chase the rules can't decide is held back and asked about."""
     from agents.runtime.turn import check_turns
     from core.actors import Actor
-    from routines import services as routine_services
     from core.context import ToolContext
+    from routines import services as routine_services
     from tools.pipeline import use_tool
 
     org = fernhill

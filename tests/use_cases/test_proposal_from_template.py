@@ -3,7 +3,6 @@ and the scripted model: what Sam sees."""
 
 import json
 
-
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model

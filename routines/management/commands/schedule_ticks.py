@@ -6,8 +6,8 @@ class Command(BaseCommand):
     help = "Make the worker's schedules: the routines tick and the agents' dispatch sweep, every minute."
 
     def handle(self, *args, **options):
-        from integrations.tasks_apps import SCHEDULES as APP_WATCHES
         from integrations.files.events import SCHEDULES as DOC_WATCHES
+        from integrations.tasks_apps import SCHEDULES as APP_WATCHES
         from integrations.tasks_mail import SCHEDULES as MAIL_TASKS
 
         every_minute = (("routines.tasks.tick", "routines tick", 1), ("agents.tasks.dispatch_all", "dispatch sweep", 1))
