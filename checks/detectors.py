@@ -453,7 +453,9 @@ def _id_candidates(text: str, cues: list[tuple[int, int, frozenset[str], bool]]
 
 
 # A date inside a run ("see 7/25/2020 / 04/06/2029") is a date, whatever its digits would validate as.
-_DATE_IN = re.compile(r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d\d|(?:19|20)\d\d[./\-]\d{1,2}[./\-]\d{1,2})(?!\d)")
+_DATE_IN = re.compile(
+    r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d\d|(?:19|20)\d\d[./\-]\d{1,2}[./\-]\d{1,2})(?!\d)"
+)
 
 
 def _id_grouping(run: DigitRun, i: int, j: int) -> bool:

@@ -138,7 +138,9 @@ class _Context:
     @cached_property
     def outbound_text(self) -> str:
         """What would leave the business: the subject and text, and the names of what it attaches."""
-        parts = [str(self.input.get(k) or "") for k in ("subject", "text", "body", "html", "message", "description", "note")]
+        parts = [
+            str(self.input.get(k) or "") for k in ("subject", "text", "body", "html", "message", "description", "note")
+        ]
         for item in self.input.get("attach") or []:
             if isinstance(item, dict):
                 parts.extend(str(item[k]) for k in ("attachment", "workspace", "name") if item.get(k))
@@ -725,7 +727,9 @@ def _given(text: str, value: str | None) -> bool:
         return False
     if contains(text, value):
         return True
-    if re.fullmatch(r"[A-Za-z]{3,}", value.strip()) and re.search(rf"\b{re.escape(value.strip())}(?:s|es)?\b", text, re.I):
+    if re.fullmatch(r"[A-Za-z]{3,}", value.strip()) and re.search(
+        rf"\b{re.escape(value.strip())}(?:s|es)?\b", text, re.I
+    ):
         return True  # "open Saturdays now" gives "Saturday"
     value_tokens = tokens(value)
     if 1 <= len(value_tokens) <= 3 and len(value_tokens & tokens(text)) * 2 >= len(value_tokens) and any(

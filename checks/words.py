@@ -346,7 +346,9 @@ THRESHOLD = re.compile(
     r"\b(?:over|above|more\s+than|exceeding|greater\s+than|anything\s+over)\s+(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?",
     re.I,
 )
-_AMOUNT = re.compile(r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I)
+_AMOUNT = re.compile(
+    r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I
+)
 
 
 def money(number: str, thousands: str | None) -> Decimal | None:

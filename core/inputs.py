@@ -31,7 +31,9 @@ def _uuid_text(value: Any) -> str:
     try:
         return str(uuid.UUID(value.strip()))
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not an id of Roadstar's (ids look like 8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22)") from exc
+        raise ValueError(
+            f"{value!r} is not an id of Roadstar's (ids look like 8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22)"
+        ) from exc
 
 
 # A Roadstar record id. Any text is taken, then it must be a UUID; which workspace holds it is the service's

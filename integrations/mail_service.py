@@ -125,7 +125,9 @@ def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limi
         every = connections_for(org=org, group="mail", include_stopped=True)
         if source and every:
             names = ", ".join(c.account for c in every)
-            raise ToolError("bad_input", f"source: no mail account's name contains {source!r}; the accounts are {names}")
+            raise ToolError(
+                "bad_input", f"source: no mail account's name contains {source!r}; the accounts are {names}"
+            )
         require_connection(org=org, group="mail", asked_by=asker)
     fingerprint = _fingerprint(query, source)
     states = _page_decode(page, fingerprint) if page else None

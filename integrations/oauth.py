@@ -213,7 +213,9 @@ def _google_credentials_class():
                     raise signed_out(connection, label=f"Google ({connection.account})") from e
                 if getattr(e, "retryable", False):
                     raise network_error(e, label=f"Google ({connection.account})") from e
-                raise ToolError("vendor", f"Google refused to refresh {connection.account}'s sign-in: {e.args[0]}") from e
+                raise ToolError(
+                    "vendor", f"Google refused to refresh {connection.account}'s sign-in: {e.args[0]}"
+                ) from e
             except auth_exceptions.TransportError as e:
                 if connection is None:
                     raise

@@ -151,7 +151,9 @@ def _validate_when(*, org, when: dict) -> dict:
         raise ToolError("bad_input", "when: give at least one of at, ask, keys, due, check")
     unknown = set(when) - {"at", "ask", "keys", "due", "check"}
     if unknown:
-        raise ToolError("bad_input", f"when.{sorted(unknown)[0]}: not a kind of when; they are at, ask, keys, due, check")
+        raise ToolError(
+            "bad_input", f"when.{sorted(unknown)[0]}: not a kind of when; they are at, ask, keys, due, check"
+        )
     clean: dict = {}
     if "at" in when:
         if not isinstance(when["at"], str) or not croniter.is_valid(when["at"]) or len(when["at"].split()) != 5:

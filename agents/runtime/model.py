@@ -211,7 +211,9 @@ def calls(pairs: list[tuple[str, dict]], *, id: str | None = None, text: str = "
     requests = []
     for name, arguments in pairs:
         call_id = id or f"call_{next(_counter)}"
-        requests.append(ToolCallRequest(id=call_id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments)))
+        requests.append(
+            ToolCallRequest(id=call_id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments))
+        )
         id = None
     return ModelResponse(text=text, tool_calls=requests)
 

@@ -233,7 +233,9 @@ def xlsx_tabs(raw: bytes) -> list[tuple[str, list[list[str]]]]:
     tabs = []
     for shown, written in zip(values.worksheets, formulas.worksheets, strict=False):
         rows = []
-        for row_shown, row_written in zip(shown.iter_rows(values_only=True), written.iter_rows(values_only=True), strict=False):
+        for row_shown, row_written in zip(
+            shown.iter_rows(values_only=True), written.iter_rows(values_only=True), strict=False
+        ):
             rows.append([
                 display(v if v is not None or not (isinstance(f, str) and f.startswith("=")) else f)
                 for v, f in zip(row_shown, row_written, strict=False)

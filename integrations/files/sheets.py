@@ -180,5 +180,7 @@ def same_cells(a: list[list], b: list[list]) -> bool:
     height = max(len(a), len(b))
     width = max(shape(a)[1], shape(b)[1])
     return all(
-        _norm(x) == _norm(y) for ra, rb in zip(pad(a, height, width), pad(b, height, width), strict=False) for x, y in zip(ra, rb, strict=False)
+        _norm(x) == _norm(y)
+        for ra, rb in zip(pad(a, height, width), pad(b, height, width), strict=False)
+        for x, y in zip(ra, rb, strict=False)
     )

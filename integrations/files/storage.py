@@ -41,7 +41,9 @@ def blob_read(relative: str, *, name: str) -> bytes:
     try:
         return (files_root() / relative).read_bytes()
     except FileNotFoundError as exc:
-        raise ToolError("unavailable", f"{name}'s bytes are missing from Roadstar's files folder ({files_root()}).") from exc
+        raise ToolError(
+            "unavailable", f"{name}'s bytes are missing from Roadstar's files folder ({files_root()})."
+        ) from exc
 
 
 def blob_forget(relative: str) -> None:

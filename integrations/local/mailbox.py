@@ -208,7 +208,9 @@ def mail_import(connection, paths: list[Path], *, owner: set[str]) -> tuple[int,
                 raws.append(item.read_bytes())
     messages = sorted((incoming_from_bytes(raw, owner=owner) for raw in raws), key=lambda m: m.date)
     known = set(
-        LocalMailMessage.objects.filter(connection=connection).exclude(message_id="").values_list("message_id", flat=True)
+        LocalMailMessage.objects.filter(connection=connection)
+        .exclude(message_id="")
+        .values_list("message_id", flat=True)
     )
     imported = skipped = 0
     for message in messages:

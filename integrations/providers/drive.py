@@ -158,7 +158,9 @@ class DriveProvider(FilesProvider):
             return self._run(self.docs.documents().batchUpdate(documentId=file_id, body=body))
         except ToolError as error:
             if error.kind == "vendor" and "revision" in error.message.lower():
-                raise ToolError("changed", "The document changed while it was being written; read it again first.") from error
+                raise ToolError(
+                    "changed", "The document changed while it was being written; read it again first."
+                ) from error
             raise
 
     # --- finding -------------------------------------------------------------------------------------------
@@ -264,7 +266,10 @@ class DriveProvider(FilesProvider):
             spreadsheetId=file_id, ranges=[sheets.quote_sheet(t) for t in titles], valueRenderOption="FORMATTED_VALUE"
         ))
         ranges = answer.get("valueRanges", [])
-        return [(title, [[str(v) for v in row] for row in (r.get("values") or [])]) for title, r in zip(titles, ranges, strict=False)]
+        return [
+            (title, [[str(v) for v in row] for row in (r.get("values") or [])])
+            for title, r in zip(titles, ranges, strict=False)
+        ]
 
     # --- writes that make something ------------------------------------------------------------------------
 

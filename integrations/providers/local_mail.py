@@ -225,7 +225,10 @@ class LocalMailProvider(MailProvider):
         latest = messages[-1] if messages else None
         owner = owner_addresses(self.connection)
         return Hit(
-            id=self.global_id(thread.key), title=thread.subject or "(no subject)", type="email", url=self.url(thread.key),
+            id=self.global_id(thread.key),
+            title=thread.subject or "(no subject)",
+            type="email",
+            url=self.url(thread.key),
             who=latest.sender if latest else None,
             people=people_on([(m.sender, [*m.to, *m.cc, *m.bcc]) for m in messages], owner),
             date=thread.last_at,
@@ -254,7 +257,9 @@ class LocalMailProvider(MailProvider):
     def read_thread(self, thread_id: str) -> MailThread:
         thread = self._thread(thread_id)
         messages = (
-            thread.messages.exclude(box=LocalMailMessage.Box.DRAFT).order_by("date", "id").prefetch_related("attachments")
+            thread.messages.exclude(box=LocalMailMessage.Box.DRAFT)
+            .order_by("date", "id")
+            .prefetch_related("attachments")
         )
         return MailThread(
             id=self.global_id(thread.key), subject=thread.subject, url=self.url(thread.key),

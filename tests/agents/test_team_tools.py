@@ -101,7 +101,9 @@ def test_only_roadstars_chat_holds_make_agent(org, staff, model):
 
 
 def test_remember_keeps_a_note_and_returns_the_notes(org, staff, model):
-    result = run_in_chat(org, staff["Proposal writer"], model, "remember", {"note": "Sam wants proposals as Google Docs."})
+    result = run_in_chat(
+        org, staff["Proposal writer"], model, "remember", {"note": "Sam wants proposals as Google Docs."}
+    )
     assert json.loads(result) == {"notes": ["Sam wants proposals as Google Docs."]}
 
 

@@ -72,8 +72,11 @@ def test_a_rewrite_names_what_it_writes_over_and_shows_before_and_after(client, 
 
 
 def test_context_shows_the_context_it_replaces():
-    action = ask_words.describe(tool="contacts.context", input={"contactId": "c", "text": "Prefers calls", "why": "Said so"},
-                                replaces={"name": "Dana", "context": "Prefers email"})
+    action = ask_words.describe(
+        tool="contacts.context",
+        input={"contactId": "c", "text": "Prefers calls", "why": "Said so"},
+        replaces={"name": "Dana", "context": "Prefers email"},
+    )
     assert [(r.label, r.old, r.new) for r in action.rows] == [
         ("Text", "Prefers email", "Prefers calls"), ("Why", "", "Said so"),
     ]

@@ -46,7 +46,9 @@ def test_a_google_error_without_json_is_vendor_with_the_status():
 
 
 def test_the_vendor_message_carries_googles_words(google):
-    error = from_google_http_error(http_error(400, "invalid", "Invalid range: Sheet9!A1"), connection=google, group="files")
+    error = from_google_http_error(
+        http_error(400, "invalid", "Invalid range: Sheet9!A1"), connection=google, group="files"
+    )
     assert error.message == "Google Drive (sam@fernhill.test) said: Invalid range: Sheet9!A1"
 
 

@@ -58,7 +58,10 @@ def test_books_not_connected_offers_quickbooks(org):
 
 def test_the_card_remembers_who_asked(org, agent):
     _error(org=org, group="mail", asked_by=Asker(agent_id=str(agent.id), conversation_id="thread-1"))
-    assert Card.objects.get(organization=org).data["asked_by"] == {"agent_id": str(agent.id), "conversation_id": "thread-1"}
+    assert Card.objects.get(organization=org).data["asked_by"] == {
+        "agent_id": str(agent.id),
+        "conversation_id": "thread-1",
+    }
 
 
 def test_a_connected_account_is_returned(org, google):
@@ -146,7 +149,9 @@ def test_split_id_of_another_workspaces_account_is_not_found(org, other_org, app
 
 def test_the_connect_card_says_what_the_group_is_for(org):
     _error(org=org, group="mail")
-    assert Card.objects.get(organization=org).body == "Your agents need it to search and read your mail, draft and send."
+    assert (
+        Card.objects.get(organization=org).body == "Your agents need it to search and read your mail, draft and send."
+    )
 
 
 def test_connections_for_can_include_stopped_accounts_for_a_searchs_failures(org, google):

@@ -47,7 +47,9 @@ def test_the_program_on_the_mac_reads_the_messages_waiting_in_its_chat(org, mac)
     agent, token = mac
     agent_services.owner_message_send(org=org, agent=agent, text="Sketch three logo ideas for Juniper.")
     result = session(token).run("messages", {})
-    assert [(m["from"], m["text"]) for m in result["messages"]] == [("the owner", "Sketch three logo ideas for Juniper.")]
+    assert [(m["from"], m["text"]) for m in result["messages"]] == [
+        ("the owner", "Sketch three logo ideas for Juniper.")
+    ]
 
 
 def test_its_reply_answers_the_owner_and_clears_what_waited(org, mac):
@@ -74,7 +76,10 @@ def test_its_reply_to_a_hand_off_goes_back_to_the_agent_that_asked(org, mac, sta
     finally:
         set_model(None)
     desk_chat = agent_services.chat_for(agent=desk)
-    assert Message.objects.filter(conversation=desk_chat, role="answer").last().text == "[Answer from Designer] Sketch attached."
+    assert (
+        Message.objects.filter(conversation=desk_chat, role="answer").last().text
+        == "[Answer from Designer] Sketch attached."
+    )
 
 
 def test_a_routine_run_reaches_the_mac_agents_chat(org, mac, no_model):

@@ -73,8 +73,11 @@ def open_doc(live_server, client, org, doc, violations: list | None = None):
 def charted(org, agent):
     def make(spec: dict):
         version = doc_services.doc_write(
-            org=org, actor=Actor.for_agent(agent), title="Hours", project=_project(org),
-            text="## Hours\n\n<Chart title=\"Hours by client\">\n```vega-lite\n" + json.dumps(spec) + "\n```\n</Chart>\n",
+            org=org,
+            actor=Actor.for_agent(agent),
+            title="Hours",
+            project=_project(org),
+            text='## Hours\n\n<Chart title="Hours by client">\n```vega-lite\n' + json.dumps(spec) + "\n```\n</Chart>\n",
         )
         return version.doc
 

@@ -167,7 +167,8 @@ def test_leaving_a_note_adds_it_to_the_doc(owner, ws, org):
     assert (
         response.status_code == 302
         and response.url == reverse("pages:doc", args=[ws.doc.id]) + "#notes"
-        and (note.note, note.on, note.by, note.state) == ("Shorter, please.", "Scope", {"kind": "user", "id": str(org.owner_id)}, "open")
+        and (note.note, note.on, note.by, note.state)
+        == ("Shorter, please.", "Scope", {"kind": "user", "id": str(org.owner_id)}, "open")
     )
 
 

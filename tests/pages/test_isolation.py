@@ -95,16 +95,21 @@ def test_a_search_finds_nothing_of_b(owner, ws, b):
     found = [owner.get(reverse(name), {"q": "Zelda"}).content.decode() for name in (
         "pages:contacts", "pages:companies", "pages:docs",
     )]
-    assert not [body for body in found if "Zelda Whitfield" in body or "Zelda Dental" in body or "Zelda rebrand" in body]
+    assert not [
+        body for body in found if "Zelda Whitfield" in body or "Zelda Dental" in body or "Zelda rebrand" in body
+    ]
 
 
 def test_a_doc_linking_b_records_shows_them_as_plain_text(owner, ws, b):
     from docs import services as doc_services
 
     doc_services.doc_write(
-        org=ws.org, actor=Actor.for_agent(ws.agent), title=ws.doc.title, doc=ws.doc,
+        org=ws.org,
+        actor=Actor.for_agent(ws.agent),
+        title=ws.doc.title,
+        doc=ws.doc,
         text=f"[Z](roadstar:contact/{b.contact.id}) [ZD](roadstar:company/{b.company.id}) [zdoc](roadstar:doc/{b.doc.id}) "
-             f"[za](roadstar:agent/{b.agent.id}) [zp](roadstar:project/{b.project.id})",
+        f"[za](roadstar:agent/{b.agent.id}) [zp](roadstar:project/{b.project.id})",
     )
     body = owner.get(reverse("pages:doc", args=[ws.doc.id])).content.decode()
     assert not [str(i) for i in (b.contact.id, b.company.id, b.doc.id, b.agent.id, b.project.id) if str(i) in body]

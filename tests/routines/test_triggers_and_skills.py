@@ -116,7 +116,9 @@ def test_a_routine_change_runs_when_the_check_is_off(org, keeper, model):
     org.check_enabled = False
     org.save()
     saved = use(org, keeper, model, "triggers", {"action": "add", "name": "Weekly", "when": {"at": "0 9 * * 1"}})
-    result = use(org, keeper, model, "triggers", {"action": "change", "id": saved["saved"], "when": {"at": "0 8 * * 1"}})
+    result = use(
+        org, keeper, model, "triggers", {"action": "change", "id": saved["saved"], "when": {"at": "0 8 * * 1"}}
+    )
     assert result == {"changed": saved["saved"]} and Routine.objects.get().at == "0 8 * * 1"
 
 

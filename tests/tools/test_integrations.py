@@ -188,12 +188,18 @@ def test_connect_an_app_with_no_provider_built_is_not_yet(use, org):
 def test_connect_an_app_whose_only_account_stopped_offers_to_connect_it_again(use, org, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.NEEDS_RECONNECT)
     result = use("integrations.connect", integration="google")
-    assert (result, Card.objects.get(organization=org).kind) == ({"card": "Connect sam@fernhill.test again"}, "reconnect")
+    assert (result, Card.objects.get(organization=org).kind) == (
+        {"card": "Connect sam@fernhill.test again"},
+        "reconnect",
+    )
 
 
 def test_connect_puts_the_card_in_the_callers_workspace_only(use, org, other_org):
     use("integrations.connect", integration="google")
-    assert (Card.objects.filter(organization=org).count(), Card.objects.filter(organization=other_org).count()) == (1, 0)
+    assert (Card.objects.filter(organization=org).count(), Card.objects.filter(organization=other_org).count()) == (
+        1,
+        0,
+    )
 
 
 @pytest.mark.parametrize(

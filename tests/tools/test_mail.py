@@ -487,7 +487,10 @@ def test_after_the_hold_the_worker_sends_it_once(use, box):
     send(use)
     mail_hold.email_sweep(now=after_the_hold())
     mail_hold.email_sweep(now=after_the_hold() + datetime.timedelta(minutes=20))
-    assert ([m.to for m in django_mail.outbox], HeldEmail.objects.get().state) == ([["dana@juniperdental.test"]], "sent")
+    assert ([m.to for m in django_mail.outbox], HeldEmail.objects.get().state) == (
+        [["dana@juniperdental.test"]],
+        "sent",
+    )
 
 
 def test_the_end_of_the_hold_is_scheduled_once(use, box):

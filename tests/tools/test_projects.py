@@ -173,7 +173,10 @@ def test_update_is_listed_on_home_saying_what_changed(use, project):
 
 def test_update_of_the_description_only_says_so(use, project):
     use("projects.update", projectId=str(project.id), name="Juniper rebrand", description="Logo, signage")
-    assert Change.objects.get(tool="projects.update").sentence == 'changed the description of the project "Juniper rebrand"'
+    assert (
+        Change.objects.get(tool="projects.update").sentence
+        == 'changed the description of the project "Juniper rebrand"'
+    )
 
 
 def test_update_with_nothing_different_records_no_change(use, project):

@@ -84,7 +84,10 @@ def test_booking_a_kickoff_call_end_to_end(fernhill):
     assert LocalEvent.objects.filter(title="Juniper Dental kickoff (held)").exists()
     assert "held" in results[2], results[2]
     # What Sam sees: the hold on Home with Undo, the email with Undo, the follow-up on Dana, and the answer.
-    assert set(Change.objects.filter(listing="home_undo").values_list("tool", flat=True)) == {"calendar.hold", "mail.send"}
+    assert set(Change.objects.filter(listing="home_undo").values_list("tool", flat=True)) == {
+        "calendar.hold",
+        "mail.send",
+    }
     assert OpenItem.objects.get(contact=dana, kind="follow_up").thread == str(thread.id)
     chat = agent_services.chat_for(agent=desk)
     assert Message.objects.filter(conversation=chat, role="answer").last().text.endswith(ANSWER)

@@ -291,7 +291,9 @@ def _time(value: str) -> datetime.datetime:
     try:
         moment = datetime.datetime.fromisoformat(value.strip())
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z") from exc
+        raise ValueError(
+            f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z"
+        ) from exc
     return in_range(moment)
 
 
