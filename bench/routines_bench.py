@@ -81,8 +81,10 @@ def run(report):
     small_tick = tick_time(tick_small_org, tick_small_agent, 10)
     big_tick = tick_time(tick_big_org, tick_big_agent, 10_000)
     report(
-        f"| one scheduler tick, nothing due (median) | {small_tick * 1000:.2f} ms | {big_tick * 1000:.2f} ms | under 200 ms |"
+        f"| one scheduler tick, nothing due (median) | {small_tick * 1000:.2f} ms | {big_tick * 1000:.2f} ms | under "
+        "200 ms |"
     )
     report(
-        f"\nRatios, 10,000 against the baseline: matching {small_rate / big_rate:.2f}x slower, tick {big_tick / small_tick:.2f}x.\n"
+        f"\nRatios, 10,000 against the baseline: matching {small_rate / big_rate:.2f}x slower, tick "
+        f"{big_tick / small_tick:.2f}x.\n"
     )

@@ -108,7 +108,8 @@ def test_a_doc_linking_b_records_shows_them_as_plain_text(owner, ws, b):
         actor=Actor.for_agent(ws.agent),
         title=ws.doc.title,
         doc=ws.doc,
-        text=f"[Z](roadstar:contact/{b.contact.id}) [ZD](roadstar:company/{b.company.id}) [zdoc](roadstar:doc/{b.doc.id}) "
+        text=f"[Z](roadstar:contact/{b.contact.id}) [ZD](roadstar:company/{b.company.id}) "
+             f"[zdoc](roadstar:doc/{b.doc.id}) "
         f"[za](roadstar:agent/{b.agent.id}) [zp](roadstar:project/{b.project.id})",
     )
     body = owner.get(reverse("pages:doc", args=[ws.doc.id])).content.decode()
