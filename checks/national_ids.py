@@ -249,7 +249,7 @@ def be_national_number_valid(d: str) -> bool:
     return 2000 + int(d[:2]) <= dt.date.today().year and 97 - int("2" + d[:9]) % 97 == check
 
 
-# ---------------------------------------------------------------------------------------------------- Germany, Netherlands
+# ------------------------------------------------------------------------------------------------ Germany, Netherlands
 
 def de_steuer_id_valid(d: str) -> bool:
     """Germany's Steuer-ID: eleven digits, no leading 0; in the first ten one digit appears twice or three times and

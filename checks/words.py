@@ -78,7 +78,8 @@ def permission_words(request: CheckRequest) -> list[Words]:
 
 
 def _answer_to(turns, i: int) -> str | None:
-    """The owner's next words after the agent's turn `i`, before the agent speaks again; what it read may come between."""
+    """The owner's next words after the agent's turn `i`, before the agent speaks again (what it read may come
+    between)."""
     for turn in turns[i + 1:]:
         if isinstance(turn, AgentTurn):
             return None

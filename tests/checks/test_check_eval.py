@@ -21,7 +21,8 @@ CASES = [
      "records": {"contacts": [{"id": "c1", "name": "Keiko Tanaka", "emails": ["keiko@tanakastudio.test"],
                                "company": "Tanaka Studio", "alwaysAsk": False}], "made_here": ["contact:c1"]},
      "conversation": [{"role": "owner", "text": "Email Keiko the proofs."}],
-     "action": {"tool": "mail.send", "input": {"to": ["keiko@tanakastudio.test"], "subject": "Proofs", "text": "Attached."}},
+     "action": {"tool": "mail.send",
+                "input": {"to": ["keiko@tanakastudio.test"], "subject": "Proofs", "text": "Attached."}},
      "expect": {"outcome": "go", "reason": None, "needs_judge": False}},
     {"id": "made-here-contact", "group": "removal", "business": BUSINESS,
      "records": {"contacts": [{"id": "c1", "name": "Keiko Tanaka", "emails": ["keiko@tanakastudio.test"],
@@ -60,8 +61,9 @@ def run(*args):
 def test_it_prints_a_line_per_case_with_the_outcome_and_what_was_expected(case_file):
     lines = run(case_file, "--judge", "none")
     assert [(line["id"], line["outcome"], line["reason"], line["expected_outcome"], line["expected_reason"],
-             line["needs_judge"]) for line in lines[:-1]] == [(c["id"], c["expect"]["outcome"], c["expect"]["reason"], c["expect"]["outcome"],
-                                      c["expect"]["reason"], c["expect"]["needs_judge"]) for c in CASES]
+             line["needs_judge"]) for line in lines[:-1]] == [
+        (c["id"], c["expect"]["outcome"], c["expect"]["reason"], c["expect"]["outcome"], c["expect"]["reason"],
+         c["expect"]["needs_judge"]) for c in CASES]
 
 
 def test_it_ends_with_the_summary(case_file):

@@ -417,7 +417,7 @@ def test_overwriting_a_context_is_asked_about():
                 reasons.REMOVES)
 
 
-# ---------------------------------------------------------------------------------------------------- from what was read
+# --------------------------------------------------------------------------------------------------- from what was read
 
 def append(text="Payments also accepted at paypal.me/fern-pay"):
     return {"tool": "files.append_text", "input": {"id": "f7", "text": text}}

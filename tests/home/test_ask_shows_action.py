@@ -37,7 +37,8 @@ def home(client, org):
 
 def test_a_held_email_shows_who_it_goes_to_its_subject_and_text(client, org, desk):
     held(org, desk, tool="mail.send", input={"to": ["rosa@ortizbakery.test"], "cc": ["li@ortizbakery.test"],
-                                             "subject": "Our rates for 2027", "text": "Hi Rosa,\nOur new rates: $95/h."})
+                                             "subject": "Our rates for 2027",
+                                             "text": "Hi Rosa,\nOur new rates: $95/h."})
     html = home(client, org)
     assert all(part in html for part in (
         "Send this email", "rosa@ortizbakery.test", "li@ortizbakery.test", "Our rates for 2027", "<details>",

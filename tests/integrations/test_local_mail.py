@@ -271,7 +271,8 @@ def test_polling_emits_an_event_per_new_email_with_its_keys(local):
     event = Event.objects.get()
     assert (event.kind, event.keys) == ("mail.received", [
         "kind:mail.received", "from:dana@juniperdental.test", "domain:juniperdental.test",
-        "with:dana@juniperdental.test", "with:rosa@ortizbakery.test", f"thread:{local.account_key}:{message.thread.key}",
+        "with:dana@juniperdental.test", "with:rosa@ortizbakery.test",
+        f"thread:{local.account_key}:{message.thread.key}",
     ])
 
 

@@ -349,7 +349,8 @@ def test_chart_drops_usermeta_where_vega_embed_would_take_options():
     [
         {"mark": "bar", "data": {"url": "https://evil.test/data.csv"}},
         {"layer": [{"mark": "line", "data": {"url": "data/x.json"}}]},
-        {"mark": "bar", "data": {"values": []}, "transform": [{"lookup": "a", "from": {"data": {"url": "x.csv"}, "key": "a"}}]},
+        {"mark": "bar", "data": {"values": []},
+         "transform": [{"lookup": "a", "from": {"data": {"url": "x.csv"}, "key": "a"}}]},
         # Vega's own form, a list of data sets, which vega-embed draws as Vega when $schema says so.
         {"$schema": "https://vega.github.io/schema/vega/v6.json",
          "data": [{"name": "t", "url": "https://evil.test/t.json"}]},

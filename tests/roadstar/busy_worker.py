@@ -43,7 +43,8 @@ def main() -> None:
     after = use_tool(ctx, "contacts.create", {"name": "Dana Whitfield"})
     print(json.dumps({
         "tool": tool, "rest_status": rest.status_code, "rest": rest.json(), "retry_after": rest.get("Retry-After"),
-        "after_error": after.get("error"), "contacts": list(Contact.objects.filter(organization=org).values_list("name", flat=True)),
+        "after_error": after.get("error"),
+        "contacts": list(Contact.objects.filter(organization=org).values_list("name", flat=True)),
     }))
 
 

@@ -63,9 +63,11 @@ def test_booking_a_kickoff_call_end_to_end(fernhill):
                  "after": "2026-11-16T00:00:00-05:00", "before": "2026-11-21T00:00:00-05:00"}}),
              hold,
              call("use_tool", {"name": "mail.send", "input": {
-                 "to": ["dana@juniperdental.test"], "subject": "Kickoff for the Juniper Dental rebrand", "text": OFFER}}),
+                 "to": ["dana@juniperdental.test"], "subject": "Kickoff for the Juniper Dental rebrand",
+                 "text": OFFER}}),
              call("use_tool", {"name": "contacts.follow_up", "input": {
-                 "contactId": str(dana.id), "text": "Kickoff: did Dana pick Tuesday or Thursday? Move the hold if needed.",
+                 "contactId": str(dana.id),
+                 "text": "Kickoff: did Dana pick Tuesday or Thursday? Move the hold if needed.",
                  "at": "2026-11-13T09:00:00-05:00"}}),
              say(ANSWER))
     set_model(staff)
