@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees a view's exception first: a database busy past its timeout answers "busy, try again".
+    "core.middleware.BusyDatabaseMiddleware",
 ]
 
 ROOT_URLCONF = "roadstar.urls"
