@@ -1,74 +1,43 @@
-"""Every page in the owner's time zone.
+"""A database busy past its timeout, on any page: Roadstar's own "busy, try again" answer, never the 500 page.
 
-The database keeps UTC. A signed-in owner's request runs with their workspace's zone active, so every time a page
-shows (`|date`, `|timesince`, `localtime`, the pages' `when`) and every time without an offset a page reads is in
-that one zone: the same email shows the same hour on the contact page, the company page, Home and a chat.
-
-The zone is looked up only when something first asks for it: a request that shows no time reads no session, user
-or workspace for it (the 500 page, which must read nothing that may have failed, stays at no query).
+Under the embedded default (SQLite) a write waits for another process's write lock up to the busy timeout, then
+fails with "database is locked". The REST API and use_tool answer that themselves (a 503 in the API's error
+shape, `unavailable` to an agent); this catches it for every other view: the owner's pages, Home's forms and
+the live fetches. A view's write runs in one transaction, which rolled back, so the page can say nothing was
+done; it still points at Home, which shows what was.
 """
 
 from __future__ import annotations
 
-import datetime
-import zoneinfo
+import logging
 
-from django.core.exceptions import ObjectDoesNotExist
-from django.utils import timezone
+from django.db import OperationalError
+from django.http import HttpResponse
+from django.template.loader import render_to_string
 
+from core.errors import busy_error, is_busy
 
-def owner_zone(org) -> datetime.tzinfo:
-    """The workspace's zone; a name Python doesn't know (edited in the admin) falls back to UTC, not a crash."""
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 2
 
 
-class _RequestZone(datetime.tzinfo):
-    """The signer's workspace zone, found on first use; UTC for a request with no owner signed in."""
-
-    def __init__(self, request):
-        self._request = request
-        self._zone: datetime.tzinfo | None = None
-
-    def zone(self) -> datetime.tzinfo:
-        if self._zone is None:
-            user = getattr(self._request, "user", None)
-            org = _organization(user) if user is not None and user.is_authenticated else None
-            self._zone = owner_zone(org) if org is not None else datetime.UTC
-        return self._zone
-
-    def utcoffset(self, dt):
-        return self.zone().utcoffset(dt)
-
-    def dst(self, dt):
-        return self.zone().dst(dt)
-
-    def tzname(self, dt):
-        return self.zone().tzname(dt)
-
-    def fromutc(self, dt):
-        # The real zone does the conversion (and sets fold for the repeated hour); the result carries it.
-        zone = self.zone()
-        return zone.fromutc(dt.replace(tzinfo=zone))
-
-    def __repr__(self) -> str:
-        return f"<the owner's zone: {self._zone!r}>"
-
-
-class OwnerTimeZoneMiddleware:
+class BusyDatabaseMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        with timezone.override(_RequestZone(request)):
-            return self.get_response(request)
+        return self.get_response(request)
 
-
-def _organization(user):
-    # A staff sign-in without a workspace has no `organization`: the reverse one-to-one raises, not None.
-    try:
-        return user.organization
-    except ObjectDoesNotExist:
-        return None
+    def process_exception(self, request, exception):
+        if not (isinstance(exception, OperationalError) and is_busy(exception)):
+            return None
+        logger.warning("%s %s: the database stayed busy: %s", request.method, request.path, exception)
+        if request.headers.get("X-Requested-With") == "fetch":
+            # The live pages show this text beside the form that sent it (static/roadstar/live.js).
+            reply = HttpResponse(busy_error().message, status=503, content_type="text/plain; charset=utf-8")
+        else:
+            # Rendered without the request: the user and session may need the database that is busy.
+            reply = HttpResponse(render_to_string("503.html"), status=503)
+        reply["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return reply

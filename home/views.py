@@ -33,10 +33,10 @@ from agents.models import Agent, Conversation, Message
 from checks import services as check_services
 from checks.models import Ask
 from core import services
-from home import ask_words, selectors
 from core.actors import Actor
-from core.models import Card, Change, Organization
 from core.errors import ToolError
+from core.models import Card, Change, Organization
+from home import ask_words, selectors
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 

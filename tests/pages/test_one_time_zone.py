@@ -1,6 +1,6 @@
 """One time zone rule, the owner's, everywhere a page shows or reads a time.
 
-The database keeps UTC; a signed-in owner's pages run in their workspace's zone (core.middleware), and a time
+The database keeps UTC; a signed-in owner's pages run in their workspace's zone (core.owner_zone), and a time
 given without an offset (an agent's `at`, a `before` typed into the address) is in that zone, never UTC.
 Zones here are not New York (the default) and not UTC, so a page that forgot the rule shows a different hour.
 """
@@ -29,7 +29,7 @@ def _tools_loaded():
 
 def text_of(response) -> str:
     body = response.content.decode()
-    main = re.search(r'<main class="page">(.*)</main>', body, re.S).group(1)
+    main = re.search(r'<main class="page">(.*)</main>', body, re.DOTALL).group(1)
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main)).replace("&#x27;", "'").replace("&amp;", "&")
 
 
