@@ -31,16 +31,17 @@ from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import shapes as contact_shapes
 from contacts.models import OpenItem
-from core import services as roadstar_services
-from core.actors import Actor
-from core.errors import ToolError
-from core.models import Organization
 from docs import selectors as doc_selectors
 from docs import services as doc_services
-from pages import mdx, selectors
+from pages import mdx
+from pages import selectors
 from pages.links import WorkspaceLinks
+from core import services as roadstar_services
+from core.actors import Actor
+from core.models import Organization
 from routines import services as routine_services
 from routines.models import Routine
+from core.errors import ToolError
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 NOTE_LIMIT = 4000
