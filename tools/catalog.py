@@ -29,16 +29,19 @@ GROUP_ORDER = (
 )
 
 
-def ordered_groups() -> list[registry.Group]:
+def ordered_groups(org=None) -> list[registry.Group]:
+    """The groups in the spec's order; given a workspace, only those it has (an optional group may be off)."""
     registry.load_all()
     rank = {name: i for i, name in enumerate(GROUP_ORDER)}
-    return sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
+    groups = sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
+    return [g for g in groups if g.on_for(org)] if org is not None else groups
 
 
-def browse_description() -> str:
-    """browse_tools' own description: the groups, one line each, so a thread always sees them."""
+def browse_description(org=None) -> str:
+    """browse_tools' own description: the groups, one line each, so a thread always sees them (given the
+    workspace, the ones it has)."""
     lines = [BROWSE_INTRO]
-    for group in ordered_groups():
+    for group in ordered_groups(org):
         lines.append(f"- {group.name}: {group.summary} ({len(registry.tools_of(group.name))})")
     return "\n".join(lines)
 
@@ -48,14 +51,14 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
     result: dict = {}
-    unknown = [g for g in groups if g not in registry.GROUPS]
-    known = [g for g in dict.fromkeys(groups) if g in registry.GROUPS]
+    unknown = [g for g in groups if not registry.group_on(g, ctx.org)]
+    known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org)]
     for name in known[:MAX_BROWSE_GROUPS]:
         result[name] = {t.name: t.description for t in registry.tools_of(name)}
     if len(known) > MAX_BROWSE_GROUPS:
         result["not_shown"] = known[MAX_BROWSE_GROUPS:]
     if unknown:
-        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups()]}
+        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups(ctx.org)]}
     return result
 
 
@@ -67,12 +70,14 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     wanted = list(dict.fromkeys(names))
     for name in wanted[:MAX_FIND_TOOLS]:
         tool = registry.get_tool(name)
+        if tool is not None and not registry.group_on(tool.group, ctx.org):
+            tool = None  # an optional group the workspace has off is not there
         if tool is None:
             group = name.partition(".")[0]
             no_such_tool[name] = (
                 [t.name for t in registry.tools_of(group)]
-                if group in registry.GROUPS
-                else [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
+                if registry.group_on(group, ctx.org)
+                else [f"no group {group!r}; the groups are " + ", ".join(g.name for g in ordered_groups(ctx.org))]
             )
             continue
         found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})

@@ -77,6 +77,9 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None:
         return _no_such_tool(name)
+    if not registry.group_on(tool.group, ctx.org):
+        return ToolError("unsupported", f"The {tool.group} tools are off in this workspace; only the owner can turn "
+                                        "them on (on the Newsfeed page). Nothing ran.").as_result()
     if raw_input is None:
         raw_input = {}
     if not isinstance(raw_input, dict):
