@@ -295,11 +295,11 @@ def test_read_limits(research_on, use, accession):
 @pytest.mark.django_db
 def test_off_the_group_is_absent_from_browse_and_refused(ctx, org, costco, use):
     assert "- filings:" not in browse_description(org)
-    assert "filings" in browse_tools(ctx, ["filings"])["no_such_group"]["names"]
-    assert "filings.latest" in find_tools(ctx, ["filings.latest"])["no_such_tool"]
+    assert "off in this workspace" in browse_tools(ctx, ["filings"])["not_available"]["filings"]
+    assert "off in this workspace" in find_tools(ctx, ["filings.latest"])["no_such_tool"]["filings.latest"][0]
     with respx.mock() as mock:
         result = use("filings.latest", companyIds=[str(costco.id)])
-    assert result["error"] == "unsupported" and not mock.calls
+    assert result["error"] == "unsupported" and "off in this workspace" in result["message"] and not mock.calls
     services.research_settings_set(org=org, filings=True)
     assert "- filings: public companies' filings (2)" in browse_description(org)
     assert set(browse_tools(ctx, ["filings"])["filings"]) == {"filings.latest", "filings.read"}
