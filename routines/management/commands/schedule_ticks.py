@@ -16,4 +16,6 @@ class Command(BaseCommand):
             Schedule.objects.update_or_create(
                 name=name, defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes, "repeats": -1}
             )
-        self.stdout.write("Schedules ready: routines tick and dispatch sweep, every minute; the apps' watches; the newsfeed sweep.")
+        self.stdout.write(
+            "Schedules ready: routines tick and dispatch sweep, every minute; the apps' watches; the newsfeed sweep."
+        )
