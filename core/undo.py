@@ -10,14 +10,19 @@ from django.db import models
 
 from core.errors import ToolError
 
-# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`.
+# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The apps above
+# register theirs when their tools are imported (each app's AppConfig.ready()), so core names none of them.
 UNDO_HANDLERS: dict = {}
+# The tools whose undo calls an app: it runs with no transaction open (core.services.change_undo).
+UNDO_CALLS_APPS: set[str] = set()
 
 
-def register_undo(tool_name: str, handler) -> None:
+def register_undo(tool_name: str, handler, *, calls_apps: bool = False) -> None:
     if tool_name in UNDO_HANDLERS:
         raise ValueError(f"an undo for {tool_name!r} is registered twice")
     UNDO_HANDLERS[tool_name] = handler
+    if calls_apps:
+        UNDO_CALLS_APPS.add(tool_name)
 
 
 def _jsonable(value):

@@ -49,10 +49,6 @@ KNOWN_DEBTS: dict[tuple[str, str], str] = {
     ("companies/selectors.py", "agents"): "a company's owner agent is looked up by name or id",
     ("contacts/selectors.py", "integrations"): "the contact timeline's mail and meeting sources are imported, "
                                                 "not registered by integrations",
-    ("core/actors.py", "agents"): "Actor.agent is typed as agents.models.Agent",
-    ("core/management/commands/worker.py", "agents"): "the worker preloads the agent runtime before it forks",
-    ("core/services.py", "agents"): "Undo imports the agent tools so their undo handlers register",
-    ("core/services.py", "tools"): "Undo loads the tool registry for undo handlers and undo_calls_apps",
     ("integrations/files/events.py", "routines"): "a changed Drive doc is written as a routines Event",
     ("integrations/selectors.py", "tools"): "integrations.list counts each group's tools from the registry",
     ("integrations/tasks_apps.py", "routines"): "calendar and books changes are written as routines Events",
