@@ -637,7 +637,3 @@ def reply(turn, inp: ReplyInput):
         answered = [work for work in open_work if answer_work(work, inp.text)]
     return {"replied": len(answered), "to": sorted({
         work.requester.agent.name if work.requester_id else "the owner" for work in answered})}
-
-
-# The routines app's agent tools (triggers, skills) register themselves on import.
-import routines.agent_tools  # noqa: E402, F401
