@@ -6,5 +6,12 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        # The agent tools register themselves (make_agent's undo with core among them) once the apps are loaded.
-        from agents.runtime import agent_tools  # noqa: F401
+        # make_agent's undo registers with core when the agent tools load; Undo loads them through this loader
+        # (they bring the model client, so not before they are needed).
+        from core.undo import undo_loader_register
+
+        undo_loader_register(_load_agent_tools)
+
+
+def _load_agent_tools() -> None:
+    from agents.runtime import agent_tools  # noqa: F401

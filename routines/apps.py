@@ -9,14 +9,12 @@ class RoutinesConfig(AppConfig):
         from agents.runtime.instructions import skill_names_register
         from agents.signals import work_answered
         from integrations.signals import event_recorder_register
-        from routines import agent_tools  # noqa: F401  (triggers and skills register as agent tools on import)
-        from routines.engine import event_emit
-        from routines.services import skill_names
 
         work_answered.connect(_work_answered, dispatch_uid="routines.work_answered")
         # The agents and integrations apps, below, are given what they need of routines rather than importing it.
-        skill_names_register(skill_names)
-        event_recorder_register(event_emit)
+        # (Triggers and skills, the agent tools, are found by name: routines/agent_tools.py.)
+        skill_names_register(_skill_names)
+        event_recorder_register(_event_emit)
 
 
 def _work_answered(sender, work, text, **kwargs):
@@ -24,3 +22,15 @@ def _work_answered(sender, work, text, **kwargs):
 
     services.routine_run_finished(work=work)
     engine.summary_finished(work=work, text=text)
+
+
+def _skill_names(*, agent) -> list[str]:
+    from routines.services import skill_names
+
+    return skill_names(agent=agent)
+
+
+def _event_emit(**kwargs):
+    from routines.engine import event_emit
+
+    return event_emit(**kwargs)

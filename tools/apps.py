@@ -6,8 +6,14 @@ class ToolsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        # Every group registers its tools, and their undo handlers with core, once the apps are loaded: Undo
-        # (core.services.change_undo) finds them without naming this app.
-        from tools import registry
+        # Undo (core.services.change_undo) loads the tool groups, which register their undo handlers with core,
+        # through this loader: core names no app above it, and the groups load only when first needed.
+        from core.undo import undo_loader_register
 
-        registry.load_all()
+        undo_loader_register(_load_tool_groups)
+
+
+def _load_tool_groups() -> None:
+    from tools import registry
+
+    registry.load_all()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from django.db import transaction
+from django.utils.module_loading import autodiscover_modules
 from pydantic import Field, ValidationError
 
 from agents import services
@@ -637,3 +638,8 @@ def reply(turn, inp: ReplyInput):
         answered = [work for work in open_work if answer_work(work, inp.text)]
     return {"replied": len(answered), "to": sorted({
         work.requester.agent.name if work.requester_id else "the owner" for work in answered})}
+
+
+# Every app's agent_tools module registers its agent tools on import (routines': triggers and skills), found by
+# name so this app names none above it. Last, as they import this module's declarations.
+autodiscover_modules("agent_tools")
