@@ -32,7 +32,9 @@ GROUP_ORDER = (
 def ordered_groups() -> list[registry.Group]:
     registry.load_all()
     rank = {name: i for i, name in enumerate(GROUP_ORDER)}
-    return sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
+    # A group not available on this server (web without a search provider) is absent, not listed broken.
+    available = [g for g in registry.GROUPS.values() if g.is_available()]
+    return sorted(available, key=lambda g: rank.get(g.name, len(rank)))
 
 
 def browse_description() -> str:
@@ -48,8 +50,8 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
     result: dict = {}
-    unknown = [g for g in groups if g not in registry.GROUPS]
-    known = [g for g in dict.fromkeys(groups) if g in registry.GROUPS]
+    unknown = [g for g in groups if not registry.group_available(g)]
+    known = [g for g in dict.fromkeys(groups) if registry.group_available(g)]
     for name in known[:MAX_BROWSE_GROUPS]:
         result[name] = {t.name: t.description for t in registry.tools_of(name)}
     if len(known) > MAX_BROWSE_GROUPS:
@@ -67,12 +69,12 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     wanted = list(dict.fromkeys(names))
     for name in wanted[:MAX_FIND_TOOLS]:
         tool = registry.get_tool(name)
-        if tool is None:
+        if tool is None or not registry.group_available(tool.group):
             group = name.partition(".")[0]
             no_such_tool[name] = (
                 [t.name for t in registry.tools_of(group)]
-                if group in registry.GROUPS
-                else [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
+                if registry.group_available(group)
+                else [f"no group {group!r}; the groups are " + ", ".join(g.name for g in ordered_groups())]
             )
             continue
         found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})

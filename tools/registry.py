@@ -60,6 +60,12 @@ class Group:
     name: str
     summary: str  # the line browse_tools shows, such as "the people the business deals with"
     how_to: str  # what find_tools sends with the group's tools, word for word
+    # Whether the group is there at all on this server (the web group needs a search provider configured): a group
+    # that isn't is left out of browse and find, as if it didn't exist. None: always there.
+    available: Callable[[], bool] | None = None
+
+    def is_available(self) -> bool:
+        return self.available is None or self.available()
 
 
 @dataclass
@@ -231,6 +237,11 @@ def register(tool: Tool) -> Tool:
 
         register_undo(tool.name, tool.undo)
     return tool
+
+
+def group_available(name: str) -> bool:
+    group = GROUPS.get(name)
+    return group is not None and group.is_available()
 
 
 def tools_of(group: str) -> list[Tool]:
