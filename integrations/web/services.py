@@ -21,8 +21,9 @@ RRF_K = 10
 # provider's judgment leads, and the objective reorders what is close.
 PROVIDER_WEIGHT, OBJECTIVE_WEIGHT = 0.7, 0.3
 
-NOT_SET_UP = ("Web search and reading aren't set up on this Roadstar: whoever runs it sets SEARXNG_URL (a "
-              "self-hosted SearXNG) or BRAVE_SEARCH_API_KEY. Say so, and carry on with the rest.")
+NOT_SET_UP = ("The web group (search the web and read pages) isn't set up on this Roadstar: whoever runs it sets "
+              "SEARXNG_URL (a self-hosted SearXNG) or BRAVE_SEARCH_API_KEY. Carry on without it, or tell the owner "
+              "what it would have needed.")
 
 
 def web_available() -> bool:

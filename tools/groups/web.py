@@ -20,6 +20,7 @@ register_group(
         summary="search the web and read pages",
         how_to="The open web. Results carry their links: say which page a fact came from.",
         available=services.web_available,
+        unavailable_message=services.NOT_SET_UP,
     )
 )
 
