@@ -60,14 +60,16 @@ class Group:
     name: str
     summary: str  # the line browse_tools shows, such as "the people the business deals with"
     how_to: str  # what find_tools sends with the group's tools, word for word
-    # Whether the group is there at all on this server (the web group needs a search provider configured): a group
-    # that isn't is left out of browse and find, as if it didn't exist. None: always there.
-    available: Callable[[], bool] | None = None
-    # What a thread is told when it reaches for the group while it isn't there, instead of "not available yet".
-    unavailable_message: str = ""
+    # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
+    # and find_tools, and use_tool refuses its tools. None: every workspace has it.
+    enabled: Callable[[Any], bool] | None = None
 
-    def is_available(self) -> bool:
-        return self.available is None or self.available()
+    # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
+    # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
+    off_message: str = ""
+
+    def on_for(self, org) -> bool:
+        return self.enabled is None or org is None or bool(self.enabled(org))
 
 
 @dataclass
@@ -237,13 +239,18 @@ SPEC_GROUPS: dict[str, str] = {
 
 
 def absent_group_message(group: str) -> str:
-    """What a thread is told when it reaches for a group the spec has and this Roadstar doesn't (or has, but not
-    set up here: then the group's own words say what it needs)."""
-    declared = GROUPS.get(group)
-    if declared is not None and declared.unavailable_message and not declared.is_available():
-        return declared.unavailable_message
+    """What a thread is told when it reaches for a group the spec has and this Roadstar doesn't."""
     return (f"The {group} group ({SPEC_GROUPS[group]}) isn't available in this Roadstar yet, so none of its tools "
             "can run. Carry on without it, or tell the owner what it would have needed.")
+
+
+def off_group_message(group: str) -> str:
+    """What a thread is told when it reaches for an optional group its workspace has off."""
+    declared = GROUPS.get(group)
+    if declared is not None and declared.off_message:
+        return declared.off_message
+    return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
+            "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
 
 
 def register_group(group: Group) -> Group:
@@ -276,9 +283,10 @@ def register(tool: Tool) -> Tool:
     return tool
 
 
-def group_available(name: str) -> bool:
+def group_on(name: str, org) -> bool:
+    """Whether the group `name` is there for the workspace `org` (an optional group may be off)."""
     group = GROUPS.get(name)
-    return group is not None and group.is_available()
+    return group is not None and group.on_for(org)
 
 
 def tools_of(group: str) -> list[Tool]:

@@ -18,6 +18,7 @@ SECRET_KEY = "roadstar-test-key-only-for-the-test-suite-4f0c2a9e1b7d"
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
 ROADSTAR_NETWORK_GUARD = "raise"  # a network call with a transaction open fails the test that makes it
+EDGAR_USER_AGENT = "Roadstar tests tests@roadstar.invalid"  # the recorded EDGAR answers never reach the internet
 # No web search provider, whatever the environment says: the tests that need one set it on recorded responses.
 SEARXNG_URL = None
 BRAVE_SEARCH_API_KEY = None

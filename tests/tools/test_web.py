@@ -85,10 +85,11 @@ def test_the_group_how_to_and_line_are_the_specs(web_on):
 
 
 def test_without_a_provider_the_group_is_absent_from_browse_and_find(ctx):
-    # Listed as the spec's groups not built are (tools/catalog.py), never counted or browsed as if it worked.
-    assert "- web: search the web and read pages (not available yet)" in browse_description().splitlines()
+    assert not any(line.startswith("- web:") for line in browse_description(ctx.org).splitlines())
     result = browse_tools(ctx, ["web", "contacts"])
-    assert "web" not in result and "SEARXNG_URL" in result["not_available"]["web"]
+    assert "web" not in result and "contacts" in result
+    assert result["not_available"]["web"].startswith("The web group (search the web and read pages) isn't set up")
+    assert "SEARXNG_URL" in result["not_available"]["web"]
     found = find_tools(ctx, ["web.search", "contacts.find"])
     assert [t["name"] for t in found["found"]] == ["contacts.find"] and "web" not in found["howTo"]
     assert "isn't set up" in found["no_such_tool"]["web.search"][0] and "web.search" not in ctx.loaded
@@ -103,7 +104,7 @@ def test_without_a_provider_a_direct_call_says_what_to_set(use, name, inp):
 
 
 def test_with_a_provider_the_group_is_in_browse_and_find(ctx, web_on):
-    assert "- web: search the web and read pages (2)" in browse_description().splitlines()
+    assert "- web: search the web and read pages (2)" in browse_description(ctx.org).splitlines()
     assert browse_tools(ctx, ["web"])["web"] == {t: registry.TOOLS[t].description for t in WEB_TOOLS}
     found = find_tools(ctx, WEB_TOOLS)
     assert [t["name"] for t in found["found"]] == WEB_TOOLS

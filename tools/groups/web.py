@@ -1,7 +1,8 @@
 """The web group: search the open web and read pages. Thin declarations over integrations.web.services.
 
 The group is there only where a search provider is configured (SEARXNG_URL or BRAVE_SEARCH_API_KEY): without
-one it is absent from browse and find, and a direct call answers `unsupported` saying what to set.
+one it is off, as an optional group can be: absent from browse's description, and browse, find and use_tool say
+what to set.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ register_group(
         name="web",
         summary="search the web and read pages",
         how_to="The open web. Results carry their links: say which page a fact came from.",
-        available=services.web_available,
-        unavailable_message=services.NOT_SET_UP,
+        # Off wherever no search provider is set up (a server setting, the same for every workspace).
+        enabled=lambda org: services.web_available(),
+        off_message=services.NOT_SET_UP,
     )
 )
 
