@@ -106,7 +106,9 @@ def _pdf_text(page: Fetched) -> tuple[str | None, str]:
                 break
             parts.append(pdf_page.extract_text() or "")
     except (PyPdfError, ValueError, KeyError, TypeError) as error:
-        raise ToolError("unsupported", f"{page.url} is a PDF Roadstar can't read ({error.__class__.__name__}).") from None
+        raise ToolError(
+            "unsupported", f"{page.url} is a PDF Roadstar can't read ({error.__class__.__name__})."
+        ) from None
     return (str(title) if title else None), "\n\n".join(parts)
 
 
