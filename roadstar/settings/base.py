@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "companies",
     "docs",
     "routines",
+    "agent_templates",
     "tools",
     "checks",
     "integrations",
