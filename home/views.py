@@ -77,9 +77,9 @@ def home_live(request: HttpRequest) -> HttpResponse:
 
 
 def _home_context(request: HttpRequest, org: Organization) -> dict:
-    before = _parse_before(request.GET.get("before"))
-    page = selectors.home_work_lines(org=org, before=before)
     tz = _zone(org)
+    before = _parse_before(request.GET.get("before"), tz=tz)
+    page = selectors.home_work_lines(org=org, before=before)
     now = timezone.now()
     query = request.GET.urlencode()
     asks = selectors.home_asks(org=org)
@@ -200,7 +200,7 @@ def _workspace(request: HttpRequest) -> Organization | None:
         return None
 
 
-def _parse_before(value: str | None) -> datetime.datetime | None:
+def _parse_before(value: str | None, *, tz) -> datetime.datetime | None:
     # A hand-edited or stale `before` shows the newest page rather than an error.
     if not value:
         return None
@@ -211,7 +211,7 @@ def _parse_before(value: str | None) -> datetime.datetime | None:
     if parsed is None:
         return None
     if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, datetime.UTC)
+        parsed = timezone.make_aware(parsed, tz)  # the owner's, as on the page
     return parsed
 
 
