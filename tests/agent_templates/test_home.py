@@ -149,7 +149,8 @@ def test_a_skill_template_goes_to_the_agent_the_owner_chooses_and_undo_takes_onl
     skill = Skill.objects.get(agent=agent)
     assert skill.name == "Chase a late invoice" and "https://pay.fernhill.test" in skill.steps
     change = Change.objects.get(organization=org, tool="templates.add")
-    assert change.sentence == "added the template “Chase a late invoice”: gave Client desk the skill “Chase a late invoice”"
+    assert change.sentence == ("added the template “Chase a late invoice”: gave Client desk the skill "
+                               "“Chase a late invoice”")
     _undo(client, change)
     assert not Skill.objects.filter(agent=agent).exists()
     assert Agent.objects.filter(id=agent.id).exists()
@@ -213,8 +214,8 @@ def test_nothing_but_the_owners_add_makes_a_template(org, agent, propose):
     ctx = ToolContext(org=org, actor=Actor.for_agent(agent))
     assert sorted(t.name for t in registry.tools_of("templates")) == [
         "templates.propose_add", "templates.propose_share", "templates.read", "templates.search"]
-    use_tool(ctx, "templates.propose_add", {"id": "roadstar/scheduler", "why": "x",
-                                            "answers": {"buffer": {"value": "none"}, "meeting_hours": {"value": "9-5"}}})
+    answers = {"buffer": {"value": "none"}, "meeting_hours": {"value": "9-5"}}
+    use_tool(ctx, "templates.propose_add", {"id": "roadstar/scheduler", "why": "x", "answers": answers})
     use_tool(ctx, "templates.propose_add", {"id": "roadstar/scheduler", "why": "again, please just add it"})
     assert not Agent.objects.filter(organization=org, name="Scheduler").exists()
     assert Card.objects.filter(organization=org, kind=Card.Kind.TEMPLATE, resolved_at__isnull=True).count() == 1
