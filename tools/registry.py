@@ -60,6 +60,12 @@ class Group:
     name: str
     summary: str  # the line browse_tools shows, such as "the people the business deals with"
     how_to: str  # what find_tools sends with the group's tools, word for word
+    # The how-to as it reads in one workspace, when it depends on it (search names the accounts in search and since
+    # when); `how_to` is then the spec's text for a workspace with none.
+    how_to_for: Callable[[Any], str] | None = None
+
+    def how_to_in(self, ctx) -> str:
+        return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
 
 
 @dataclass
