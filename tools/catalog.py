@@ -22,25 +22,36 @@ USE_DESCRIPTION = (
     "there is checked first."
 )
 
-# The order browse_tools lists the groups in, as the spec's page does; a group not listed here goes last.
-GROUP_ORDER = (
-    "contacts", "companies", "web", "pages", "comments", "projects", "tables", "filings", "newsfeed", "docs",
-    "files", "mail", "calendar", "books", "workspace", "templates", "help", "search", "integrations",
-)
+# What browse_tools' line shows, in place of the count, for a group the spec has and this Roadstar doesn't.
+NOT_AVAILABLE = "not available yet"
 
 
 def ordered_groups() -> list[registry.Group]:
+    """The registered groups, in the spec's order; a group the spec doesn't list goes last."""
     registry.load_all()
-    rank = {name: i for i, name in enumerate(GROUP_ORDER)}
+    rank = {name: i for i, name in enumerate(registry.SPEC_GROUPS)}
     return sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
 
 
 def browse_description() -> str:
-    """browse_tools' own description: the groups, one line each, so a thread always sees them."""
+    """browse_tools' own description: every group, one line each, so a thread always sees them. A group the spec
+    has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
+    than counted, so a thread knows it exists and doesn't try it."""
+    registry.load_all()
     lines = [BROWSE_INTRO]
-    for group in ordered_groups():
-        lines.append(f"- {group.name}: {group.summary} ({len(registry.tools_of(group.name))})")
+    for name, summary in _all_group_lines():
+        if name in registry.GROUPS:
+            lines.append(f"- {name}: {summary} ({len(registry.tools_of(name))})")
+        else:
+            lines.append(f"- {name}: {summary} ({NOT_AVAILABLE})")
     return "\n".join(lines)
+
+
+def _all_group_lines() -> list[tuple[str, str]]:
+    lines = [(name, registry.GROUPS[name].summary if name in registry.GROUPS else summary)
+             for name, summary in registry.SPEC_GROUPS.items()]
+    lines += [(g.name, g.summary) for g in ordered_groups() if g.name not in registry.SPEC_GROUPS]
+    return lines
 
 
 def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
@@ -54,6 +65,10 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
         result[name] = {t.name: t.description for t in registry.tools_of(name)}
     if len(known) > MAX_BROWSE_GROUPS:
         result["not_shown"] = known[MAX_BROWSE_GROUPS:]
+    absent = [g for g in dict.fromkeys(unknown) if g in registry.SPEC_GROUPS]
+    unknown = [g for g in unknown if g not in registry.SPEC_GROUPS]
+    if absent:
+        result["not_available"] = {name: registry.absent_group_message(name) for name in absent}
     if unknown:
         result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups()]}
     return result
@@ -69,11 +84,12 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
         tool = registry.get_tool(name)
         if tool is None:
             group = name.partition(".")[0]
-            no_such_tool[name] = (
-                [t.name for t in registry.tools_of(group)]
-                if group in registry.GROUPS
-                else [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
-            )
+            if group in registry.GROUPS:
+                no_such_tool[name] = [t.name for t in registry.tools_of(group)]
+            elif group in registry.SPEC_GROUPS:
+                no_such_tool[name] = [registry.absent_group_message(group)]
+            else:
+                no_such_tool[name] = [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
             continue
         found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})
         if tool.group not in how_to:

@@ -144,6 +144,8 @@ def _no_such_tool(name) -> dict:
     if group in registry.GROUPS:
         known = ", ".join(t.name for t in registry.tools_of(group))
         message = f"There is no tool {name!r}. The {group} group has: {known}."
+    elif group in registry.SPEC_GROUPS:
+        return ToolError("unsupported", registry.absent_group_message(group)).as_result()
     else:
         message = f"There is no tool {name!r}. The groups are: {', '.join(registry.GROUPS)}."
     return {"error": "bad_input", "message": message}

@@ -208,6 +208,37 @@ class RegistryError(Exception):
 GROUPS: dict[str, Group] = {}
 TOOLS: dict[str, Tool] = {}
 
+# Every group the spec has (spec/tools/catalog.md), in the order browse_tools lists them, with the line it shows.
+# A group registers its own declaration (whose summary the tests hold to these words); one this Roadstar doesn't
+# have, not built yet or not set up here, stays listed as not available, and its tools answer `unsupported`.
+SPEC_GROUPS: dict[str, str] = {
+    "contacts": "the people the business deals with",
+    "companies": "the businesses the owner deals with: clients, suppliers, their conversations",
+    "web": "search the web and read pages",
+    "pages": "research pages",
+    "comments": "comments on pages",
+    "projects": "projects that hold docs, pages and tables",
+    "tables": "research tables",
+    "filings": "public companies' filings",
+    "newsfeed": "today's news",
+    "docs": "the business's docs: proposals, briefs, checklists",
+    "files": "the owner's Drive: files, Google Docs and Sheets",
+    "mail": "the owner's Gmail",
+    "calendar": "the owner's calendar: meetings and time held",
+    "books": "invoices and what customers owe, from the owner's accounting app",
+    "workspace": "your own folder: files, spreadsheets and code",
+    "templates": "agents, teams, departments and skills shared in the workspace",
+    "help": "these docs: how Roadstar works, and every tool",
+    "search": "Search",
+    "integrations": "the apps the owner has connected or could connect",
+}
+
+
+def absent_group_message(group: str) -> str:
+    """What a thread is told when it reaches for a group the spec has and this Roadstar doesn't."""
+    return (f"The {group} group ({SPEC_GROUPS[group]}) isn't available in this Roadstar yet, so none of its tools "
+            "can run. Carry on without it, or tell the owner what it would have needed.")
+
 
 def register_group(group: Group) -> Group:
     if group.name in GROUPS:
