@@ -24,7 +24,7 @@ HOW_TO = (
 register_group(
     Group(
         name="search",
-        summary="one search over the owner's copied mail, files and meetings and the workspace's own content",
+        summary="Search",  # as browse_tools lists it in the spec (tools/catalog.md)
         how_to=HOW_TO,
         how_to_for=lambda ctx: how_to_for(ctx.org, HOW_TO),
     )
