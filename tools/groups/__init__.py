@@ -12,5 +12,6 @@ from tools.groups import (  # noqa: F401
     mail,
     newsfeed,
     projects,
+    search,
     web,
 )
