@@ -68,6 +68,7 @@ class Turn(ToolHost):
         # cache). The messages since the fold are kept here too, and each step reads only the ones added since.
         self._system: str | None = None
         self._messages: list[Message] | None = None
+        self._tool_specs: list[dict] | None = None
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -209,6 +210,13 @@ class Turn(ToolHost):
         return has_new_input(self.conversation)
 
     def tool_specs(self) -> list[dict]:
+        """The tools a step is offered: the same for every step of a turn (browse's description reads the
+        workspace's optional groups), so made once, and the request's prefix stays the same for the cache."""
+        if self._tool_specs is None:
+            self._tool_specs = self._make_tool_specs()
+        return self._tool_specs
+
+    def _make_tool_specs(self) -> list[dict]:
         from tools.catalog import browse_description
 
         specs = []
