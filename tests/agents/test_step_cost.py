@@ -7,8 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agents import services
-from agents.runtime.model import call, say
 from agents.runtime import turn
+from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
 
 FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
