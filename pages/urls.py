@@ -1,8 +1,9 @@
-"""The owner's pages: /contacts/, /companies/, /docs/, /agents/ and /routines/ (Home and chats are roadstar's)."""
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/ and /routines/ (Home and chats are roadstar's), and
+Roadstar's own docs at /help/, /llms.txt and /tools.json."""
 
-from django.urls import path
+from django.urls import path, re_path
 
-from pages import views
+from pages import help_views, views
 
 app_name = "pages"
 
@@ -21,4 +22,11 @@ urlpatterns = [
     path("agents/<uuid:agent_id>/budget", views.agent_budget, name="agent_budget"),
     path("routines/", views.routines, name="routines"),
     path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
+    # Roadstar's own docs (public: see pages/help_views.py)
+    path("help/", help_views.help_page, name="help"),
+    re_path(r"^help/(?P<path>[a-z0-9_/-]+)\.md$", help_views.help_markdown, name="help_markdown"),
+    re_path(r"^help/(?P<path>[a-z0-9_/-]+/)$", help_views.help_page, name="help_page"),
+    path("llms.txt", help_views.llms_txt, name="llms_txt"),
+    path("llms-full.txt", help_views.llms_full_txt, name="llms_full_txt"),
+    path("tools.json", help_views.tools_json, name="tools_json"),
 ]
