@@ -33,10 +33,10 @@ from agents.models import Agent, Conversation, Message
 from checks import services as check_services
 from checks.models import Ask
 from core import services
-from home import ask_words, selectors
 from core.actors import Actor
-from core.models import Card, Change, Organization
 from core.errors import ToolError
+from core.models import Card, Change, Organization
+from home import ask_words, selectors
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 
@@ -74,9 +74,9 @@ def home_live(request: HttpRequest) -> HttpResponse:
 
 
 def _home_context(request: HttpRequest, org: Organization) -> dict:
-    before = _parse_before(request.GET.get("before"))
-    page = selectors.home_work_lines(org=org, before=before)
     tz = _zone(org)
+    before = _parse_before(request.GET.get("before"), tz=tz)
+    page = selectors.home_work_lines(org=org, before=before)
     now = timezone.now()
     query = request.GET.urlencode()
     asks = selectors.home_asks(org=org)
@@ -154,7 +154,7 @@ def _workspace(request: HttpRequest) -> Organization | None:
         return None
 
 
-def _parse_before(value: str | None) -> datetime.datetime | None:
+def _parse_before(value: str | None, *, tz) -> datetime.datetime | None:
     # A hand-edited or stale `before` shows the newest page rather than an error.
     if not value:
         return None
@@ -165,7 +165,7 @@ def _parse_before(value: str | None) -> datetime.datetime | None:
     if parsed is None:
         return None
     if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, datetime.UTC)
+        parsed = timezone.make_aware(parsed, tz)  # the owner's, as on the page
     return parsed
 
 

@@ -231,7 +231,7 @@ def company(request: HttpRequest, company_id) -> HttpResponse:
         found = company_selectors.company_for_record(org=org, company_id=company_id)
     except ToolError:
         raise Http404("No such company in this workspace.")
-    before = _before(request.GET.get("before"))
+    before = _before(request.GET.get("before"), org)
     page = company_selectors.timeline_page(org=org, company_id=found.id, before=before, limit=TIMELINE_PAGE)
     log_size = _log_size(request)
     log = selectors.company_log(company=found, limit=log_size + 1)
@@ -255,7 +255,7 @@ def company(request: HttpRequest, company_id) -> HttpResponse:
     })
 
 
-def _before(value: str | None) -> datetime.datetime | None:
+def _before(value: str | None, org: Organization) -> datetime.datetime | None:
     if not value:
         return None
     try:
@@ -263,7 +263,7 @@ def _before(value: str | None) -> datetime.datetime | None:
     except ValueError:
         return None
     if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, datetime.UTC)
+        parsed = timezone.make_aware(parsed, _zone(org))  # the owner's, as on the page
     return parsed
 
 

@@ -69,8 +69,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.owner_zone.OwnerTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees a view's exception first: a database busy past its timeout answers "busy, try again".
+    "core.middleware.BusyDatabaseMiddleware",
 ]
 
 ROOT_URLCONF = "roadstar.urls"

@@ -151,13 +151,13 @@ TIMELINE = [
     {
         "company": "Juniper Dental", "kind": "mail", "title": "Rebrand quote request",
         "summary": "Dana asked for a new logo and signage before the second clinic opens in March.",
-        "at": "2026-11-10T10:12:00+00:00", "people": ["dana@juniperdental.test"],
+        "at": "2026-11-10T10:12:00", "people": ["dana@juniperdental.test"],
         "thread": "7c41e2d0:19a2c4e07d5b3f18", "state": "waiting_you", "by": "Client desk",
     },
     {
         "company": "Ortiz Bakery", "kind": "invoice", "title": "Invoice 1042 chased",
         "summary": "$1,250 for the menu boards, 10 days overdue. Friendly reminder sent to Rosa.",
-        "at": "2026-11-10T09:02:00-05:00", "people": ["rosa@ortizbakery.test"], "thread": "",
+        "at": "2026-11-10T09:02:00", "people": ["rosa@ortizbakery.test"], "thread": "",
         "state": "overdue", "by": "Bookkeeper",
     },
 ]
