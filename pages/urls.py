@@ -1,9 +1,9 @@
-"""The owner's pages: /contacts/, /companies/, /docs/, /agents/ and /routines/ (Home and chats are roadstar's), and
-Roadstar's own docs at /help/, /llms.txt and /tools.json."""
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/ and /newsfeed/ (Home and chats are
+roadstar's), and Roadstar's own docs at /help/, /llms.txt and /tools.json."""
 
 from django.urls import path, re_path
 
-from pages import help_views, views
+from pages import help_views, newsfeed, views
 
 app_name = "pages"
 
@@ -22,6 +22,10 @@ urlpatterns = [
     path("agents/<uuid:agent_id>/budget", views.agent_budget, name="agent_budget"),
     path("routines/", views.routines, name="routines"),
     path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
+    path("newsfeed/", newsfeed.newsfeed, name="newsfeed"),
+    path("newsfeed/groups", newsfeed.research_groups, name="research_groups"),
+    path("newsfeed/feeds", newsfeed.feed_add, name="feed_add"),
+    path("newsfeed/feeds/<uuid:feed_id>/remove", newsfeed.feed_remove, name="feed_remove"),
     # Roadstar's own docs (public: see pages/help_views.py)
     path("help/", help_views.help_page, name="help"),
     re_path(r"^help/(?P<path>[a-z0-9_/-]+)\.md$", help_views.help_markdown, name="help_markdown"),

@@ -77,6 +77,8 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None:
         return _no_such_tool(name)
+    if not registry.group_on(tool.group, ctx.org):
+        return ToolError("unsupported", registry.off_group_message(tool.group)).as_result()
     if raw_input is None:
         raw_input = {}
     if not isinstance(raw_input, dict):

@@ -60,6 +60,12 @@ class Group:
     name: str
     summary: str  # the line browse_tools shows, such as "the people the business deals with"
     how_to: str  # what find_tools sends with the group's tools, word for word
+    # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
+    # and find_tools, and use_tool refuses its tools. None: every workspace has it.
+    enabled: Callable[[Any], bool] | None = None
+
+    def on_for(self, org) -> bool:
+        return self.enabled is None or org is None or bool(self.enabled(org))
 
 
 @dataclass
@@ -234,6 +240,12 @@ def absent_group_message(group: str) -> str:
             "can run. Carry on without it, or tell the owner what it would have needed.")
 
 
+def off_group_message(group: str) -> str:
+    """What a thread is told when it reaches for an optional group its workspace has off."""
+    return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
+            "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
+
+
 def register_group(group: Group) -> Group:
     if group.name in GROUPS:
         raise RegistryError(f"group {group.name!r} is registered twice")
@@ -262,6 +274,12 @@ def register(tool: Tool) -> Tool:
 
         register_undo(tool.name, tool.undo)
     return tool
+
+
+def group_on(name: str, org) -> bool:
+    """Whether the group `name` is there for the workspace `org` (an optional group may be off)."""
+    group = GROUPS.get(name)
+    return group is not None and group.on_for(org)
 
 
 def tools_of(group: str) -> list[Tool]:

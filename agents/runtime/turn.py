@@ -192,7 +192,7 @@ class Turn(ToolHost):
         for tool in tools_for_place(self.place):
             spec = tool.spec()
             if tool.name == "browse_tools":
-                spec = {**spec, "description": browse_description()}
+                spec = {**spec, "description": browse_description(self.org)}
             specs.append(spec)
         return specs
 

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "tools",
     "checks",
     "integrations",
+    "research",
     "mcp_server",
     "home",
     "pages",
@@ -290,3 +291,8 @@ SECURE_CSP = {
 # A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it
 # (development.py and test.py choose it), "log" logs an error and goes on (core/network.py).
 ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "log")
+
+# The filings group reads SEC EDGAR, which asks every client to name itself and a contact in its User-Agent
+# ("Ortiz Bakery owner@ortizbakery.com") and to stay under 10 requests a second. Empty: filings says it isn't set up.
+EDGAR_USER_AGENT = os.environ.get("EDGAR_USER_AGENT", "")
+EDGAR_REQUESTS_PER_SECOND = int(os.environ.get("EDGAR_REQUESTS_PER_SECOND", "10"))

@@ -59,6 +59,7 @@ def owner_pages(ws) -> list[str]:
         reverse("pages:doc_version", args=[ws.doc.id, 1]),
         reverse("pages:agents"),
         reverse("pages:routines"),
+        reverse("pages:newsfeed"),
         reverse("integrations:index"),
         reverse("integrations:connect", args=["google"]),
         reverse("mcp_server:index"),
