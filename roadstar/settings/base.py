@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",  # search: the full-text search field and query on PostgreSQL
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -55,6 +56,7 @@ INSTALLED_APPS = [
     "tools",
     "checks",
     "integrations",
+    "search",
     "research",
     "mcp_server",
     "home",
