@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "companies",
     "docs",
     "routines",
+    "agent_templates",
     "tools",
     "checks",
     "integrations",
