@@ -251,7 +251,7 @@ def card_dismiss(request: HttpRequest, card_id) -> HttpResponse:
         services.card_resolve(org=org, card_id=card_id)
     except ToolError as error:
         if error.kind == "not_found":
-            raise Http404("No such card in this workspace.")
+            raise Http404("No such card in this workspace.") from error
         raise
     return _back(request)
 

@@ -33,6 +33,13 @@ from django.utils import timezone
 
 from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.shapes import local_time_words
+from core.actors import Actor
+from core.errors import ToolError
+from core.held import HeldLine, held_source
+from core.models import Card, Change
+from core.network import network_call
+from core.services import card_open
+from core.timefmt import iso
 from integrations.durable import kept
 from integrations.local.mailbox import blob_get, blob_put
 from integrations.local.models_mail import HeldEmail
@@ -40,13 +47,6 @@ from integrations.mail_service import HELD_PREFIX, Outgoing, contacts_log, mail_
 from integrations.mail_text import new_message_id
 from integrations.providers.base import FileData, OutgoingMail, SentRef
 from integrations.selectors import join_id, require_connection
-from core.actors import Actor
-from core.models import Card, Change
-from core.network import network_call
-from core.held import HeldLine, held_source
-from core.services import card_open
-from core.timefmt import iso
-from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

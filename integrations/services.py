@@ -13,14 +13,14 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from core.actors import Actor
+from core.models import Card, Organization
+from core.services import card_open, card_resolve
 from integrations import catalog
 from integrations.crypto import TokensUnreadable
 from integrations.durable import keep
 from integrations.models import Connection
 from integrations.signals import connected
-from core.actors import Actor
-from core.models import Card, Organization
-from core.services import card_open, card_resolve
 
 
 @dataclass(frozen=True)

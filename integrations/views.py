@@ -17,10 +17,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core.actors import Actor
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection
-from core.actors import Actor
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +31,8 @@ REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_R
 def _workspace(request):
     try:
         return request.user.organization
-    except ObjectDoesNotExist:
-        raise Http404("This sign-in has no workspace.")
+    except ObjectDoesNotExist as exc:
+        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _connectable(app: str) -> catalog.App:
@@ -231,8 +231,8 @@ HELD_STATE_WORDS = {
 def held_email(request, held_id):
     """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
     what the owner opens from its line on Home before it goes."""
-    from integrations.local.models_mail import HeldEmail
     from core.models import Change
+    from integrations.local.models_mail import HeldEmail
 
     org = _workspace(request)
     held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()

@@ -85,8 +85,8 @@ def feed_remove(request: HttpRequest, feed_id) -> HttpResponse:
     org = _workspace(request)
     try:
         feed = selectors.feed_get(org=org, feed_id=feed_id)
-    except ToolError:
-        raise Http404("No such feed in this workspace.")
+    except ToolError as exc:
+        raise Http404("No such feed in this workspace.") from exc
     label = feed.title or feed.url
     services.feed_remove(feed=feed)
     messages.success(request, f"No longer following {label}; its stories are gone from the newsfeed.")

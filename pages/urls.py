@@ -1,4 +1,5 @@
-"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/ and /newsfeed/ (Home and chats are roadstar's)."""
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/ and /newsfeed/ (Home and chats are
+roadstar's)."""
 
 from django.urls import path
 

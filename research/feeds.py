@@ -149,7 +149,10 @@ def _bozo_words(parsed) -> str:
 
 def read(url: str, *, etag: str = "", modified: str = "", transport: httpx.BaseTransport | None = None) -> FeedRead:
     """Fetch and parse one feed. Asks for what changed since `etag`/`modified`; never raises for the feed's faults."""
-    headers = {"User-Agent": USER_AGENT, "Accept": "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5"}
+    headers = {
+        "User-Agent": USER_AGENT,
+        "Accept": "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
+    }
     if etag:
         headers["If-None-Match"] = etag
     if modified:
@@ -160,7 +163,9 @@ def read(url: str, *, etag: str = "", modified: str = "", transport: httpx.BaseT
     except netguard.AddressRefused as error:
         return FeedRead("refused", problem=f"Roadstar doesn't read this address: {error}.")
     except netguard.TooLarge:
-        return FeedRead("malformed", problem=f"It is larger than a feed ({MAX_FEED_BYTES // (1024 * 1024)} MB or more).")
+        return FeedRead(
+            "malformed", problem=f"It is larger than a feed ({MAX_FEED_BYTES // (1024 * 1024)} MB or more)."
+        )
     except httpx.TimeoutException:
         return FeedRead("unreachable", problem="It didn't answer in time.")
     except httpx.HTTPError as error:

@@ -49,7 +49,9 @@ class _Text(HTMLParser):
 
 def filing_text(body: str, content_type: str = "") -> str:
     """The text of a filing document: HTML read as above, plain text (older filings' .txt) as it is."""
-    looks_html = "html" in content_type.lower() or re.search(r"<\s*(html|body|div|p|table)\b", body[:5000], re.IGNORECASE)
+    looks_html = "html" in content_type.lower() or re.search(
+        r"<\s*(html|body|div|p|table)\b", body[:5000], re.IGNORECASE
+    )
     if looks_html:
         parser = _Text()
         parser.feed(body)

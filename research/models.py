@@ -13,7 +13,9 @@ class ResearchSettings(models.Model):
     organization = models.OneToOneField(
         "roadstar.Organization", on_delete=models.CASCADE, related_name="research_settings"
     )
-    filings_on = models.BooleanField(default=False, verbose_name="filings", help_text="SEC filings of public companies.")
+    filings_on = models.BooleanField(
+        default=False, verbose_name="filings", help_text="SEC filings of public companies."
+    )
     newsfeed_on = models.BooleanField(default=False, verbose_name="newsfeed", help_text="Today's stories from feeds.")
     updated_at = models.DateTimeField(auto_now=True)
 

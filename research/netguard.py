@@ -56,8 +56,8 @@ def check_url(url: str) -> None:
         raise AddressRefused(f"{host} is this machine or its private network")
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        raise AddressRefused("the address has a port that isn't a number")
+    except ValueError as exc:
+        raise AddressRefused("the address has a port that isn't a number") from exc
     try:
         literal = ipaddress.ip_address(host.strip("[]"))
     except ValueError:

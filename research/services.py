@@ -71,7 +71,9 @@ FORM_WORDS = {
     "SC 13G": "Holder of over 5%", "SC 13G/A": "Holder of over 5% (amended)", "SC 13D": "Holder of over 5%, active",
     "13F-HR": "Institutional holdings", "11-K": "Employee plan annual report", "144": "Proposed sale of stock",
 }
-SUFFIXES = re.compile(r"\b(incorporated|inc|corp|corporation|co|company|ltd|limited|plc|llc|lp|holdings?|group|sa|ag|nv|the)\b")
+SUFFIXES = re.compile(
+    r"\b(incorporated|inc|corp|corporation|co|company|ltd|limited|plc|llc|lp|holdings?|group|sa|ag|nv|the)\b"
+)
 
 
 def _normal_name(name: str) -> str:

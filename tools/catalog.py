@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools import registry
 from core.context import ToolContext
+from tools import registry
 from tools.pipeline import use_tool
 
 MAX_BROWSE_GROUPS = 3

@@ -9,16 +9,16 @@ import pytest
 from django.core import mail as django_mail
 from django.utils import timezone
 
+from core.actors import Actor
+from core.errors import ToolError
+from core.models import Card
 from integrations import mail_hold, tasks_mail
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_service import Outgoing, mail_provider
 from integrations.models import Connection
 from integrations.providers.local_mail import LocalMailProvider
 from integrations.services import connection_create_local
-from core.actors import Actor
-from core.models import Card
 from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
-from core.errors import ToolError
 
 T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 DUE = T0 + mail_hold.HOLD

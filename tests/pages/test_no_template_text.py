@@ -11,11 +11,11 @@ from django.urls import reverse
 from agents import services as agent_services
 from agents.models import Message
 from checks.models import Ask, CheckDecision
-from integrations.services import connection_create_local
 from core.actors import Actor
-from core.models import Card
-from tests.pages.conftest import run
 from core.context import ToolContext
+from core.models import Card
+from integrations.services import connection_create_local
+from tests.pages.conftest import run
 
 pytestmark = pytest.mark.django_db
 

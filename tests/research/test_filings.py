@@ -163,8 +163,10 @@ def test_latest_refuses_another_workspaces_company_before_calling_edgar(research
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("ids, field", [([], "companyIds"), (["8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22"] * 51, "companyIds"),
-                                        (["not-an-id"], "companyIds")])
+@pytest.mark.parametrize(
+    "ids, field",
+    [([], "companyIds"), (["8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22"] * 51, "companyIds"), (["not-an-id"], "companyIds")],
+)
 def test_latest_limits(research_on, use, ids, field):
     result = use("filings.latest", companyIds=ids)
     assert result["error"] == "bad_input" and field in result["message"]
@@ -219,7 +221,10 @@ def test_a_rate_limited_fetch_waits_and_tries_again_later(research_on, costco, u
         assert schedule.schedule_type == Schedule.ONCE and schedule.next_run == filing.claimed_until
         assert use("filings.read", accession="0000909832-26-000061") == {"state": "fetching"}
         # Before the wait is over, no worker fetches it.
-        assert services.filing_fetch(accession="0000909832-26-000061", now=now + datetime.timedelta(seconds=30)) == "skipped"
+        assert (
+            services.filing_fetch(accession="0000909832-26-000061", now=now + datetime.timedelta(seconds=30))
+            == "skipped"
+        )
         ten_k.respond(200, content=recorded("cost-20260831.htm"), headers={"content-type": "text/html"})
         later = now + datetime.timedelta(seconds=121)
         assert services.filing_fetch(accession="0000909832-26-000061", now=later) == "fetched"

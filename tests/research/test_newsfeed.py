@@ -167,8 +167,13 @@ def test_a_feed_that_fails_has_a_clear_state_and_keeps_its_stories(research_on, 
 def test_unchanged_feed_answers_304_and_keeps_its_state(research_on, org):
     feed = services.feed_add(org=org, url=RSS)
     with respx.mock() as mock:
-        mock.get(RSS).mock(return_value=httpx.Response(
-            200, content=recorded("rss.xml"), headers={"etag": '"v1"', "last-modified": "Tue, 01 Dec 2026 13:05:00 GMT"}))
+        mock.get(RSS).mock(
+            return_value=httpx.Response(
+                200,
+                content=recorded("rss.xml"),
+                headers={"etag": '"v1"', "last-modified": "Tue, 01 Dec 2026 13:05:00 GMT"},
+            )
+        )
         tasks.feeds_sweep()
         _due(feed)
         route = mock.get(RSS).mock(return_value=httpx.Response(304))

@@ -23,8 +23,8 @@ def main() -> None:
     from agents.models import Message
     from contacts.models import Contact
     from core.actors import Actor
-    from tests.factories import AgentFactory, OrganizationFactory
     from core.context import ToolContext
+    from tests.factories import AgentFactory, OrganizationFactory
     from tools.pipeline import use_tool
 
     call_command("migrate", verbosity=0)
@@ -50,7 +50,8 @@ def main() -> None:
         "tool": tool, "rest_status": rest.status_code, "rest": rest.json(), "retry_after": rest.get("Retry-After"),
         "page_status": page.status_code, "page_busy": "Roadstar is busy for a moment" in page.content.decode(),
         "chat_messages": Message.objects.filter(text="Call Dana back").count(),
-        "after_error": after.get("error"), "contacts": list(Contact.objects.filter(organization=org).values_list("name", flat=True)),
+        "after_error": after.get("error"),
+        "contacts": list(Contact.objects.filter(organization=org).values_list("name", flat=True)),
     }))
 
 

@@ -24,10 +24,10 @@ from companies import services as company_services
 from companies.models import Company, TimelineEntry
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
-from docs import services as doc_services
-from docs.models import Doc, Project
 from core.actors import Actor
 from core.models import Organization
+from docs import services as doc_services
+from docs.models import Doc, Project
 
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 
@@ -420,8 +420,8 @@ MEETINGS = [
 
 
 def seed_calendar(org: Organization, connection) -> list[str]:
-    from integrations.providers.local_calendar import event_put
     from integrations.local.models_calendar import LocalEvent
+    from integrations.providers.local_calendar import event_put
 
     zone = ZoneInfo(org.time_zone)
     known = set(LocalEvent.objects.filter(connection=connection).values_list("uid", flat=True))

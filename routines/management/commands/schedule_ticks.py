@@ -6,8 +6,8 @@ class Command(BaseCommand):
     help = "Make the worker's schedules: the routines tick and the agents' dispatch sweep, every minute."
 
     def handle(self, *args, **options):
-        from integrations.tasks_apps import SCHEDULES as APP_WATCHES
         from integrations.files.events import SCHEDULES as DOC_WATCHES
+        from integrations.tasks_apps import SCHEDULES as APP_WATCHES
         from integrations.tasks_mail import SCHEDULES as MAIL_TASKS
         from research.tasks import SCHEDULES as RESEARCH_TASKS
 
@@ -16,4 +16,6 @@ class Command(BaseCommand):
             Schedule.objects.update_or_create(
                 name=name, defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes, "repeats": -1}
             )
-        self.stdout.write("Schedules ready: routines tick and dispatch sweep, every minute; the apps' watches; the newsfeed sweep.")
+        self.stdout.write(
+            "Schedules ready: routines tick and dispatch sweep, every minute; the apps' watches; the newsfeed sweep."
+        )
