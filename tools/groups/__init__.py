@@ -12,4 +12,5 @@ from tools.groups import (  # noqa: F401
     mail,
     newsfeed,
     projects,
+    search,
 )
