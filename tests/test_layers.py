@@ -28,6 +28,7 @@ LAYERS: list[set[str]] = [
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick
+    {"agent_templates"},                        # templates: adding one makes agents, skills and routines
     {"home", "pages", "api", "mcp_server"},     # what the owner and the outside world see
     {"roadstar"},                               # the project: settings, urls, asgi
 ]

@@ -105,7 +105,8 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
                 no_such_tool[name] = [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
             continue
         found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})
-        how_to.setdefault(tool.group, registry.GROUPS[tool.group].how_to)
+        if tool.group not in how_to:
+            how_to[tool.group] = registry.GROUPS[tool.group].how_to_in(ctx)
         ctx.loaded.add(tool.name)
     result: dict = {"found": found, "howTo": how_to}
     if no_such_tool:

@@ -10,9 +10,11 @@ class Command(BaseCommand):
         from integrations.tasks_apps import SCHEDULES as APP_WATCHES
         from integrations.tasks_mail import SCHEDULES as MAIL_TASKS
         from research.tasks import SCHEDULES as RESEARCH_TASKS
+        from search.tasks import SCHEDULES as SEARCH_TASKS
 
         every_minute = (("routines.tasks.tick", "routines tick", 1), ("agents.tasks.dispatch_all", "dispatch sweep", 1))
-        for func, name, minutes in every_minute + APP_WATCHES + MAIL_TASKS + DOC_WATCHES + RESEARCH_TASKS:
+        schedules = every_minute + APP_WATCHES + MAIL_TASKS + DOC_WATCHES + RESEARCH_TASKS + SEARCH_TASKS
+        for func, name, minutes in schedules:
             Schedule.objects.update_or_create(
                 name=name, defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes, "repeats": -1}
             )
