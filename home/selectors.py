@@ -226,7 +226,11 @@ def _stuck(work, *, state: str, model_ready: bool, stopped: str | None) -> tuple
     if state == "waiting" and work.waits_on:
         return state, f"Waiting for an answer from {work.waits_on}.", False
     if state == "waiting":
-        return state, "Nothing is running on it now: it goes on when a message, an answer or its routine's next run comes in.", False
+        return (
+            state,
+            "Nothing is running on it now: it goes on when a message, an answer or its routine's next run comes in.",
+            False,
+        )
     return state, "", False
 
 

@@ -279,8 +279,8 @@ def search_setting(request, account_key: str):
     on = request.POST.get("on") == "1"
     try:
         copy = services.connection_search_set(org=org, account_key=account_key, on=on)
-    except ToolError:
-        raise Http404("No such account in your workspace.")
+    except ToolError as exc:
+        raise Http404("No such account in your workspace.") from exc
     account = copy.connection.account
     if on:
         messages.success(request, f"Search is on for {account}: Roadstar starts copying it within a minute.")

@@ -91,7 +91,9 @@ def put(org: Organization, entries: list[Entry]) -> None:
         SearchItem.objects.bulk_create(
             rows, update_conflicts=True, unique_fields=["organization", "key"], update_fields=_FIELDS, batch_size=200
         )
-        ids = dict(SearchItem.objects.filter(organization=org, key__in=[e.key for e in entries]).values_list("key", "id"))
+        ids = dict(
+            SearchItem.objects.filter(organization=org, key__in=[e.key for e in entries]).values_list("key", "id")
+        )
         SearchPerson.objects.filter(item_id__in=ids.values()).delete()
         SearchPlace.objects.filter(item_id__in=ids.values()).delete()
         SearchPerson.objects.bulk_create([
@@ -285,7 +287,8 @@ def meeting_entry(connection: Connection, event: LocalEvent, owner: set[str]) ->
     people = [("from", "", connection.account.lower(), True)] + [("to", "", a, a in owner) for a in guests]
     return Entry(
         key=f"meeting:{connection.account_key}:{event.id}", type="meeting", source=connection.account,
-        connection_id=connection.id, title=event.title, body="\n".join(x for x in (event.location, event.description) if x),
+        connection_id=connection.id, title=event.title,
+        body="\n".join(x for x in (event.location, event.description) if x),
         date=event.start, people=people, recipients=guests, url=event.url,
     )
 

@@ -155,8 +155,8 @@ def _cursor_offset(filters: Filters) -> int:
     try:
         data = json.loads(base64.urlsafe_b64decode(filters.cursor.encode() + b"=" * (-len(filters.cursor) % 4)))
         offset, fingerprint = int(data["o"]), data["f"]
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came")
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError) as exc:
+        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came") from exc
     if fingerprint != filters.fingerprint():
         raise BadInput("cursor", "this cursor is from a search with other filters; give the same filters with it")
     if not 0 <= offset <= 1_000_000:
@@ -205,7 +205,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
             try:
                 start, read = dates.start_of(value, time_zone=org.time_zone, now=now)
             except ValueError as e:
-                raise BadInput(name, str(e))
+                raise BadInput(name, str(e)) from e
             items = items.filter(date__gte=start) if name == "after" else items.filter(date__lt=start)
             understood[name] = f"{'from' if name == 'after' else 'before'} {read}"
 

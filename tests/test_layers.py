@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
     {"contacts", "companies", "docs"},          # the owner's records
     {"checks", "research"},                     # the owner's yes; public research (SEC filings, news feeds)
     {"integrations"},                           # the owner's apps (mail, files, calendar, books)
+    {"search"},                                 # one search across the records and the apps' copies
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick
@@ -149,6 +150,8 @@ def violations() -> dict[tuple[str, str], list[str]]:
 
 
 def test_every_app_has_a_layer():
+    listed = [app for layer in LAYERS for app in layer]
+    assert len(listed) == len(set(listed)), "An app is in LAYERS twice: keep it in one layer."
     placed = set(layer_of())
     unplaced = sorted(apps() - placed)
     assert not unplaced, (
