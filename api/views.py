@@ -44,6 +44,7 @@ from companies.shapes import company_read_shape, company_record, company_row, ti
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from contacts.shapes import contact_compact, contact_read_shape, log_entry_shape
+from core import selectors as core_selectors
 from core import services as home_services
 from core.actors import Actor
 from core.errors import ToolError
@@ -51,7 +52,6 @@ from core.timefmt import iso
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from docs.shapes import doc_list_item, doc_read_shape, project_shape
-from home import selectors as home_selectors
 
 
 class ApiView(APIView):
@@ -516,7 +516,7 @@ def _work_page(org, offset: int) -> dict:
 
 
 def _change_page(org, before) -> dict:
-    found = home_selectors.home_work_lines(org=org, before=before)
+    found = core_selectors.home_work_lines(org=org, before=before)
     return {
         "items": [change_line_shape(c, owner_id=org.owner_id) for c in found.lines],
         "nextBefore": iso_exact(found.next_before),
@@ -524,7 +524,7 @@ def _change_page(org, before) -> dict:
 
 
 def _cards(org) -> list[dict]:
-    return [card_shape(c) for c in home_selectors.home_cards(org=org)]
+    return [card_shape(c) for c in core_selectors.home_cards(org=org)]
 
 
 class HomeView(ApiView):

@@ -11,7 +11,6 @@ import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import workspace_or_404 as _workspace
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection, SearchCopy
@@ -27,13 +27,6 @@ logger = logging.getLogger(__name__)
 
 SESSION_KEY = "integrations.oauth.{app}"
 REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_REDIRECT_URI"}
-
-
-def _workspace(request):
-    try:
-        return request.user.organization
-    except ObjectDoesNotExist as exc:
-        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _connectable(app: str) -> catalog.App:

@@ -7,7 +7,6 @@ finds nothing (None, or an empty result), which the views answer with a 404.
 from __future__ import annotations
 
 import datetime
-import uuid
 import zoneinfo
 from decimal import Decimal
 
@@ -17,18 +16,12 @@ from django.utils import timezone
 from agents.models import Agent, Usage
 from companies.models import Company
 from contacts.models import Contact, LogEntry
+from core.inputs import as_uuid
 from core.models import Change, Organization
 from docs.models import Doc, DocNote, DocVersion, Project
 from routines.models import Routine
 
 LOG_PAGE = 50
-
-
-def as_uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 # --- who did it -------------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -25,6 +24,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from agents import services as agent_services
+from agents.forms import BudgetForm
 from agents.models import Agent
 from companies import selectors as company_selectors
 from companies import shapes as company_shapes
@@ -34,6 +34,7 @@ from contacts.models import OpenItem
 from core import services as roadstar_services
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import workspace_or_404 as _workspace
 from core.models import Organization
 from docs import selectors as doc_selectors
 from docs import services as doc_services
@@ -42,20 +43,12 @@ from pages.links import WorkspaceLinks
 from routines import services as routine_services
 from routines.models import Routine
 
-MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 NOTE_LIMIT = 4000
 NOTE_ON_LIMIT = 2000
 TIMELINE_PAGE = 20
 
 
 # --- the workspace, and pages drawn in its time zone ------------------------------------------------------
-
-
-def _workspace(request: HttpRequest) -> Organization:
-    try:
-        return request.user.organization
-    except ObjectDoesNotExist as exc:
-        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _zone(org: Organization) -> datetime.tzinfo:
@@ -471,17 +464,6 @@ def agents(request: HttpRequest) -> HttpResponse:
     })
 
 
-def _dollars(value: str) -> decimal.Decimal | None:
-    """A positive amount of dollars to the cent, as typed ("60", "$75.50", "1,200"); None when it isn't one."""
-    try:
-        amount = decimal.Decimal(value.strip().lstrip("$").replace(",", ""))
-    except decimal.InvalidOperation:
-        return None
-    if not amount.is_finite() or amount <= 0 or amount > MAX_BUDGET:
-        return None
-    return amount.quantize(decimal.Decimal("0.01"))
-
-
 @require_POST
 @login_required
 def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
@@ -490,10 +472,11 @@ def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
     if agent is None:
         raise Http404("No such agent in this workspace.")
     back = reverse("pages:agents")
-    amount = _dollars(request.POST.get("monthly_budget", ""))
-    if amount is None:
+    form = BudgetForm(request.POST)
+    if not form.is_valid():
         messages.error(request, f"Give {agent.name}'s monthly budget in dollars, such as 60 or 75.50.")
         return _back_to(back, f"agent-{agent.id}")
+    amount = form.cleaned_data["monthly_budget"]
     try:
         agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
     except ToolError as error:
