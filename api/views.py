@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from agents import selectors as agent_selectors
 from agents import services as agent_services
 from agents.models import Conversation
 from api import openapi as doc
@@ -110,7 +111,7 @@ class AgentDetail(ApiView):
     )
     def get(self, request, agent_id):
         agent = selectors.agent_get(org=self.org, agent_id=agent_id)
-        return Response(agent_shape(agent, spent=agent_services.agent_spend_this_month(agent=agent)))
+        return Response(agent_shape(agent, spent=agent_selectors.agent_spend_this_month(agent=agent)))
 
     @extend_schema(
         operation_id="agents_set_budget", tags=["agents"],
@@ -121,7 +122,7 @@ class AgentDetail(ApiView):
         budget = self.body(serializers.AgentBudgetInput).validated_data["monthlyBudget"]
         agent = selectors.agent_get(org=self.org, agent_id=agent_id)
         agent = agent_services.agent_raise_budget(org=self.org, agent=agent, monthly_budget=budget)
-        return Response(agent_shape(agent, spent=agent_services.agent_spend_this_month(agent=agent)))
+        return Response(agent_shape(agent, spent=agent_selectors.agent_spend_this_month(agent=agent)))
 
 
 # --- conversations ----------------------------------------------------------------------------------------
@@ -493,7 +494,7 @@ class DocNotes(ApiView):
     )
     def get(self, request, doc_id):
         found = doc_selectors.doc_get(org=self.org, doc_id=doc_id)
-        return Response({"items": [doc_note_shape(n) for n in selectors.doc_notes_with_answers(doc=found)]})
+        return Response({"items": [doc_note_shape(n) for n in doc_selectors.doc_notes_with_answers(doc=found)]})
 
     @extend_schema(
         operation_id="docs_note_add", tags=["docs"],

@@ -32,6 +32,7 @@ from django.views.decorators.http import require_POST
 from agent_templates import selectors as template_selectors
 from agent_templates import services as template_services
 from agent_templates.catalogue import CatalogueError
+from agents import selectors as agent_selectors
 from agents import services as agent_services
 from agents.forms import BudgetForm
 from agents.models import Agent, Conversation, Message, Work
@@ -418,7 +419,7 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
         messages.error(request, f"Couldn't raise the budget. {error.message}")
         return _back(request)
     if agent.paused:
-        spent = agent_services.agent_spend_this_month(agent=agent)
+        spent = agent_selectors.agent_spend_this_month(agent=agent)
         messages.error(
             request,
             f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
@@ -712,7 +713,7 @@ def _budget_pause(agent: Agent) -> dict | None:
     if not agent.paused:
         return None
     return {
-        "spent": agent_services.agent_spend_this_month(agent=agent),
+        "spent": agent_selectors.agent_spend_this_month(agent=agent),
         "budget": agent.monthly_budget,
         "card": Card.objects.filter(organization_id=agent.organization_id, kind=Card.Kind.BUDGET,
                                     subject=f"budget:{agent.id}", resolved_at__isnull=True).first(),

@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
+from agents import selectors as agent_selectors
 from agents import services as agent_services
 from agents.forms import BudgetForm
 from agents.models import Agent
@@ -373,7 +374,7 @@ def _doc_page(request: HttpRequest, org: Organization, found, *, text, version) 
         "body": rendered,
         "version": version,
         "versions": selectors.doc_versions(doc=found),
-        "notes": selectors.doc_notes_with_answers(doc=found),
+        "notes": doc_selectors.doc_notes_with_answers(doc=found),
         "note_limit": NOTE_LIMIT,
         "note_on_limit": NOTE_ON_LIMIT,
     })
@@ -457,7 +458,7 @@ def _chart(agents: list[Agent], spend: dict) -> ChartNode | None:
 def agents(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     staff = selectors.agents_of(org=org)
-    spend = selectors.spend_this_month(org=org)
+    spend = agent_selectors.spend_this_month(org=org)
     return _page(request, org, "pages/agents.html", {
         "chart": _chart(staff, spend),
         "count": sum(1 for a in staff if not a.is_roadstar),
@@ -483,7 +484,7 @@ def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
         messages.error(request, f"Couldn't set the budget. {error.message}")
         return _back_to(back, f"agent-{agent.id}")
     if agent.paused:
-        spent = agent_services.agent_spend_this_month(agent=agent)
+        spent = agent_selectors.agent_spend_this_month(agent=agent)
         messages.error(
             request,
             f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
