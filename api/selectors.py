@@ -117,8 +117,3 @@ def work_page(*, org, offset: int = 0) -> tuple[list[Work], int | None]:
         .order_by("-created_at", "-id")
     )
     return page(rows, offset=offset)
-
-
-# --- the owner's notes on docs ----------------------------------------------------------------------------
-
-
