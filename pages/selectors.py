@@ -12,7 +12,6 @@ from contacts.models import Contact, LogEntry
 from core.inputs import as_uuid
 from core.models import Change, Organization
 from docs.models import Doc, DocVersion, Project
-from routines.models import Routine
 
 LOG_PAGE = 50
 
@@ -84,26 +83,6 @@ def agents_of(*, org: Organization) -> list[Agent]:
 def agent_get(*, org: Organization, agent_id) -> Agent | None:
     agent_id = as_uuid(agent_id)
     return Agent.objects.filter(organization=org, id=agent_id).first() if agent_id else None
-
-
-# --- routines ---------------------------------------------------------------------------------------------
-
-
-def routines_of(*, org: Organization) -> list[Routine]:
-    """Every routine with its agent and skill; each holds `org` itself, so when_text costs no query."""
-    routines = list(
-        Routine.objects.filter(organization=org).select_related("agent", "skill").order_by("agent__name", "id")
-    )
-    for routine in routines:
-        routine.organization = org
-    return routines
-
-
-def routine_get(*, org: Organization, routine_id) -> Routine | None:
-    routine = Routine.objects.filter(organization=org, id=routine_id).select_related("agent").first()
-    if routine is not None:
-        routine.organization = org
-    return routine
 
 
 # --- roadstar links ---------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from docs import selectors as doc_selectors
 from docs import services as doc_services
 from pages import mdx, selectors
 from pages.links import WorkspaceLinks
+from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine
 
@@ -503,7 +504,7 @@ def routines(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     staff = selectors.agents_of(org=org)
     by_agent: dict = {a.id: [] for a in staff}
-    for routine in selectors.routines_of(org=org):
+    for routine in routine_selectors.routines_of(org=org):
         by_agent.setdefault(routine.agent_id, []).append({
             "routine": routine,
             "when": routine_services.when_text(routine),
@@ -518,7 +519,7 @@ def routines(request: HttpRequest) -> HttpResponse:
 @login_required
 def routine_on(request: HttpRequest, routine_id: int) -> HttpResponse:
     org = _workspace(request)
-    routine = selectors.routine_get(org=org, routine_id=routine_id)
+    routine = routine_selectors.routine_get(org=org, routine_id=routine_id)
     if routine is None:
         raise Http404("No such routine in this workspace.")
     back = reverse("pages:routines")
