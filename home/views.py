@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import zoneinfo
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -48,6 +47,7 @@ from core.http import workspace_of as _workspace
 from core.http import workspace_or_404 as _workspace_or_404
 from core.inputs import as_uuid
 from core.models import Card, Change, Organization
+from core.owner_zone import owner_zone as _zone
 from home import ask_words, selectors
 
 # --- Home -------------------------------------------------------------------------------------------------
@@ -225,13 +225,6 @@ def _parse_before(value: str | None, *, tz) -> datetime.datetime | None:
 def _iso(value: datetime.datetime) -> str:
     # Microseconds matter: the page boundary is exact, and lines a microsecond apart must not be skipped.
     return value.astimezone(datetime.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def _zone(org: Organization) -> datetime.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
 
 
 def _work_line(change: Change, *, org: Organization, tz, now: datetime.datetime) -> WorkLine:

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core.actors import Actor
 from core.errors import ToolError
 from core.http import workspace_or_404 as _workspace
+from core.owner_zone import owner_zone
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection, SearchCopy
@@ -253,14 +254,7 @@ def held_email(request, held_id):
 
 def _owner_time(at, org) -> str:
     """"Tue, Nov 10, 2026, 10:02 AM EST": in the owner's time zone, as Home gives exact times."""
-    import datetime
-    import zoneinfo
-
-    try:
-        tz = zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        tz = datetime.UTC
-    local = at.astimezone(tz)
+    local = at.astimezone(owner_zone(org))
     return f"{local:%a, %b} {local.day}, {local.year}, {local.hour % 12 or 12}:{local:%M %p %Z}"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import zoneinfo
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -37,6 +36,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.http import workspace_or_404 as _workspace
 from core.models import Organization
+from core.owner_zone import owner_zone as _zone
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from pages import mdx, selectors
@@ -51,13 +51,6 @@ TIMELINE_PAGE = 20
 
 
 # --- the workspace, and pages drawn in its time zone ------------------------------------------------------
-
-
-def _zone(org: Organization) -> datetime.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
 
 
 def _page(request: HttpRequest, org: Organization, template: str, context: dict, status: int = 200) -> HttpResponse:
