@@ -8,9 +8,11 @@ from tools.groups import (  # noqa: F401
     docs,
     files,
     filings,
+    help,
     integrations,
     mail,
     newsfeed,
     projects,
     search,
+    web,
 )
