@@ -11,11 +11,12 @@ import json
 import sys
 import time
 
-from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+
+from agents import Agent, Runner, function_tool, set_tracing_disabled
 
 CONTACTS = {"dana@juniperdental.test": {"name": "Dana Whitfield", "company": "Juniper Dental"}}
 
