@@ -74,8 +74,12 @@ def public_url() -> str:
     return url.rstrip("/")
 
 
-def mcp_url() -> str:
-    return public_url() + MCP_PATH
+def mcp_url(request=None) -> str:
+    """The MCP server's address: ROADSTAR_URL's when set, else the address this request came to (the host and
+    port the owner's browser reached), so the page shows what an app on this network would connect to."""
+    if settings.ROADSTAR_URL or request is None:
+        return public_url() + MCP_PATH
+    return request.build_absolute_uri("/").rstrip("/") + MCP_PATH
 
 
 def transport_security() -> TransportSecuritySettings:
