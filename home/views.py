@@ -167,6 +167,9 @@ def _cards_for_owner(org: Organization, cards: list[Card]) -> list[Card]:
     return cards
 
 
+_TEMPLATE_KINDS = {"agent": "one agent", "team": "a team", "department": "a department", "skill": "a skill"}
+
+
 def _template_card(org: Organization, card: Card, staff: list) -> dict:
     """A template ask as the owner answers it: what it makes, its questions with the answers the agent found,
     where it goes on the chart; or, to share, what would go out."""
@@ -187,12 +190,12 @@ def _template_card(org: Organization, card: Card, staff: list) -> dict:
     have = {n.lower() for n in names}
     default_place = data.get("to") if body.kind == "skill" else data.get("under")
     view.update(
-        body=body, source=found.from_, template_id=found.id,
+        body=body, source=found.from_, template_id=found.id, kind_words=_TEMPLATE_KINDS[body.kind],
         newer=found.body.version != data.get("version"),
         questions=[{"q": q, "value": (given.get(q.blank) or {}).get("value", ""),
                     "found": (given.get(q.blank) or {}).get("found", "")} for q in body.questions],
         agents=[{"a": a, "taken": a.name.lower() in have,
-                 "routines": [f"{r.name} ({template_selectors.when_words(r.when)})" for r in a.routines]}
+                 "routines": [f"{r.name} ({template_selectors.when_for_owner(r.when)})" for r in a.routines]}
                 for a in body.agents],
         place=next((n for n in names if default_place and n.lower() == default_place.lower()),
                    "" if body.kind == "skill" else next(iter(names), "")),
