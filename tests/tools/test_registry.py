@@ -9,7 +9,8 @@ from tools import registry
 from tools.registry import Group, RegistryError, Tool, ToolInput
 
 # The groups this build has, each complete: every tool its spec page lists.
-BUILT_GROUPS = ("contacts", "companies", "projects", "docs", "integrations", "mail", "files", "calendar", "books")
+BUILT_GROUPS = ("contacts", "companies", "projects", "docs", "integrations", "mail", "files", "calendar", "books",
+                "workspace")
 
 
 @pytest.fixture(autouse=True)
