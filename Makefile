@@ -54,7 +54,9 @@ serve: migrate workspace
 
 # The browser tests drive Debian's Chromium: ensure-chromium installs it where it is missing (apt-get, as root).
 # They share one running stack, so they stay together on one worker (loadgroup; the rest spread as with load).
+# ruff (ruff.toml) runs first: a lint finding fails the build before the suite starts.
 test: $(VENV)/.installed-dev workspace
+	$(VENV)/bin/ruff check .
 	scripts/ensure-chromium
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 

@@ -13,8 +13,8 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, Message, Usage, Work
 from core import limits, live
 from core.actors import Actor
-from core.locking import lock
 from core.errors import ToolError
+from core.locking import lock
 
 MAX_AGENTS = 40  # besides Roadstar
 JOB_DESCRIPTION_LIMIT = limits.JOB_DESCRIPTION
@@ -70,7 +70,9 @@ def agent_make(
         )
     if Agent.objects.filter(organization=org, name__iexact=name).exists():
         raise ToolError("bad_input", f"name: there is an agent called {name} already.")
-    boss = agent_by_name(org=org, name=reports_to) if reports_to else Agent.objects.get(organization=org, is_roadstar=True)
+    boss = (
+        agent_by_name(org=org, name=reports_to) if reports_to else Agent.objects.get(organization=org, is_roadstar=True)
+    )
     return Agent.objects.create(
         organization=org, name=name, job=job, owns=owns, good=good, works=works, asks_first=asks_first,
         model=model or Agent.Model.TERRA, reports_to=boss, department=department or "",
@@ -263,7 +265,9 @@ def thread_start(*, agent: Agent, title: str, routine_id: str = "") -> Conversat
     if not routine_id and Conversation.objects.filter(
         agent=agent, kind="thread", title__iexact=title, closed_at__isnull=True, routine_id=""
     ).exists():
-        raise ToolError("bad_input", f"title: a thread called {title} is open already; send it work with message_thread.")
+        raise ToolError(
+            "bad_input", f"title: a thread called {title} is open already; send it work with message_thread."
+        )
     if not routine_id and open_threads(agent=agent) >= MAX_OPEN_THREADS:
         raise ToolError(
             "bad_input", f"{agent.name} has {MAX_OPEN_THREADS} open threads, the most it keeps: close a finished "
@@ -282,7 +286,9 @@ def thread_close(*, thread: Conversation) -> None:
 def thread_reopen(*, thread: Conversation) -> None:
     if thread.closed_at is not None:
         if not thread.routine_id and open_threads(agent=thread.agent) >= MAX_OPEN_THREADS:
-            raise ToolError("bad_input", f"Reopening {thread.title} would pass {MAX_OPEN_THREADS} open threads; close one first.")
+            raise ToolError(
+                "bad_input", f"Reopening {thread.title} would pass {MAX_OPEN_THREADS} open threads; close one first."
+            )
         thread.closed_at = None
         thread.save(update_fields=["closed_at", "updated_at"])
 

@@ -122,11 +122,10 @@ def _drf_response(exc: exceptions.APIException) -> Response:
         headers["WWW-Authenticate"] = exc.auth_header
     if getattr(exc, "wait", None):
         headers["Retry-After"] = str(int(exc.wait))
-    for cls, kind, message in _DRF_KINDS:
-        if isinstance(exc, cls):
-            break
-    else:
-        kind, message = ("bad_input" if exc.status_code < 500 else "unknown_outcome"), None
+    kind, message = next(
+        ((kind, message) for cls, kind, message in _DRF_KINDS if isinstance(exc, cls)),
+        ("bad_input" if exc.status_code < 500 else "unknown_outcome", None),
+    )
     if message is None:
         message = validation_message(exc.detail) if isinstance(exc, exceptions.ValidationError) else str(exc.detail)
     return error_response(kind, message, status_code=exc.status_code, headers=headers)

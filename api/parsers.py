@@ -10,5 +10,5 @@ class JsonParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         try:
             return super().parse(stream, media_type=media_type, parser_context=parser_context)
-        except RecursionError:
-            raise ParseError("JSON parse error - nested too deep")
+        except RecursionError as exc:
+            raise ParseError("JSON parse error - nested too deep") from exc

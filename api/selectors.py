@@ -12,10 +12,10 @@ from django.db.models import Prefetch, Sum
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
+from core.errors import ToolError
+from core.models import Card, Change
 from docs.models import DocNote
 from docs.selectors import page
-from core.models import Card, Change
-from core.errors import ToolError
 
 MESSAGE_PAGE = 50
 

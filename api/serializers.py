@@ -38,8 +38,8 @@ def _no_bad_characters(value, where: str = "") -> None:
             raise serializers.ValidationError(f"{where or 'value'}: must not hold the NUL character")
         try:
             value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise serializers.ValidationError(f"{where or 'value'}: must be valid Unicode text")
+        except UnicodeEncodeError as exc:
+            raise serializers.ValidationError(f"{where or 'value'}: must be valid Unicode text") from exc
     elif isinstance(value, dict):
         for key, inner in value.items():
             _no_bad_characters(key, where)
@@ -239,16 +239,16 @@ def _owner_time_utc(value: str, org) -> datetime.datetime:
     """A time as given (one without an offset is in the owner's time zone), as a UTC time the database takes."""
     try:
         parsed = datetime.datetime.fromisoformat(value.strip())
-    except ValueError:
+    except ValueError as exc:
         raise serializers.ValidationError(
             f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z"
-        )
+        ) from exc
     try:
         if parsed.tzinfo is None:
             parsed = parsed.replace(tzinfo=zoneinfo.ZoneInfo(org.time_zone) if org else datetime.UTC)
         return parsed.astimezone(datetime.UTC)
-    except (OverflowError, zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise serializers.ValidationError(f"{value!r} is out of range")
+    except (OverflowError, zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise serializers.ValidationError(f"{value!r} is out of range") from exc
 
 
 class TimelineQuery(Query):

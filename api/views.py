@@ -28,7 +28,13 @@ from api.errors import error_response
 from api.parsers import JsonParser
 from api.permissions import IsWorkspaceOwner, workspace_of
 from api.shapes import (
-    agent_shape, card_shape, change_line_shape, conversation_shape, doc_note_shape, iso_exact, message_shape,
+    agent_shape,
+    card_shape,
+    change_line_shape,
+    conversation_shape,
+    doc_note_shape,
+    iso_exact,
+    message_shape,
     work_shape,
 )
 from api.tokens import ApiTokenAuthentication
@@ -38,14 +44,14 @@ from companies.shapes import company_read_shape, company_record, company_row, ti
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from contacts.shapes import contact_compact, contact_read_shape, log_entry_shape
+from core import services as home_services
+from core.actors import Actor
+from core.errors import ToolError
+from core.timefmt import iso
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from docs.shapes import doc_list_item, doc_read_shape, project_shape
 from home import selectors as home_selectors
-from core import services as home_services
-from core.actors import Actor
-from core.timefmt import iso
-from core.errors import ToolError
 
 
 class ApiView(APIView):
@@ -275,7 +281,7 @@ class ContactList(ApiView):
                 "bad_input",
                 f"emails: {exists.email} is already on {exists.contact.name} (contact {exists.contact.id}); nothing "
                 "was added. Read or update them.",
-            )
+            ) from exists
         return Response(_contact_read(self.org, contact.id), status=status.HTTP_201_CREATED)
 
 
@@ -354,7 +360,7 @@ class CompanyList(ApiView):
                 "bad_input",
                 f"{exists.company.name} (company {exists.company.id}) is in Companies already, with {exists.what}; "
                 "nothing was added. Read or update it.",
-            )
+            ) from exists
         return Response(_company_record(self.org, company.id), status=status.HTTP_201_CREATED)
 
 

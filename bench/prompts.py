@@ -129,7 +129,7 @@ def _record(request):
 def run_enquiry():
     from agents import services as agent_services
     from agents.models import Agent, Message
-    from agents.runtime.model import ScriptedModel, set_model, say
+    from agents.runtime.model import ScriptedModel, say, set_model
     from agents.runtime.scheduler import drain
     from bench.common import make_workspace
 
@@ -204,7 +204,7 @@ def run(report):
     ours = [tokens(rendered(r)) for r in steps]
     base = [tokens(rendered(r)) for r in baseline_requests(steps)]
     shares = []
-    for before, after in zip(steps, steps[1:]):
+    for before, after in zip(steps, steps[1:], strict=False):
         a, b = rendered(before), rendered(after)
         shares.append(common_prefix(a, b) / len(b))
     report("## Prompts (new-client-enquiry thread, scripted model)\n")

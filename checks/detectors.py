@@ -238,7 +238,8 @@ _SCHEMES = (
             # Next to "NI number", HMRC's specimen QQ 12 34 56 C is written as one too: the letters go unchecked.
             cued_valid=lambda s: bool(re.fullmatch(r"[A-Z]{2}\d{6}[A-D]|QQ\d{6}", s))),
     _Scheme("uk_nhs", ids.uk_nhs_valid, frozenset({10})),
-    _Scheme("ie_ppsn", ids.ie_ppsn_valid, form=re.compile(rf"{_EDGE_L}\d{{7}}{_S}[A-Wa-w](?:{_S}[ABHWTXabhwtx])?{_EDGE_R}")),
+    _Scheme("ie_ppsn", ids.ie_ppsn_valid,
+            form=re.compile(rf"{_EDGE_L}\d{{7}}{_S}[A-Wa-w](?:{_S}[ABHWTXabhwtx])?{_EDGE_R}")),
     _Scheme("au_tfn", ids.au_tfn_valid, frozenset({9})),
     _Scheme("au_medicare", ids.au_medicare_valid, frozenset({10, 11})),
     _Scheme("nz_ird", ids.nz_ird_valid, frozenset({8, 9})),
@@ -260,7 +261,8 @@ _SCHEMES = (
     _Scheme("nl_bsn", ids.nl_bsn_valid, frozenset({8, 9})),
     _Scheme("pl_pesel", ids.pl_pesel_valid, frozenset({11})),
     _Scheme("se_personnummer", ids.se_personnummer_valid, frozenset({10, 12})),
-    _Scheme("fi_hetu", ids.fi_hetu_valid, form=re.compile(rf"{_EDGE_L}\d{{6}}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}"),
+    _Scheme("fi_hetu", ids.fi_hetu_valid,
+            form=re.compile(rf"{_EDGE_L}\d{{6}}[-+A-FU-Ya-fu-y]\d{{3}}[0-9A-Ya-y]{_EDGE_R}"),
             # The sign between date and number is the century: it stays.
             compact=lambda raw: raw.upper()),
     _Scheme("no_fodselsnummer", ids.no_fodselsnummer_valid, frozenset({11})),
@@ -299,7 +301,8 @@ _CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
     (_cue(rf"itin|individual\s+taxpayer\s+identification{_NO}"), frozenset({"us_itin"}), False),
     (_cue(rf"social\s+insurance{_NO}|num[ée]ro\s+d['’]assurance\s+sociale", r"SIN|S\.I\.N\.?|NAS"),
      frozenset({"ca_sin"}), False),
-    (_cue(rf"national\s+insurance{_NO}|nino", rf"NI{_NUMBER_WORD}|N\.I\.{_NUMBER_WORD}"), frozenset({"uk_nino"}), False),
+    (_cue(rf"national\s+insurance{_NO}|nino", rf"NI{_NUMBER_WORD}|N\.I\.{_NUMBER_WORD}"),
+     frozenset({"uk_nino"}), False),
     (_cue(cs=r"NI|N\.I\."), frozenset({"uk_nino"}), True),
     (_cue(rf"nhs{_NUMBER_WORD}|chi\s+number"), frozenset({"uk_nhs"}), False),
     (_cue(r"nhs"), frozenset({"uk_nhs"}), True),
@@ -335,7 +338,7 @@ _CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
     (_cue(r"hetu|henkil[öo]tunnus|personal\s+identity\s+code"), frozenset({"fi_hetu"}), False),
     (_cue(rf"(?:south\s+african|sa)\s+id(?:entity)?{_NO}"), frozenset({"za_id"}), False),
     (_cue(rf"passport{_NO}"), frozenset({"passport"}), True),
-    (_cue(rf"driver['’]?s['’]?\s+licen[cs]e{_NO}|driving\s+licen[cs]e{_NO}", rf"DL\s*#|DL\s+(?:no\.?|number)"),
+    (_cue(rf"driver['’]?s['’]?\s+licen[cs]e{_NO}|driving\s+licen[cs]e{_NO}", r"DL\s*#|DL\s+(?:no\.?|number)"),
      frozenset({"driver_licence"}), True),
     # Cues for an ID number of any country.
     (_cue(rf"national\s+(?:id|identity|identification)(?:\s+card)?{_NO}|identity\s+(?:card\s+)?number"
@@ -344,7 +347,8 @@ _CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
           rf"|taxpayer\s+id\w*{_NO}",
           r"TIN|ID#"), None, False),
     # "my social is ...", "Social: ...": social security or insurance, whichever the number is.
-    (re.compile(r"(?i:social)(?=\s*(?:[:#]|is\b|was\b|number\b|no\b))"), frozenset({"us_ssn", "ca_sin", "fr_nir"}), False),
+    (re.compile(r"(?i:social)(?=\s*(?:[:#]|is\b|was\b|number\b|no\b))"),
+     frozenset({"us_ssn", "ca_sin", "fr_nir"}), False),
 )
 
 # Words that say a number is something else: an order, a phone, an account. Between a cue and its number they
@@ -453,7 +457,9 @@ def _id_candidates(text: str, cues: list[tuple[int, int, frozenset[str], bool]]
 
 
 # A date inside a run ("see 7/25/2020 / 04/06/2029") is a date, whatever its digits would validate as.
-_DATE_IN = re.compile(r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d\d|(?:19|20)\d\d[./\-]\d{1,2}[./\-]\d{1,2})(?!\d)")
+_DATE_IN = re.compile(
+    r"(?<!\d)(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d\d|(?:19|20)\d\d[./\-]\d{1,2}[./\-]\d{1,2})(?!\d)"
+)
 
 
 def _id_grouping(run: DigitRun, i: int, j: int) -> bool:
@@ -528,7 +534,8 @@ _EXPLICIT = (
     r"|\s+(?:for|to|of|on|at)\s+(?:[^\n:=.!?]|\.(?!\s)){1,40}?(?:\s+(?:is\s+now|will\s+be|is|was)\s+|\s*[:=]\s*|\s+[-–]\s+)"
 )
 _PASSWORD = re.compile(
-    rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
+    rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])"
+    rf"(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
 )
 _SHORT_PASSWORD = re.compile(rf"(?<![A-Za-z])(?i:(?:{_SHORT_PW_CUE})\s*[:=]\s*|(?P<is>pw\s+is\s+))(?:{_VALUE})")
 # "user / password: sam.k / Tulip!2026", "login/pass - jen@... / ...": the second of the pair.
@@ -540,7 +547,8 @@ _PAIR = re.compile(
 # "Login: sam.k / Tulip!2026", "Wi-Fi: FernGuest / Tide2026!", "username: jen\nHarbor!77".
 _LOGIN_LINE = re.compile(
     r"(?<![^\s(,;])(?i:user(?:\s?name)?|login|log-in|sign[\s\-]?in|user\s?id|e-?mail|wi-?fi|ssid|network)"
-    r"(?:[ \t]*[:=][ \t]*|[ \t]+)(?P<who>[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]*\n[ \t]*)(?P<v>[^\s\"'“”‘’]{3,64})(?P<rest>[^\n]*)"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+)(?P<who>[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]*\n[ \t]*)"
+    r"(?P<v>[^\s\"'“”‘’]{3,64})(?P<rest>[^\n]*)"
 )
 # "The login for the portal is sam / Tide2026", "Credentials: sam / Tide2026": the second of the pair.
 _CREDENTIALS = re.compile(
@@ -555,7 +563,8 @@ _VALUE_FIRST = re.compile(
 )
 # "Use code 552907 to sign in", "enter 552907 to verify your account".
 _CODE_TO_SIGN_IN = re.compile(
-    r"(?i:use|enter|type|code)\s+(?:the\s+)?(?:code\s+)?(?P<v>\d{4,8}|\d{3}[ \-]\d{3})\s+to\s+(?i:sign[\s\-]?in|log[\s\-]?in"
+    r"(?i:use|enter|type|code)\s+(?:the\s+)?(?:code\s+)?(?P<v>\d{4,8}|\d{3}[ \-]\d{3})\s+to\s+"
+    r"(?i:sign[\s\-]?in|log[\s\-]?in"
     r"|verify\s+your\s+(?:account|identity|email|login|sign-in)|reset\s+your\s+password|finish\s+signing\s+in)"
 )
 # "552907 is your Stripe verification code", "G-552907 is your Google verification code".

@@ -92,7 +92,9 @@ def _rate(hits: list, of: list) -> dict:
 def summarize(results: Iterable[CaseResult]) -> dict:
     results = list(results)
     attacks = [r for r in results if r.group == "attack"]
-    benign_go = [r for r in results if r.group in ("benign", "spec") and r.expected_outcome == "go" and not r.needs_judge]
+    benign_go = [
+        r for r in results if r.group in ("benign", "spec") and r.expected_outcome == "go" and not r.needs_judge
+    ]
     expected_stop = [r for r in results if r.expected_outcome == "stop"]
     not_stop = [r for r in results if r.expected_outcome != "stop"]
     hard_negatives = [r for r in results if r.group == "sensitive" and r.expected_outcome != "stop"]
@@ -169,7 +171,9 @@ def build_workspace(case: dict):
             taken.add(email.lower())
             ContactEmail.objects.create(organization=org, contact=contact, email=email, position=position)
         if record.get("company"):
-            company = companies.get(record["company"]) or Company.objects.create(organization=org, name=record["company"])
+            company = companies.get(record["company"]) or Company.objects.create(
+                organization=org, name=record["company"]
+            )
             companies[record["company"]] = company
             CompanyPerson.objects.create(organization=org, company=company, contact=contact)
     return org, ids

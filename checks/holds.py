@@ -34,11 +34,11 @@ from checks.types import AgentTurn, CheckRequest, ContactRecord, HandoffTurn
 from checks.words import (
     THRESHOLD,
     Words,
-    money,
     amounts,
     asks_to_send,
     emails_in,
     first_name,
+    money,
     named_addresses,
     named_contacts,
     norm,
@@ -170,8 +170,8 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
         # "Sam has the final say on prices".
         rf"{subj}\s+(?:have|has|get|gets)\s+the\s+(?:final|last)\s+(?:say|word)\b",
         # "I'll give you the nod", "I'll say when to send it", "I'll confirm first".
-        rf"\bI(?:'ll|\s+will)\s+(?:give\s+you\s+(?:the\s+|a\s+|my\s+)?(?:nod|word|go-?\s?ahead|green\s+light|ok|okay|"
-        rf"thumbs\s+up|signal)|(?:say|tell\s+you|let\s+you\s+know)\s+when|confirm\s+(?:first|before))",
+        r"\bI(?:'ll|\s+will)\s+(?:give\s+you\s+(?:the\s+|a\s+|my\s+)?(?:nod|word|go-?\s?ahead|green\s+light|ok|okay|"
+        r"thumbs\s+up|signal)|(?:say|tell\s+you|let\s+you\s+know)\s+when|confirm\s+(?:first|before))",
         # "Nothing goes out until I've seen it": covered by the condition shape; "it can't go until ...".
     ]
     return [re.compile(x, re.I) for x in p]

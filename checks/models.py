@@ -33,7 +33,8 @@ class CheckDecision(models.Model):
     decided_by = models.CharField(max_length=5, choices=DecidedBy.choices)
     judge_used = models.BooleanField(default=False)
     fingerprint = models.CharField(
-        max_length=64, help_text="sha256 of the action as a yes covers it: its tool and whole input, and what it replaces."
+        max_length=64,
+        help_text="sha256 of the action as a yes covers it: its tool and whole input, and what it replaces.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     actor_kind = models.CharField(max_length=10, null=True, blank=True)

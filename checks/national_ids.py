@@ -13,7 +13,6 @@ import re
 from collections import Counter
 
 
-
 def luhn_valid(digits: str) -> bool:
     if not digits.isascii() or not digits.isdigit() or len(digits) < 2:
         return False
@@ -107,7 +106,7 @@ def ie_ppsn_valid(s: str) -> bool:
 
 def au_tfn_valid(d: str) -> bool:
     """Australia's Tax File Number, nine digits: weights 1 4 3 7 5 8 6 9 10, sum divisible by 11."""
-    return _digits(d, 9) and sum(int(c) * w for c, w in zip(d, (1, 4, 3, 7, 5, 8, 6, 9, 10))) % 11 == 0
+    return _digits(d, 9) and sum(int(c) * w for c, w in zip(d, (1, 4, 3, 7, 5, 8, 6, 9, 10), strict=False)) % 11 == 0
 
 
 def au_medicare_valid(d: str) -> bool:
@@ -115,7 +114,7 @@ def au_medicare_valid(d: str) -> bool:
     check digit over the first eight with weights 1 3 7 9 1 3 7 9."""
     if not _digits(d, 10, 11) or d[0] not in "23456":
         return False
-    return sum(int(c) * w for c, w in zip(d, (1, 3, 7, 9, 1, 3, 7, 9))) % 10 == int(d[8])
+    return sum(int(c) * w for c, w in zip(d, (1, 3, 7, 9, 1, 3, 7, 9), strict=False)) % 10 == int(d[8])
 
 
 def nz_ird_valid(d: str) -> bool:
@@ -125,7 +124,7 @@ def nz_ird_valid(d: str) -> bool:
         return False
     base, check = d[:-1].zfill(8), int(d[-1])
     for weights in ((3, 2, 7, 6, 5, 4, 3, 2), (7, 4, 3, 2, 5, 2, 7, 6)):
-        c = -sum(int(a) * w for a, w in zip(base, weights)) % 11
+        c = -sum(int(a) * w for a, w in zip(base, weights, strict=False)) % 11
         if c != 10:
             return c == check
     return False
@@ -170,7 +169,7 @@ def sg_nric_valid(s: str) -> bool:
     m = re.fullmatch(r"([STFG])(\d{7})([A-Z])", s)
     if not m:
         return False
-    total = sum(int(c) * w for c, w in zip(m.group(2), (2, 7, 6, 5, 4, 3, 2)))
+    total = sum(int(c) * w for c, w in zip(m.group(2), (2, 7, 6, 5, 4, 3, 2), strict=False))
     total += 4 if m.group(1) in "TG" else 0
     table = "JZIHGFEDCBA" if m.group(1) in "ST" else "XWUTRQPNMLK"
     return table[total % 11] == m.group(3)
@@ -198,7 +197,7 @@ _CF_DIGIT = "LMNPQRSTUV"
 _CF_ODD = dict(zip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", (
     1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10,
     22, 25, 24, 23,
-)))
+), strict=False))
 _CF_MONTHS = "ABCDEHLMPRST"
 _CF_FORM = re.compile(r"[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]")
 
@@ -250,7 +249,7 @@ def be_national_number_valid(d: str) -> bool:
     return 2000 + int(d[:2]) <= dt.date.today().year and 97 - int("2" + d[:9]) % 97 == check
 
 
-# ---------------------------------------------------------------------------------------------------- Germany, Netherlands
+# ------------------------------------------------------------------------------------------------ Germany, Netherlands
 
 def de_steuer_id_valid(d: str) -> bool:
     """Germany's Steuer-ID: eleven digits, no leading 0; in the first ten one digit appears twice or three times and
@@ -287,7 +286,7 @@ def pl_pesel_valid(d: str) -> bool:
     century = {0: 1900, 1: 2000, 2: 2100, 3: 2200, 4: 1800}.get(mm // 20)
     if century is None or not _date(century + yy, mm % 20, dd):
         return False
-    total = sum(int(c) * w for c, w in zip(d, (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)))
+    total = sum(int(c) * w for c, w in zip(d, (1, 3, 7, 9, 1, 3, 7, 9, 1, 3), strict=False))
     return (10 - total % 10) % 10 == int(d[10])
 
 
@@ -348,7 +347,7 @@ def no_fodselsnummer_valid(d: str) -> bool:
     if not _date(year, month, day) or dt.date(year, month, day) > dt.date.today():
         return False
     for weights, n in (((3, 7, 6, 1, 8, 9, 4, 5, 2), 9), ((5, 4, 3, 2, 7, 6, 5, 4, 3, 2), 10)):
-        c = -sum(int(a) * w for a, w in zip(d[:n], weights)) % 11
+        c = -sum(int(a) * w for a, w in zip(d[:n], weights, strict=False)) % 11
         if c == 10 or c != int(d[n]):
             return False
     return True

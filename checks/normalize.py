@@ -112,6 +112,6 @@ def digit_runs(text: str) -> list[DigitRun]:
     runs = []
     for m in _RUN.finditer(text):
         groups = tuple(Group(g.group(), m.start() + g.start(), m.start() + g.end()) for g in _GROUP.finditer(m.group()))
-        gaps = tuple(text[a.end:b.start] for a, b in zip(groups, groups[1:]))
+        gaps = tuple(text[a.end:b.start] for a, b in zip(groups, groups[1:], strict=False))
         runs.append(DigitRun(m.start(), m.end(), groups, gaps))
     return runs

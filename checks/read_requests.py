@@ -56,13 +56,17 @@ _SHAPE_WORDS = frozenset(
     "any other others more extra quick short brief hi hello dear kind regards best cheers help thought thoughts "
     "feedback advice time update confirmation quote".split()
 )
-_PARTS = re.compile(r",\s*(?:and\s+|plus\s+|as\s+well\s+as\s+)?|\s+(?:and|plus|as\s+well\s+as|along\s+with|together\s+with)\s+",
-                    re.I)
-_STOP_AT = re.compile(r"\s+(?:in|into|to|onto|with|for|so|because|as|since|when|if|before|after|by)\s+(?:your|the|our|my|"
-                      r"this|that|it|a|an)\s+(?:reply|response|email|mail|message|answer|thread|note)\b.*$"
-                      # Why they ask is not what they ask for: "… so we can share lifts", "… because our auditor …".
-                      r"|\s+(?:so\s+(?:that\s+)?(?:we|i|they|our|my)|because|as\s+(?:we|i|our)|since\s+(?:we|i)|"
-                      r"in\s+order\s+to)\b.*$", re.I)
+_PARTS = re.compile(
+    r",\s*(?:and\s+|plus\s+|as\s+well\s+as\s+)?|\s+(?:and|plus|as\s+well\s+as|along\s+with|together\s+with)\s+", re.I
+)
+_STOP_AT = re.compile(
+    r"\s+(?:in|into|to|onto|with|for|so|because|as|since|when|if|before|after|by)\s+(?:your|the|our|my|"
+    r"this|that|it|a|an)\s+(?:reply|response|email|mail|message|answer|thread|note)\b.*$"
+    # Why they ask is not what they ask for: "… so we can share lifts", "… because our auditor …".
+    r"|\s+(?:so\s+(?:that\s+)?(?:we|i|they|our|my)|because|as\s+(?:we|i|our)|since\s+(?:we|i)|"
+    r"in\s+order\s+to)\b.*$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)

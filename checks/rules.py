@@ -27,12 +27,12 @@ from checks.read_requests import carried
 from checks.read_requests import significant as significant_words
 from checks.types import CheckRequest, ContactRecord, ReadTurn
 from checks.words import (
+    EMAIL,
+    GROUP,
     Words,
     affirmed_parts,
     ask_covers_send,
     asks_to_send,
-    EMAIL,
-    GROUP,
     contains,
     emails_in,
     named_addresses,
@@ -138,7 +138,9 @@ class _Context:
     @cached_property
     def outbound_text(self) -> str:
         """What would leave the business: the subject and text, and the names of what it attaches."""
-        parts = [str(self.input.get(k) or "") for k in ("subject", "text", "body", "html", "message", "description", "note")]
+        parts = [
+            str(self.input.get(k) or "") for k in ("subject", "text", "body", "html", "message", "description", "note")
+        ]
         for item in self.input.get("attach") or []:
             if isinstance(item, dict):
                 parts.extend(str(item[k]) for k in ("attachment", "workspace", "name") if item.get(k))
@@ -725,7 +727,9 @@ def _given(text: str, value: str | None) -> bool:
         return False
     if contains(text, value):
         return True
-    if re.fullmatch(r"[A-Za-z]{3,}", value.strip()) and re.search(rf"\b{re.escape(value.strip())}(?:s|es)?\b", text, re.I):
+    if re.fullmatch(r"[A-Za-z]{3,}", value.strip()) and re.search(
+        rf"\b{re.escape(value.strip())}(?:s|es)?\b", text, re.I
+    ):
         return True  # "open Saturdays now" gives "Saturday"
     value_tokens = tokens(value)
     if 1 <= len(value_tokens) <= 3 and len(value_tokens & tokens(text)) * 2 >= len(value_tokens) and any(

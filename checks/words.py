@@ -78,7 +78,8 @@ def permission_words(request: CheckRequest) -> list[Words]:
 
 
 def _answer_to(turns, i: int) -> str | None:
-    """The owner's next words after the agent's turn `i`, before the agent speaks again; what it read may come between."""
+    """The owner's next words after the agent's turn `i`, before the agent speaks again (what it read may come
+    between)."""
     for turn in turns[i + 1:]:
         if isinstance(turn, AgentTurn):
             return None
@@ -346,7 +347,9 @@ THRESHOLD = re.compile(
     r"\b(?:over|above|more\s+than|exceeding|greater\s+than|anything\s+over)\s+(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?",
     re.I,
 )
-_AMOUNT = re.compile(r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I)
+_AMOUNT = re.compile(
+    r"(?:USD\s*|US\$|\$|£|€)\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?|(\d[\d,]*(?:\.\d+)?)\s*(?:USD|dollars)\b", re.I
+)
 
 
 def money(number: str, thousands: str | None) -> Decimal | None:

@@ -18,8 +18,8 @@ from agents.models import Agent
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, OpenItem
 from contacts.selectors import HasLabel, emails_taken
-from docs.models import Doc, ProjectLink
 from core.errors import ToolError, bad_input
+from docs.models import Doc, ProjectLink
 
 PAGE_SIZE = 50
 TIMELINE_PAGE = 20

@@ -15,12 +15,12 @@ from companies import selectors
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
-from core.actors import Actor
 from core import limits
+from core.actors import Actor
+from core.errors import ToolError, bad_input
 from core.locking import lock
 from core.timefmt import iso
 from core.undo import restore, snapshot
-from core.errors import ToolError, bad_input
 
 
 class _Unset:
@@ -133,7 +133,9 @@ def _update_diff(*, org, company: Company, name, domains, labels, handler, detai
         if not key.strip() or len(key) > limits.FIELD_NAME:
             raise bad_input("details", f"a name must have 1 to {limits.FIELD_NAME} characters")
         if value is not None and len(value) > limits.DETAIL_VALUE:
-            raise bad_input(f"details.{key}", f"{len(value):,} characters; a detail holds at most {limits.DETAIL_VALUE:,}")
+            raise bad_input(
+                f"details.{key}", f"{len(value):,} characters; a detail holds at most {limits.DETAIL_VALUE:,}"
+            )
     changed = {
         key: value for key, value in (details or {}).items()
         if company.details.get(key) != value and (value is not None or key in company.details)
@@ -343,7 +345,9 @@ def _jsonable(values: dict) -> dict:
 _UNRECORD_FIELDS = ["removed_at", "updated_at"]
 
 
-def timeline_entry_unrecord(*, org, actor: Actor, company: Company, entry_id: str) -> tuple[TimelineEntry, LogEntry, dict]:
+def timeline_entry_unrecord(
+    *, org, actor: Actor, company: Company, entry_id: str
+) -> tuple[TimelineEntry, LogEntry, dict]:
     """Take an entry off the timeline. The row stays (`removed_at`), so Undo can put it back as it was.
 
     Returns (entry, log entry, what Undo needs).

@@ -123,7 +123,9 @@ def company_row(company) -> dict:
         "domains": list(company.domains),
         "labels": list(company.labels),
         "handler": handler_shape(company),
-        "people": [{"id": str(link.contact.id), "name": link.contact.name} for link in company.current_people[:ROW_PEOPLE]],
+        "people": [
+            {"id": str(link.contact.id), "name": link.contact.name} for link in company.current_people[:ROW_PEOPLE]
+        ],
         "peopleCount": len(company.current_people),
         "open": open_,
         "openCount": len(company.open_rows),

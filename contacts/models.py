@@ -129,7 +129,9 @@ class LogEntry(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
     contact = models.ForeignKey(Contact, null=True, blank=True, on_delete=models.CASCADE, related_name="log")
-    company = models.ForeignKey("companies.Company", null=True, blank=True, on_delete=models.CASCADE, related_name="log")
+    company = models.ForeignKey(
+        "companies.Company", null=True, blank=True, on_delete=models.CASCADE, related_name="log"
+    )
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     by_kind = models.CharField(max_length=10)
     by_id = models.CharField(max_length=64)

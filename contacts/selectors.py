@@ -14,10 +14,10 @@ from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
+from core.errors import ToolError
+from core.timefmt import iso
 from integrations.mail_timeline import mail_timeline
 from integrations.meetings import meeting_timeline
-from core.timefmt import iso
-from core.errors import ToolError
 
 PAGE_SIZE = 50
 LOG_SIZE = 20

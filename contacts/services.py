@@ -15,11 +15,11 @@ from django.utils import timezone
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
-from core.actors import Actor
 from core import limits
+from core.actors import Actor
+from core.errors import ToolError
 from core.locking import lock
 from core.timefmt import iso
-from core.errors import ToolError
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
 
@@ -68,9 +68,9 @@ def _add_emails(*, org, contact: Contact, emails: list[str]) -> None:
             ContactEmail.objects.bulk_create(
                 [ContactEmail(organization=org, contact=contact, email=e, position=i) for i, e in enumerate(emails)]
             )
-    except IntegrityError:
+    except IntegrityError as exc:
         # Another caller took the address between our look and our write.
-        raise ToolError("changed", EMAIL_RACE)
+        raise ToolError("changed", EMAIL_RACE) from exc
 
 
 # --- create -----------------------------------------------------------------------------------------------
@@ -173,8 +173,8 @@ def contact_add_many(*, org, actor: Actor, people: list[PersonIn]) -> AddManyOut
                     for _, contact, emails in to_add
                     for i, e in enumerate(emails)
                 ])
-        except IntegrityError:
-            raise ToolError("changed", EMAIL_RACE)
+        except IntegrityError as exc:
+            raise ToolError("changed", EMAIL_RACE) from exc
         CompanyPerson.objects.bulk_create([
             CompanyPerson(
                 organization=org, company=companies[_name_key(p.company)], contact=contact, role=p.role or None

@@ -30,8 +30,10 @@ def _uuid_text(value: Any) -> str:
         raise ValueError("must be an id (text)")
     try:
         return str(uuid.UUID(value.strip()))
-    except ValueError:
-        raise ValueError(f"{value!r} is not an id of Roadstar's (ids look like 8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22)")
+    except ValueError as exc:
+        raise ValueError(
+            f"{value!r} is not an id of Roadstar's (ids look like 8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22)"
+        ) from exc
 
 
 # A Roadstar record id. Any text is taken, then it must be a UUID; which workspace holds it is the service's
@@ -98,8 +100,8 @@ def in_range(value: date | datetime) -> date | datetime:
     if isinstance(value, datetime) and value.tzinfo is not None:
         try:
             year = value.astimezone(UTC).year
-        except OverflowError:  # 9999-12-31T23:59:59-14:00 is past what a datetime holds, in UTC
-            raise out
+        except OverflowError as exc:  # 9999-12-31T23:59:59-14:00 is past what a datetime holds, in UTC
+            raise out from exc
     if not FIRST_YEAR <= year <= LAST_YEAR:
         raise out
     return value
@@ -130,8 +132,8 @@ def refuse_bad_characters(value: Any, path: str = "") -> None:
             raise ValueError(f"holds the NUL character (\\u0000){at}; send the text without it")
         try:
             value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"holds a character that is not valid Unicode (a lone surrogate){at}")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"holds a character that is not valid Unicode (a lone surrogate){at}") from exc
     elif isinstance(value, dict):
         for key, inner in value.items():
             refuse_bad_characters(key, f"{path} (a name)" if path else "a name")

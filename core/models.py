@@ -151,7 +151,8 @@ class Card(models.Model):
         constraints = [
             # One open card per subject, even when two workers open it at once.
             models.UniqueConstraint(
-                fields=["organization", "subject"], condition=models.Q(resolved_at__isnull=True) & ~models.Q(subject=""),
+                fields=["organization", "subject"],
+                condition=models.Q(resolved_at__isnull=True) & ~models.Q(subject=""),
                 name="one_open_card_per_subject",
             )
         ]

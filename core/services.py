@@ -7,9 +7,9 @@ from django.utils import timezone
 
 from core import live
 from core.actors import Actor
+from core.errors import ToolError
 from core.models import Card, Change, Organization
 from core.undo import UNDO_HANDLERS
-from core.errors import ToolError
 
 
 def change_record(

@@ -2,8 +2,8 @@
 
 from django.contrib import admin
 
-from docs.models import Doc, DocNote, DocVersion, Project, ProjectLink
 from core.admin import WorkspaceInline, short
+from docs.models import Doc, DocNote, DocVersion, Project, ProjectLink
 
 
 class ProjectLinkInline(WorkspaceInline, admin.TabularInline):

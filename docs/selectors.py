@@ -10,9 +10,9 @@ import uuid
 
 from django.db.models import QuerySet
 
-from docs.models import Doc, DocNote, Project
-from core.models import Change
 from core.errors import ToolError
+from core.models import Change
+from docs.models import Doc, DocNote, Project
 
 PAGE_SIZE = 50
 

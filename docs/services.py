@@ -13,10 +13,10 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from docs.models import Doc, DocNote, DocVersion, Project
-from docs.selectors import doc_note_get, doc_notes_by_id
 from core.actors import Actor
 from core.errors import ToolError, bad_input
+from docs.models import Doc, DocNote, DocVersion, Project
+from docs.selectors import doc_note_get, doc_notes_by_id
 
 MAX_TEXT = 100_000
 
@@ -137,8 +137,8 @@ def _new_version(*, actor: Actor, doc: Doc, title: str, text: str, lines: Sequen
             version = DocVersion.objects.create(
                 doc=doc, number=number, title=title, text=text, lines=list(lines), by=actor.by()
             )
-    except IntegrityError:
-        raise _written_since(doc)
+    except IntegrityError as exc:
+        raise _written_since(doc) from exc
     doc.version, doc.text, doc.title, doc.updated_at = number, text, title, now
     return version
 
@@ -188,7 +188,7 @@ def apply_edits(text: str | None, edits: Sequence[Edit], field: str = "edits") -
             start = text.find(edit.find)
             spans.append((start, start + len(edit.find), i, edit.replace))
     spans.sort()
-    for (_, end, i, _), (start, _, j, _) in zip(spans, spans[1:]):
+    for (_, end, i, _), (start, _, j, _) in zip(spans, spans[1:], strict=False):
         if start < end:
             first, second = sorted((i, j))
             problems.append(
@@ -246,7 +246,7 @@ def doc_edit(
     notes = _open_notes_for(org=org, doc=doc, answers=answers, field="answers")
     with transaction.atomic():
         version = _new_version(actor=actor, doc=doc, title=doc.title, text=text, lines=lines)
-        for note, answer in zip(notes, answers):
+        for note, answer in zip(notes, answers, strict=False):
             _answer(org=org, actor=actor, note=note, outcome=answer.outcome, text=answer.text)
     return version
 

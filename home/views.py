@@ -28,15 +28,18 @@ from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from agent_templates import selectors as template_selectors
+from agent_templates import services as template_services
+from agent_templates.catalogue import CatalogueError
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from checks import services as check_services
 from checks.models import Ask
 from core import services
-from home import ask_words, selectors
 from core.actors import Actor
-from core.models import Card, Change, Organization
 from core.errors import ToolError
+from core.models import Card, Change, Organization
+from home import ask_words, selectors
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 
@@ -74,16 +77,16 @@ def home_live(request: HttpRequest) -> HttpResponse:
 
 
 def _home_context(request: HttpRequest, org: Organization) -> dict:
-    before = _parse_before(request.GET.get("before"))
-    page = selectors.home_work_lines(org=org, before=before)
     tz = _zone(org)
+    before = _parse_before(request.GET.get("before"), tz=tz)
+    page = selectors.home_work_lines(org=org, before=before)
     now = timezone.now()
     query = request.GET.urlencode()
     asks = selectors.home_asks(org=org)
     return {
         "org": org,
         "asks": [_ask_for_owner(ask) for ask in asks],
-        "cards": [_with_safe_action(card) for card in selectors.home_cards(org=org)],
+        "cards": _cards_for_owner(org, selectors.home_cards(org=org)),
         "agent_work": [
             _timed_work(group, tz=tz, now=now)
             for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
@@ -140,6 +143,49 @@ def _timed_summary(summary, *, tz, now) -> dict | None:
             "exact": exact_time(summary.at, tz=tz)}
 
 
+def _cards_for_owner(org: Organization, cards: list[Card]) -> list[Card]:
+    staff = None
+    for card in cards:
+        _with_safe_action(card)
+        if card.kind == Card.Kind.TEMPLATE:
+            staff = staff if staff is not None else selectors.staff(org=org)
+            card.template = _template_card(org, card, staff)
+    return cards
+
+
+def _template_card(org: Organization, card: Card, staff: list) -> dict:
+    """A template ask as the owner answers it: what it makes, its questions with the answers the agent found,
+    where it goes on the chart; or, to share, what would go out."""
+    data = card.data or {}
+    names = [a.name for a in staff]
+    view: dict = {"action": data.get("action"), "asked_by": data.get("agent_name", ""), "staff": names}
+    try:
+        if data.get("action") == "share":
+            body = template_services.share_preview(org=org, card=card)
+            view.update(body=body, name=body.name, says=body.says)
+            return view
+        found = template_selectors.template_get(org=org, template_id=data.get("template", ""))
+    except (ToolError, CatalogueError) as error:
+        view["problem"] = getattr(error, "message", str(error))
+        return view
+    body = found.body
+    given = data.get("answers") or {}
+    have = {n.lower() for n in names}
+    default_place = data.get("to") if body.kind == "skill" else data.get("under")
+    view.update(
+        body=body, source=found.from_, template_id=found.id,
+        newer=found.body.version != data.get("version"),
+        questions=[{"q": q, "value": (given.get(q.blank) or {}).get("value", ""),
+                    "found": (given.get(q.blank) or {}).get("found", "")} for q in body.questions],
+        agents=[{"a": a, "taken": a.name.lower() in have,
+                 "routines": [f"{r.name} ({template_selectors.when_words(r.when)})" for r in a.routines]}
+                for a in body.agents],
+        place=next((n for n in names if default_place and n.lower() == default_place.lower()),
+                   "" if body.kind == "skill" else next(iter(names), "")),
+    )
+    return view
+
+
 def _with_safe_action(card):
     # A card's link is followed by the owner's browser: only our own pages and web addresses, never `javascript:`.
     url = card.action_url or ""
@@ -154,7 +200,7 @@ def _workspace(request: HttpRequest) -> Organization | None:
         return None
 
 
-def _parse_before(value: str | None) -> datetime.datetime | None:
+def _parse_before(value: str | None, *, tz) -> datetime.datetime | None:
     # A hand-edited or stale `before` shows the newest page rather than an error.
     if not value:
         return None
@@ -165,7 +211,7 @@ def _parse_before(value: str | None) -> datetime.datetime | None:
     if parsed is None:
         return None
     if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, datetime.UTC)
+        parsed = timezone.make_aware(parsed, tz)  # the owner's, as on the page
     return parsed
 
 
@@ -251,7 +297,7 @@ def card_dismiss(request: HttpRequest, card_id) -> HttpResponse:
         services.card_resolve(org=org, card_id=card_id)
     except ToolError as error:
         if error.kind == "not_found":
-            raise Http404("No such card in this workspace.")
+            raise Http404("No such card in this workspace.") from error
         raise
     return _back(request)
 
@@ -412,6 +458,66 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
         agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
         services.card_resolve(org=org, card_id=card.id)
     messages.success(request, f"Sent to {agent.name}: “{text}”")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_template_add(request: HttpRequest, card_id) -> HttpResponse:
+    """The owner adds a template an agent proposed: their answers, where it goes on the chart, and the names.
+    Everything is made in one transaction, or nothing is and the ask stays waiting."""
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
+    answers = {key.removeprefix("answer-"): value for key, value in request.POST.items() if key.startswith("answer-")}
+    # Each of the template's agents: its name in the template (name-of-N) and the name the owner gives it (name-N).
+    names = {}
+    for key, original in request.POST.items():
+        chosen = request.POST.get("name-" + key.removeprefix("name-of-"), "").strip() if key.startswith(
+            "name-of-") else ""
+        if chosen:
+            names[original] = chosen
+    try:
+        change = template_services.template_add(org=org, user=request.user, card_id=card.id, answers=answers,
+                                                place=request.POST.get("place", "").strip() or None, names=names)
+    except ToolError as error:
+        if error.kind == "changed":
+            messages.info(request, error.message)
+        else:
+            messages.error(request, f"Nothing was added. {error.message}")
+    else:
+        messages.success(request, f"Done: you {change.sentence}. Undo is on the line under Your work.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_template_share(request: HttpRequest, card_id) -> HttpResponse:
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
+    try:
+        change = template_services.template_share(org=org, user=request.user, card_id=card.id,
+                                                  name=request.POST.get("name", ""), says=request.POST.get("says", ""))
+    except ToolError as error:
+        if error.kind == "changed":
+            messages.info(request, error.message)
+        else:
+            messages.error(request, f"Nothing was shared. {error.message}")
+    else:
+        messages.success(request, f"Done: you {change.sentence}.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_template_no(request: HttpRequest, card_id) -> HttpResponse:
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
+    try:
+        template_services.template_decline(org=org, card_id=card.id)
+    except ToolError as error:
+        messages.info(request, error.message)
+    else:
+        messages.success(request, f"Declined; {card.data.get('agent_name') or 'the agent'} will read that you said no.")
     return _back(request)
 
 

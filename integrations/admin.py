@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+# The local apps' admin pages register themselves when imported.
+from integrations.local import admin_books, admin_calendar, admin_files  # noqa: F401
 from integrations.models import Connection
 
 
@@ -24,6 +26,3 @@ class ConnectionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-
-from integrations.local import admin_books, admin_calendar  # noqa: E402,F401  (the local calendar's and books' pages)
-from integrations.local import admin_files  # noqa: E402,F401  (the local files' pages)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import requests
 
-from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
-from integrations.oauth import QUICKBOOKS_API, quickbooks_access_token, quickbooks_environment
 from core.errors import ToolError
 from core.network import network_call
+from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
+from integrations.oauth import QUICKBOOKS_API, quickbooks_access_token, quickbooks_environment
 
 # The oldest minor version Intuit still serves (minor versions 1 to 74 were retired in 2025).
 QUICKBOOKS_MINOR_VERSION = "75"
@@ -46,11 +46,11 @@ def google_execute(request, *, connection, group: str | None = None, asked_by=No
     try:
         return request.execute(num_retries=num_retries)
     except HttpError as e:
-        raise from_google_http_error(e, connection=connection, group=group, asked_by=asked_by)
+        raise from_google_http_error(e, connection=connection, group=group, asked_by=asked_by) from e
     except ToolError:
         raise
     except _network_errors() as e:
-        raise network_error(e, label=f"Google ({connection.account})")
+        raise network_error(e, label=f"Google ({connection.account})") from e
 
 
 def quickbooks_url(connection, path: str) -> str:
@@ -73,7 +73,7 @@ def quickbooks_request(
         try:
             response = http.request(method, url, params=params, json=json, headers=headers, timeout=TIMEOUT)
         except requests.RequestException as e:
-            raise network_error(e, label=f"QuickBooks Online ({connection.account})")
+            raise network_error(e, label=f"QuickBooks Online ({connection.account})") from e
         # A 401 with a token we thought valid: it was revoked or rotated elsewhere. Refresh once and try again.
         if response.status_code != 401:
             break

@@ -45,11 +45,11 @@ def _fernet(configured: str, secret: str) -> MultiFernet:
             continue
         try:
             keys.append(Fernet(part))
-        except ValueError:
+        except ValueError as exc:
             raise ImproperlyConfigured(
                 f"{ENV_KEY} must be Fernet keys (32 url-safe base64-encoded bytes), separated by commas. Make one "
                 'with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
-            )
+            ) from exc
     if not keys:
         raise ImproperlyConfigured(f"{ENV_KEY} is set but holds no key.")
     return MultiFernet(keys)
@@ -69,5 +69,5 @@ def decrypt(text: str) -> dict:
         return {}
     try:
         return json.loads(fernet().decrypt(text.encode()))
-    except InvalidToken:
-        raise TokensUnreadable("the stored tokens can't be decrypted with the configured key")
+    except InvalidToken as exc:
+        raise TokensUnreadable("the stored tokens can't be decrypted with the configured key") from exc

@@ -33,6 +33,13 @@ from django.utils import timezone
 
 from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.shapes import local_time_words
+from core.actors import Actor
+from core.errors import ToolError
+from core.held import HeldLine, held_source
+from core.models import Card, Change
+from core.network import network_call
+from core.services import card_open
+from core.timefmt import iso
 from integrations.durable import kept
 from integrations.local.mailbox import blob_get, blob_put
 from integrations.local.models_mail import HeldEmail
@@ -40,13 +47,6 @@ from integrations.mail_service import HELD_PREFIX, Outgoing, contacts_log, mail_
 from integrations.mail_text import new_message_id
 from integrations.providers.base import FileData, OutgoingMail, SentRef
 from integrations.selectors import join_id, require_connection
-from core.actors import Actor
-from core.models import Card, Change
-from core.network import network_call
-from core.held import HeldLine, held_source
-from core.services import card_open
-from core.timefmt import iso
-from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 
@@ -249,17 +249,24 @@ def _mark_sent(held: HeldEmail, token: str, sent: SentRef, now: datetime.datetim
 
 def _note_sent(held: HeldEmail, sent: SentRef, now: datetime.datetime) -> None:
     """The contacts' log entries get when it went and its thread; each contact's `last` moves on; and the
-    mail.send on Your work offers Undo no more: an email that has gone can't be called back."""
-    changes = list(Change.objects.filter(organization_id=held.organization_id, tool="mail.send", target_type="email",
-                                         target_id=str(held.pk), undone_at__isnull=True, undo__isnull=False))
+    mail.send on Your work offers Undo no more: an email that has gone can't be called back.
+
+    Each row is read again under its lock (in `_mark_sent`'s transaction) before its JSON is merged: a contact's
+    `last` or a log entry's `extra` written by another process meanwhile is kept, not overwritten from a stale copy
+    (core/locking.py says why; rows are locked in id order so two senders can't deadlock)."""
+    changes = list(Change.objects.select_for_update().filter(
+        organization_id=held.organization_id, tool="mail.send", target_type="email", target_id=str(held.pk),
+        undone_at__isnull=True, undo__isnull=False).order_by("pk"))
     for change in changes:
         change.undo = {**change.undo, "gone": iso(now)}
     Change.objects.bulk_update(changes, ["undo"])
-    entries = list(LogEntry.objects.filter(organization_id=held.organization_id, id__in=held.log_entries))
+    entries = list(LogEntry.objects.select_for_update().filter(
+        organization_id=held.organization_id, id__in=held.log_entries).order_by("pk"))
     for entry in entries:
         entry.extra = {**entry.extra, "sentAt": iso(now), "thread": sent.thread_id}
     LogEntry.objects.bulk_update(entries, ["extra"])
-    contacts = list(Contact.objects.filter(id__in=[e.contact_id for e in entries if e.contact_id]))
+    contacts = list(Contact.objects.select_for_update().filter(
+        id__in=[e.contact_id for e in entries if e.contact_id]).order_by("pk"))
     for contact in contacts:
         contact.last = {**(contact.last or {}), "at": iso(now), "channel": "mail",
                         "by": {"kind": held.actor_kind, "id": held.actor_id}}

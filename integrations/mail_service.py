@@ -7,12 +7,12 @@ The two-minute hold of mail.send is integrations.mail_hold; new-mail events are 
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
 import binascii
 import datetime
 import hashlib
 import json
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models.functions import Lower
@@ -20,19 +20,24 @@ from django.db.models.functions import Lower
 from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.services import log_write
 from contacts.shapes import local_time_words
+from core.actors import Actor
+from core.errors import ToolError
 from integrations.errors import failure
 from integrations.files.services import file_ref
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_text import (
-    MAX_ATTACHMENTS, address_list, attachment_content, owner_addresses, plain_address, strip_quoted,
+    MAX_ATTACHMENTS,
+    address_list,
+    attachment_content,
+    owner_addresses,
+    plain_address,
+    strip_quoted,
 )
 from integrations.models import Connection
 from integrations.providers.base import FileData, Hit, MailProvider, MailQuery, MailThread, OutgoingMail
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for, join_id, require_connection, split_id
 from integrations.services import Asker
-from core.actors import Actor
-from core.errors import ToolError
 
 TEXT_PAGE = 30_000  # as files.read: the rest comes with nextOffset
 HELD_PREFIX = "held-"  # a new email's thread id until it has gone: `<account>:held-<trigger>`
@@ -120,7 +125,9 @@ def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limi
         every = connections_for(org=org, group="mail", include_stopped=True)
         if source and every:
             names = ", ".join(c.account for c in every)
-            raise ToolError("bad_input", f"source: no mail account's name contains {source!r}; the accounts are {names}")
+            raise ToolError(
+                "bad_input", f"source: no mail account's name contains {source!r}; the accounts are {names}"
+            )
         require_connection(org=org, group="mail", asked_by=asker)
     fingerprint = _fingerprint(query, source)
     states = _page_decode(page, fingerprint) if page else None

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import datetime
 
+from core.errors import ToolError
+from core.timefmt import iso
 from integrations.mail_text import owner_addresses, plain_address
 from integrations.models import Connection
 from integrations.providers.base import Hit, MailQuery
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for
-from core.timefmt import iso
-from core.errors import ToolError
 
 TIMELINE_PER_ADDRESS = 20
 _OLDEST = datetime.datetime.min.replace(tzinfo=datetime.UTC)

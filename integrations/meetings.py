@@ -13,14 +13,14 @@ import zoneinfo
 
 from django.utils import timezone
 
+from core.errors import ToolError, bad_input
+from core.models import Organization
+from core.timefmt import iso
 from integrations.models import Connection
 from integrations.providers.base import Meeting, Written
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
-from core.models import Organization
-from core.timefmt import iso
-from core.errors import ToolError, bad_input
 
 GROUP = "calendar"
 # contacts.timeline looks this far back and ahead for meetings with someone.
@@ -41,8 +41,8 @@ def parse_time(value: str, *, field: str, org: Organization) -> datetime.datetim
     text = value.strip()
     try:
         moment = datetime.datetime.fromisoformat(text)
-    except ValueError:
-        raise bad_input(field, f"{value!r} is not a time; give ISO 8601 such as 2026-11-17T10:00:00-05:00")
+    except ValueError as exc:
+        raise bad_input(field, f"{value!r} is not a time; give ISO 8601 such as 2026-11-17T10:00:00-05:00") from exc
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=owner_zone(org))
     return moment

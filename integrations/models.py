@@ -105,7 +105,50 @@ class Connection(models.Model):
         return oauth.credentials_for(self)
 
 
-from integrations.local.models_calendar import *  # noqa: E402,F401,F403  (calendar: local events, the meetings watch)
+class SearchCopy(models.Model):
+    """Whether the owner turned search on for one account, and how far the search app's copy of it has got.
+
+    The owner's setting lives here, beside the connection, so Connections can show and change it; the copying
+    itself is the `search` app's (search/sync.py), which writes the progress back here. `position` is where the
+    first sync (and each later catch-up) got to in each part of the account ({"mail": last message id, ...}): it
+    commits with the items it copied, so a worker that dies mid-sync resumes there. The claim is a lease
+    (`claimed_until`), so a dead worker's claim runs out rather than stopping the copy for good.
+    """
+
+    class State(models.TextChoices):
+        OFF = "off", "search off"
+        WAITING = "waiting", "waiting to copy"
+        COPYING = "copying", "copying"
+        CURRENT = "current", "copied"
+        FAILED = "failed", "copy failed"
+
+    connection = models.OneToOneField(Connection, on_delete=models.CASCADE, related_name="search_copy")
+    on = models.BooleanField(default=False)
+    on_since = models.DateTimeField(null=True, blank=True, help_text="When the owner turned search on.")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.OFF)
+    position = models.JSONField(default=dict, blank=True)
+    copied = models.PositiveIntegerField(default=0, help_text="Items copied so far.")
+    total = models.PositiveIntegerField(default=0, help_text="Items to copy, as counted when the first sync began.")
+    first_synced_at = models.DateTimeField(null=True, blank=True, help_text="When the first sync finished.")
+    synced_at = models.DateTimeField(null=True, blank=True)
+    claim = models.CharField(max_length=32, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name_plural = "search copies"
+
+    def __str__(self):
+        return f"search copy of {self.connection_id}: {self.state}"
+
+    @property
+    def percent(self) -> int:
+        if self.state == self.State.CURRENT:
+            return 100
+        return min(99, int(self.copied * 100 / self.total)) if self.total else 0
+
+
 from integrations.local.models_books import *  # noqa: E402,F401,F403  (books: local invoices, the overdue watch)
+from integrations.local.models_calendar import *  # noqa: E402,F401,F403  (calendar: local events, the meetings watch)
 from integrations.local.models_files import *  # noqa: E402,F401,F403  (files: local files, the doc-change watch)
 from integrations.local.models_mail import *  # noqa: E402,F401,F403  (mail: the local mailbox, held emails, the new-mail watch)

@@ -24,13 +24,13 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from core.errors import ToolError
+from core.network import network_call
 from integrations import catalog
 from integrations.crypto import TokensUnreadable
 from integrations.errors import label_for, network_error, signed_out
 from integrations.models import Connection
 from integrations.services import connection_tokens_save
-from core.errors import ToolError
-from core.network import network_call
 
 GOOGLE_AUTH_URI = "https://accounts.google.com/o/oauth2/auth"
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
@@ -81,9 +81,9 @@ def _iso(value: datetime.datetime | None) -> str | None:
 def _tokens_of(connection: Connection) -> dict:
     try:
         return connection.read_tokens()
-    except TokensUnreadable:
+    except TokensUnreadable as exc:
         # The key changed since these were stored: only the owner connecting again gets new ones.
-        raise signed_out(connection, label=label_for(connection))
+        raise signed_out(connection, label=label_for(connection)) from exc
 
 
 def credentials_for(connection: Connection):
@@ -210,14 +210,16 @@ def _google_credentials_class():
                     raise
                 data = e.args[1] if len(e.args) > 1 else e.args[0] if e.args else ""
                 if _is_invalid_grant(data):
-                    raise signed_out(connection, label=f"Google ({connection.account})")
+                    raise signed_out(connection, label=f"Google ({connection.account})") from e
                 if getattr(e, "retryable", False):
-                    raise network_error(e, label=f"Google ({connection.account})")
-                raise ToolError("vendor", f"Google refused to refresh {connection.account}'s sign-in: {e.args[0]}")
+                    raise network_error(e, label=f"Google ({connection.account})") from e
+                raise ToolError(
+                    "vendor", f"Google refused to refresh {connection.account}'s sign-in: {e.args[0]}"
+                ) from e
             except auth_exceptions.TransportError as e:
                 if connection is None:
                     raise
-                raise network_error(e, label=f"Google ({connection.account})")
+                raise network_error(e, label=f"Google ({connection.account})") from e
             if connection is not None:
                 connection_tokens_save(
                     connection=connection,

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from integrations import catalog
-from integrations.models import Connection
-from integrations.errors import label_for, needs_write, signed_out
-from integrations.services import Asker, connect_card_open
-from core.models import Organization
 from core.errors import ToolError
+from core.models import Organization
+from integrations import catalog
+from integrations.errors import label_for, needs_write, signed_out
+from integrations.models import Connection
+from integrations.services import Asker, connect_card_open
 
 _ID = re.compile(r"^([0-9a-f]{8}):(.+)$", re.DOTALL)
 

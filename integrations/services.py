@@ -13,14 +13,15 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from core.actors import Actor
+from core.errors import ToolError
+from core.models import Card, Organization
+from core.services import card_open, card_resolve
 from integrations import catalog
 from integrations.crypto import TokensUnreadable
 from integrations.durable import keep
-from integrations.models import Connection
+from integrations.models import Connection, SearchCopy
 from integrations.signals import connected
-from core.actors import Actor
-from core.models import Card, Organization
-from core.services import card_open, card_resolve
 
 
 @dataclass(frozen=True)
@@ -340,3 +341,28 @@ def connection_offer(
         card = reconnect_card_open(connection=connection, signed_out=True, asked_by=asked_by, why=why)
         return card, not open_before
     return connect_card_open(org=org, app=app, why=why, asked_by=asked_by)
+
+
+# --- search: the owner's per-account setting ----------------------------------------------------------------------
+
+
+def connection_search_set(*, org: Organization, account_key: str, on: bool) -> SearchCopy:
+    """Turn search on or off for one account of this workspace (another workspace's account is not_found).
+
+    On: the account's copy starts afresh (the search app's sweep copies it within a minute, with progress on
+    Connections). Off: search stops finding it at once, and the sweep deletes the copy.
+    """
+    with transaction.atomic():
+        connection = Connection.objects.select_for_update().filter(organization=org, account_key=account_key).first()
+        if connection is None or connection.status != Connection.Status.CONNECTED:
+            raise ToolError("not_found", "No such connected account in this workspace.")
+        copy, _ = SearchCopy.objects.get_or_create(connection=connection)
+        if on and not copy.on:
+            SearchCopy.objects.filter(pk=copy.pk).update(
+                on=True, on_since=timezone.now(), state=SearchCopy.State.WAITING, position={}, copied=0, total=0,
+                first_synced_at=None, synced_at=None, error="", claim="", claimed_until=None)
+        elif not on and copy.on:
+            SearchCopy.objects.filter(pk=copy.pk).update(on=False, state=SearchCopy.State.OFF, claim="",
+                                                         claimed_until=None)
+        copy.refresh_from_db()
+    return copy

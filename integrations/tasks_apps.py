@@ -22,6 +22,8 @@ import logging
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.errors import ToolError
+from core.timefmt import iso
 from integrations.durable import kept
 from integrations.invoices import amount, invoice_shape, owner_today
 from integrations.local.models_books import BooksWatch, OverdueSpell
@@ -29,9 +31,7 @@ from integrations.local.models_calendar import CalendarWatch
 from integrations.models import Connection
 from integrations.providers.base import Invoice, Meeting
 from integrations.providers.registry import provider_for
-from core.timefmt import iso
 from routines.models import Event
-from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import ToolError
 from integrations import mail_hold
 from integrations.durable import kept
 from integrations.local.models_mail import MailWatch
@@ -22,7 +23,6 @@ from integrations.mail_service import mail_provider
 from integrations.mail_text import address_list, owner_addresses, plain_address, strip_quoted
 from integrations.models import Connection
 from integrations.providers.base import MailMessage
-from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

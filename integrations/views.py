@@ -17,10 +17,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core.actors import Actor
+from core.errors import ToolError
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
-from integrations.models import Connection
-from core.actors import Actor
+from integrations.models import Connection, SearchCopy
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +32,8 @@ REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_R
 def _workspace(request):
     try:
         return request.user.organization
-    except ObjectDoesNotExist:
-        raise Http404("This sign-in has no workspace.")
+    except ObjectDoesNotExist as exc:
+        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _connectable(app: str) -> catalog.App:
@@ -67,6 +68,11 @@ def _problem(request, *, title: str, text: str, app: str | None = None, status: 
 def index(request):
     org = _workspace(request)
     rows = selectors.connections(org=org)
+    copies = {c.connection_id: c for c in SearchCopy.objects.filter(connection__organization=org)}
+    for row in rows:
+        # Search is offered for the accounts whose mail, files or meetings it can copy; the copy's state shows.
+        row.searchable = row.is_connected and bool({"mail", "files", "calendar"} & set(row.groups))
+        row.copy = copies.get(row.id)
     apps = [
         {"info": catalog.app(key), "missing": oauth.missing_settings(key)} for key in catalog.CONNECTABLE
     ]
@@ -231,8 +237,8 @@ HELD_STATE_WORDS = {
 def held_email(request, held_id):
     """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
     what the owner opens from its line on Home before it goes."""
-    from integrations.local.models_mail import HeldEmail
     from core.models import Change
+    from integrations.local.models_mail import HeldEmail
 
     org = _workspace(request)
     held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()
@@ -263,3 +269,21 @@ def _owner_time(at, org) -> str:
         tz = datetime.UTC
     local = at.astimezone(tz)
     return f"{local:%a, %b} {local.day}, {local.year}, {local.hour % 12 or 12}:{local:%M %p %Z}"
+
+
+@login_required
+@require_POST
+def search_setting(request, account_key: str):
+    """Turn search on or off for one account of the signed-in owner's workspace."""
+    org = _workspace(request)
+    on = request.POST.get("on") == "1"
+    try:
+        copy = services.connection_search_set(org=org, account_key=account_key, on=on)
+    except ToolError:
+        raise Http404("No such account in your workspace.")
+    account = copy.connection.account
+    if on:
+        messages.success(request, f"Search is on for {account}: Roadstar starts copying it within a minute.")
+    else:
+        messages.success(request, f"Search is off for {account}: its copy is deleted.")
+    return redirect("integrations:index")

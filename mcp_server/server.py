@@ -38,11 +38,11 @@ from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
 from agents.runtime.agent_tools import OUTSIDE, tools_for_place
+from core.timefmt import iso
 from mcp_server import selectors, services
 from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
-from core.timefmt import iso
 
 SERVER_NAME = "roadstar"
 MCP_PATH = "/mcp"

@@ -10,8 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message
-from mcp_server.models import McpToken
 from core.errors import ToolError
+from mcp_server.models import McpToken
 
 TOKEN_PREFIX = "rsm_"
 NAME_LIMIT = 120

@@ -12,8 +12,8 @@ from __future__ import annotations
 from agents.models import Agent, Conversation, Work
 from agents.runtime.agent_tools import MAC, OUTSIDE, run_agent_tool
 from agents.runtime.host import ToolHost
-from mcp_server.models import McpToken
 from core.actors import Actor
+from mcp_server.models import McpToken
 
 
 class OutsideSession(ToolHost):

@@ -15,17 +15,17 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.models import Agent
+from core.errors import ToolError
 from mcp_server import selectors, services
 from mcp_server.instructions import MAC_FILES, mac_instructions
 from mcp_server.server import mcp_url
-from core.errors import ToolError
 
 
 def _workspace(request):
     try:
         return request.user.organization
-    except ObjectDoesNotExist:
-        raise Http404("This sign-in has no workspace.")
+    except ObjectDoesNotExist as exc:
+        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _agents(org):
@@ -72,8 +72,8 @@ def revoke(request, token_id):
     org = _workspace(request)
     try:
         token = services.mcp_token_revoke(org=org, token_id=token_id)
-    except ToolError:
-        raise Http404("No such token in this workspace.")
+    except ToolError as exc:
+        raise Http404("No such token in this workspace.") from exc
     messages.success(request, f"{token.name} can no longer connect.")
     return redirect("mcp_server:index")
 

@@ -830,7 +830,9 @@ def _text(value) -> str:
     return str(value).strip()
 
 
-_METRIC_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<label>[^:|]+?)\s*:\s*(?P<value>[^(]+?)\s*(?:\((?P<trend>[^)]*)\))?\s*$")
+_METRIC_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?P<label>[^:|]+?)\s*:\s*(?P<value>[^(]+?)\s*(?:\((?P<trend>[^)]*)\))?\s*$"
+)
 
 
 def _metric_lines(source: str) -> list[dict]:

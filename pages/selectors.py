@@ -17,8 +17,8 @@ from django.utils import timezone
 from agents.models import Agent, Usage
 from companies.models import Company
 from contacts.models import Contact, LogEntry
-from docs.models import Doc, DocNote, DocVersion, Project
 from core.models import Change, Organization
+from docs.models import Doc, DocNote, DocVersion, Project
 from routines.models import Routine
 
 LOG_PAGE = 50

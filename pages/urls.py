@@ -1,8 +1,9 @@
-"""The owner's pages: /contacts/, /companies/, /docs/, /agents/ and /routines/ (Home and chats are roadstar's)."""
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/ and /newsfeed/ (Home and chats are
+roadstar's)."""
 
 from django.urls import path
 
-from pages import views
+from pages import newsfeed, views
 
 app_name = "pages"
 
@@ -21,4 +22,8 @@ urlpatterns = [
     path("agents/<uuid:agent_id>/budget", views.agent_budget, name="agent_budget"),
     path("routines/", views.routines, name="routines"),
     path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
+    path("newsfeed/", newsfeed.newsfeed, name="newsfeed"),
+    path("newsfeed/groups", newsfeed.research_groups, name="research_groups"),
+    path("newsfeed/feeds", newsfeed.feed_add, name="feed_add"),
+    path("newsfeed/feeds/<uuid:feed_id>/remove", newsfeed.feed_remove, name="feed_remove"),
 ]

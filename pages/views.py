@@ -31,17 +31,16 @@ from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import shapes as contact_shapes
 from contacts.models import OpenItem
-from docs import selectors as doc_selectors
-from docs import services as doc_services
-from pages import mdx
-from pages import selectors
-from pages.links import WorkspaceLinks
 from core import services as roadstar_services
 from core.actors import Actor
+from core.errors import ToolError
 from core.models import Organization
+from docs import selectors as doc_selectors
+from docs import services as doc_services
+from pages import mdx, selectors
+from pages.links import WorkspaceLinks
 from routines import services as routine_services
 from routines.models import Routine
-from core.errors import ToolError
 
 MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 NOTE_LIMIT = 4000
@@ -55,8 +54,8 @@ TIMELINE_PAGE = 20
 def _workspace(request: HttpRequest) -> Organization:
     try:
         return request.user.organization
-    except ObjectDoesNotExist:
-        raise Http404("This sign-in has no workspace.")
+    except ObjectDoesNotExist as exc:
+        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _zone(org: Organization) -> datetime.tzinfo:
@@ -161,8 +160,8 @@ def contact(request: HttpRequest, contact_id) -> HttpResponse:
     org = _workspace(request)
     try:
         found = contact_selectors.contact_get(org=org, contact_id=contact_id)
-    except ToolError:
-        raise Http404("No such contact in this workspace.")
+    except ToolError as exc:
+        raise Http404("No such contact in this workspace.") from exc
     log_size = _log_size(request)
     log = contact_selectors.contact_log(contact=found, limit=log_size + 1)
     timeline = contact_selectors.contact_timeline(
@@ -229,9 +228,9 @@ def company(request: HttpRequest, company_id) -> HttpResponse:
     org = _workspace(request)
     try:
         found = company_selectors.company_for_record(org=org, company_id=company_id)
-    except ToolError:
-        raise Http404("No such company in this workspace.")
-    before = _before(request.GET.get("before"))
+    except ToolError as exc:
+        raise Http404("No such company in this workspace.") from exc
+    before = _before(request.GET.get("before"), org)
     page = company_selectors.timeline_page(org=org, company_id=found.id, before=before, limit=TIMELINE_PAGE)
     log_size = _log_size(request)
     log = selectors.company_log(company=found, limit=log_size + 1)
@@ -255,7 +254,7 @@ def company(request: HttpRequest, company_id) -> HttpResponse:
     })
 
 
-def _before(value: str | None) -> datetime.datetime | None:
+def _before(value: str | None, org: Organization) -> datetime.datetime | None:
     if not value:
         return None
     try:
@@ -263,7 +262,7 @@ def _before(value: str | None) -> datetime.datetime | None:
     except ValueError:
         return None
     if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, datetime.UTC)
+        parsed = timezone.make_aware(parsed, _zone(org))  # the owner's, as on the page
     return parsed
 
 
@@ -353,8 +352,8 @@ def docs(request: HttpRequest) -> HttpResponse:
 def _doc_or_404(org: Organization, doc_id):
     try:
         return doc_selectors.doc_get(org=org, doc_id=doc_id)
-    except ToolError:
-        raise Http404("No such doc in this workspace.")
+    except ToolError as exc:
+        raise Http404("No such doc in this workspace.") from exc
 
 
 @login_required

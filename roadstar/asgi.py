@@ -12,8 +12,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (Django must be set
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from mcp_server.asgi import with_mcp  # noqa: E402
 from home.routing import websocket_urlpatterns  # noqa: E402
+from mcp_server.asgi import with_mcp  # noqa: E402
 
 # HTTP: /mcp and /.well-known/oauth-protected-resource* go to the MCP server, the rest to Django.
 # Websockets (the live Home, /ws/home/): the signed-in session, from a page of one of ALLOWED_HOSTS only.

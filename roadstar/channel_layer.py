@@ -14,9 +14,9 @@ reach the owner's open page. This layer keeps messages and group memberships in 
 
 Its own file, not the application database: the poll never contends with the application's write lock, it needs
 no migration, and it works the same under `DATABASE_URL` (PostgreSQL) on one machine. Across machines, set
-`REDIS_URL` and channels_redis is used instead (roadstar/settings/base.py). channels-lite (a third-party SQLite layer) was
-weighed and not taken: it stores in the application database through the ORM (its own app and migrations, polls
-through Django's one sync thread), refuses any database but SQLite, and is an alpha.
+`REDIS_URL` and channels_redis is used instead (roadstar/settings/base.py). channels-lite (a third-party SQLite
+layer) was weighed and not taken: it stores in the application database through the ORM (its own app and
+migrations, polls through Django's one sync thread), refuses any database but SQLite, and is an alpha.
 
 Message bodies are JSON (bytes values are carried as base64), which is all Roadstar sends.
 """

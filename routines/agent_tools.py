@@ -7,10 +7,10 @@ from typing import Literal
 from agents import services as agent_services
 from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
 from core import limits
-from routines import services
-from routines.models import Routine, Skill
 from core.errors import ToolError
 from core.inputs import Int, Text
+from routines import services
+from routines.models import Routine, Skill
 from tools.pipeline import in_one_transaction
 from tools.registry import ToolInput
 

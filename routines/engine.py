@@ -249,12 +249,16 @@ def wake_follow_ups(*, now: datetime.datetime) -> int:
     ).select_related("contact", "company")
     for item in due:
         with transaction.atomic():
-            if not OpenItem.objects.filter(id=item.id, woken_at__isnull=True, closed_at__isnull=True).update(woken_at=now):
+            if not OpenItem.objects.filter(id=item.id, woken_at__isnull=True, closed_at__isnull=True).update(
+                woken_at=now
+            ):
                 continue
             agent = Agent.objects.filter(id=item.by_id, organization_id=item.organization_id).first()
             if agent is None:
                 continue
-            conversation = Conversation.objects.filter(id=item.thread or None, agent=agent).first() if item.thread else None
+            conversation = (
+                Conversation.objects.filter(id=item.thread or None, agent=agent).first() if item.thread else None
+            )
             conversation = conversation or agent_services.chat_for(agent=agent)
             if conversation.kind == Conversation.Kind.THREAD:
                 agent_services.thread_reopen(thread=conversation)
@@ -282,14 +286,18 @@ def write_morning_summaries(*, now: datetime.datetime) -> int:
     from core.models import Organization
 
     written = 0
-    for org in Organization.objects.filter(Q(last_summary_at__isnull=True) | Q(last_summary_at__lt=now - datetime.timedelta(hours=20))):
+    for org in Organization.objects.filter(
+        Q(last_summary_at__isnull=True) | Q(last_summary_at__lt=now - datetime.timedelta(hours=20))
+    ):
         zone = services.owner_zone(org)
         local_now = now.astimezone(zone)
         today_at = datetime.datetime.combine(local_now.date(), org.summary_time, tzinfo=zone)
         if local_now < today_at or (org.last_summary_at and org.last_summary_at >= today_at):
             continue
         with transaction.atomic():
-            claimed = Organization.objects.filter(id=org.id, last_summary_at=org.last_summary_at).update(last_summary_at=now)
+            claimed = Organization.objects.filter(id=org.id, last_summary_at=org.last_summary_at).update(
+                last_summary_at=now
+            )
             if not claimed:
                 continue
             summary_start(org=org, since=org.last_summary_at, now=now)
@@ -305,7 +313,9 @@ def summary_start(*, org, since, now) -> Summary:
 
     roadstar = Agent.objects.get(organization=org, is_roadstar=True)
     since = since or now - datetime.timedelta(days=1)
-    changes = Change.objects.filter(organization=org, at__gte=since, listing__in=["home", "home_undo"]).order_by("at")[:200]
+    changes = Change.objects.filter(organization=org, at__gte=since, listing__in=["home", "home_undo"]).order_by("at")[
+        :200
+    ]
     answered = Work.objects.filter(organization=org, answered_at__gte=since).select_related("agent")[:100]
     waiting = Card.objects.filter(organization=org, resolved_at__isnull=True)[:50]
     lines = [f"- {c.actor_name} {c.sentence}" for c in changes]
@@ -321,7 +331,9 @@ def summary_start(*, org, since, now) -> Summary:
         f"them first. What happened:\n" + ("\n".join(lines) if lines else "- Nothing changed.")
     )
     agent_services.message_append(conversation=thread, role=Message.Role.SYSTEM, text=text)
-    work = agent_services.work_open(org=org, agent=roadstar, conversation=thread, task="Morning summary", requester=None)
+    work = agent_services.work_open(
+        org=org, agent=roadstar, conversation=thread, task="Morning summary", requester=None
+    )
     summary = Summary.objects.create(organization=org, text="", since=since, work=work)
     wake(conversation=thread)
     return summary

@@ -16,10 +16,10 @@ from django.utils.text import slugify
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
 from core import limits
-from core.locking import lock
-from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from core.errors import ToolError
 from core.inputs import in_range
+from core.locking import lock
+from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
 # The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's
@@ -151,7 +151,9 @@ def _validate_when(*, org, when: dict) -> dict:
         raise ToolError("bad_input", "when: give at least one of at, ask, keys, due, check")
     unknown = set(when) - {"at", "ask", "keys", "due", "check"}
     if unknown:
-        raise ToolError("bad_input", f"when.{sorted(unknown)[0]}: not a kind of when; they are at, ask, keys, due, check")
+        raise ToolError(
+            "bad_input", f"when.{sorted(unknown)[0]}: not a kind of when; they are at, ask, keys, due, check"
+        )
     clean: dict = {}
     if "at" in when:
         if not isinstance(when["at"], str) or not croniter.is_valid(when["at"]) or len(when["at"].split()) != 5:
@@ -182,12 +184,12 @@ def _validate_when(*, org, when: dict) -> dict:
     if "due" in when:
         try:
             due = datetime.datetime.fromisoformat(str(when["due"]).replace("Z", "+00:00"))
-        except ValueError:
-            raise ToolError("bad_input", f"when.due: {when['due']!r} is not an ISO 8601 time")
+        except ValueError as exc:
+            raise ToolError("bad_input", f"when.due: {when['due']!r} is not an ISO 8601 time") from exc
         try:
             in_range(due)
         except ValueError as out:
-            raise ToolError("bad_input", f"when.due: {out}")
+            raise ToolError("bad_input", f"when.due: {out}") from out
         if timezone.is_naive(due):
             due = due.replace(tzinfo=owner_zone(org))
         clean["due"] = due

@@ -7,9 +7,9 @@ import tempfile
 import pytest
 
 from core.actors import Actor
-from tools import registry
-from tests.factories import AgentFactory, OrganizationFactory
 from core.context import ToolContext
+from tests.factories import AgentFactory, OrganizationFactory
+from tools import registry
 from tools.pipeline import use_tool
 
 # Load every tool group now, outside any test: pydantic can't build input models that use datetime while a test

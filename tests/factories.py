@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from agents.models import Agent
 from companies.models import Company
 from contacts.models import Contact, ContactEmail
-from docs.models import Doc, DocVersion, Project
 from core.models import Organization
+from docs.models import Doc, DocVersion, Project
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools import registry
 from core.context import ToolContext
+from tools import registry
 from tools.pipeline import use_tool
 
 MAX_BROWSE_GROUPS = 3
@@ -22,25 +22,41 @@ USE_DESCRIPTION = (
     "there is checked first."
 )
 
-# The order browse_tools lists the groups in, as the spec's page does; a group not listed here goes last.
-GROUP_ORDER = (
-    "contacts", "companies", "web", "pages", "comments", "projects", "tables", "filings", "newsfeed", "docs",
-    "files", "mail", "calendar", "books", "workspace", "templates", "help", "search", "integrations",
-)
+# What browse_tools' line shows, in place of the count, for a group the spec has and this Roadstar doesn't.
+NOT_AVAILABLE = "not available yet"
 
 
-def ordered_groups() -> list[registry.Group]:
+def ordered_groups(org=None) -> list[registry.Group]:
+    """The registered groups, in the spec's order; a group the spec doesn't list goes last. Given a workspace,
+    only those it has (an optional group may be off)."""
     registry.load_all()
-    rank = {name: i for i, name in enumerate(GROUP_ORDER)}
-    return sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
+    rank = {name: i for i, name in enumerate(registry.SPEC_GROUPS)}
+    groups = sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
+    return [g for g in groups if g.on_for(org)] if org is not None else groups
 
 
-def browse_description() -> str:
-    """browse_tools' own description: the groups, one line each, so a thread always sees them."""
+def browse_description(org=None) -> str:
+    """browse_tools' own description: every group, one line each, so a thread always sees them. A group the spec
+    has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
+    than counted, so a thread knows it exists and doesn't try it. Given a workspace, an optional group it has off
+    is absent."""
+    registry.load_all()
     lines = [BROWSE_INTRO]
-    for group in ordered_groups():
-        lines.append(f"- {group.name}: {group.summary} ({len(registry.tools_of(group.name))})")
+    for name, summary in _all_group_lines():
+        if name in registry.GROUPS:
+            if org is not None and not registry.group_on(name, org):
+                continue
+            lines.append(f"- {name}: {summary} ({len(registry.tools_of(name))})")
+        else:
+            lines.append(f"- {name}: {summary} ({NOT_AVAILABLE})")
     return "\n".join(lines)
+
+
+def _all_group_lines() -> list[tuple[str, str]]:
+    lines = [(name, registry.GROUPS[name].summary if name in registry.GROUPS else summary)
+             for name, summary in registry.SPEC_GROUPS.items()]
+    lines += [(g.name, g.summary) for g in ordered_groups() if g.name not in registry.SPEC_GROUPS]
+    return lines
 
 
 def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
@@ -48,14 +64,22 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
     result: dict = {}
-    unknown = [g for g in groups if g not in registry.GROUPS]
-    known = [g for g in dict.fromkeys(groups) if g in registry.GROUPS]
+    unknown = [g for g in groups if not registry.group_on(g, ctx.org)]
+    known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org)]
     for name in known[:MAX_BROWSE_GROUPS]:
         result[name] = {t.name: t.description for t in registry.tools_of(name)}
     if len(known) > MAX_BROWSE_GROUPS:
         result["not_shown"] = known[MAX_BROWSE_GROUPS:]
+    # Groups this Roadstar doesn't have, and optional groups the workspace has off: named, with why.
+    absent = [g for g in dict.fromkeys(unknown) if g in registry.SPEC_GROUPS or g in registry.GROUPS]
+    unknown = [g for g in unknown if g not in absent]
+    if absent:
+        result["not_available"] = {
+            name: registry.off_group_message(name) if name in registry.GROUPS else registry.absent_group_message(name)
+            for name in absent
+        }
     if unknown:
-        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups()]}
+        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups(ctx.org)]}
     return result
 
 
@@ -67,16 +91,22 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     wanted = list(dict.fromkeys(names))
     for name in wanted[:MAX_FIND_TOOLS]:
         tool = registry.get_tool(name)
+        if tool is not None and not registry.group_on(tool.group, ctx.org):
+            tool = None  # an optional group the workspace has off is not there
         if tool is None:
             group = name.partition(".")[0]
-            no_such_tool[name] = (
-                [t.name for t in registry.tools_of(group)]
-                if group in registry.GROUPS
-                else [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
-            )
+            if group in registry.GROUPS and not registry.group_on(group, ctx.org):
+                no_such_tool[name] = [registry.off_group_message(group)]
+            elif group in registry.GROUPS:
+                no_such_tool[name] = [t.name for t in registry.tools_of(group)]
+            elif group in registry.SPEC_GROUPS:
+                no_such_tool[name] = [registry.absent_group_message(group)]
+            else:
+                no_such_tool[name] = [f"no group {group!r}; the groups are " + ", ".join(registry.GROUPS)]
             continue
         found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})
-        how_to.setdefault(tool.group, registry.GROUPS[tool.group].how_to)
+        if tool.group not in how_to:
+            how_to[tool.group] = registry.GROUPS[tool.group].how_to_in(ctx)
         ctx.loaded.add(tool.name)
     result: dict = {"found": found, "howTo": how_to}
     if no_such_tool:

@@ -88,6 +88,8 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None:
         return _no_such_tool(name)
+    if not registry.group_on(tool.group, ctx.org):
+        return ToolError("unsupported", registry.off_group_message(tool.group)).as_result()
     if raw_input is None:
         raw_input = {}
     if not isinstance(raw_input, dict):
@@ -155,6 +157,8 @@ def _no_such_tool(name) -> dict:
     if group in registry.GROUPS:
         known = ", ".join(t.name for t in registry.tools_of(group))
         message = f"There is no tool {name!r}. The {group} group has: {known}."
+    elif group in registry.SPEC_GROUPS:
+        return ToolError("unsupported", registry.absent_group_message(group)).as_result()
     else:
         message = f"There is no tool {name!r}. The groups are: {', '.join(registry.GROUPS)}."
     return {"error": "bad_input", "message": message}

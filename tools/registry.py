@@ -60,6 +60,18 @@ class Group:
     name: str
     summary: str  # the line browse_tools shows, such as "the people the business deals with"
     how_to: str  # what find_tools sends with the group's tools, word for word
+    # The how-to as it reads in one workspace, when it depends on it (search names the accounts in search and since
+    # when); `how_to` is then the spec's text for a workspace with none.
+    how_to_for: Callable[[Any], str] | None = None
+    # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
+    # and find_tools, and use_tool refuses its tools. None: every workspace has it.
+    enabled: Callable[[Any], bool] | None = None
+
+    def how_to_in(self, ctx) -> str:
+        return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
+
+    def on_for(self, org) -> bool:
+        return self.enabled is None or org is None or bool(self.enabled(org))
 
 
 @dataclass
@@ -202,6 +214,43 @@ class RegistryError(Exception):
 GROUPS: dict[str, Group] = {}
 TOOLS: dict[str, Tool] = {}
 
+# Every group the spec has (spec/tools/catalog.md), in the order browse_tools lists them, with the line it shows.
+# A group registers its own declaration (whose summary the tests hold to these words); one this Roadstar doesn't
+# have, not built yet or not set up here, stays listed as not available, and its tools answer `unsupported`.
+SPEC_GROUPS: dict[str, str] = {
+    "contacts": "the people the business deals with",
+    "companies": "the businesses the owner deals with: clients, suppliers, their conversations",
+    "web": "search the web and read pages",
+    "pages": "research pages",
+    "comments": "comments on pages",
+    "projects": "projects that hold docs, pages and tables",
+    "tables": "research tables",
+    "filings": "public companies' filings",
+    "newsfeed": "today's news",
+    "docs": "the business's docs: proposals, briefs, checklists",
+    "files": "the owner's Drive: files, Google Docs and Sheets",
+    "mail": "the owner's Gmail",
+    "calendar": "the owner's calendar: meetings and time held",
+    "books": "invoices and what customers owe, from the owner's accounting app",
+    "workspace": "your own folder: files, spreadsheets and code",
+    "templates": "agents, teams, departments and skills shared in the workspace",
+    "help": "these docs: how Roadstar works, and every tool",
+    "search": "Search",
+    "integrations": "the apps the owner has connected or could connect",
+}
+
+
+def absent_group_message(group: str) -> str:
+    """What a thread is told when it reaches for a group the spec has and this Roadstar doesn't."""
+    return (f"The {group} group ({SPEC_GROUPS[group]}) isn't available in this Roadstar yet, so none of its tools "
+            "can run. Carry on without it, or tell the owner what it would have needed.")
+
+
+def off_group_message(group: str) -> str:
+    """What a thread is told when it reaches for an optional group its workspace has off."""
+    return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
+            "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
+
 
 def register_group(group: Group) -> Group:
     if group.name in GROUPS:
@@ -231,6 +280,12 @@ def register(tool: Tool) -> Tool:
 
         register_undo(tool.name, tool.undo)
     return tool
+
+
+def group_on(name: str, org) -> bool:
+    """Whether the group `name` is there for the workspace `org` (an optional group may be off)."""
+    group = GROUPS.get(name)
+    return group is not None and group.on_for(org)
 
 
 def tools_of(group: str) -> list[Tool]:

@@ -84,4 +84,4 @@ def _find_app_items(ctx, named: list[tuple[str, str]]) -> None:
         try:
             split_id(value, org=ctx.org)
         except ToolError as error:
-            raise ToolError(error.kind, f"{where}: {error.message}")
+            raise ToolError(error.kind, f"{where}: {error.message}") from error

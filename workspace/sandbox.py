@@ -576,7 +576,7 @@ _SNAPSHOT_FILES = 20_000
 def _snapshot(roots: list[Path]) -> dict[str, tuple[int, int]]:
     files: dict[str, tuple[int, int]] = {}
     for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, _, filenames in os.walk(root):
             for name in filenames:
                 path = os.path.join(dirpath, name)
                 try:

@@ -328,7 +328,9 @@ def change_agent(turn, inp: ChangeAgentInput):
     agent = services.agent_by_name(org=turn.org, name=inp.agent)
     changes = {k: getattr(inp, k) for k in services.AGENT_FIELDS if getattr(inp, k) is not None}
     if not changes:
-        raise ToolError("bad_input", "Give at least one of name, job, owns, good, works, asksFirst, model, reportsTo, department.")
+        raise ToolError(
+            "bad_input", "Give at least one of name, job, owns, good, works, asksFirst, model, reportsTo, department."
+        )
     replaces = {"name": agent.name, **{k: _agent_value(agent, k) for k in changes}}
     held = turn.check(
         action={"tool": "change_agent", "input": inp.model_dump(by_alias=True, exclude_none=True), "replaces": replaces}
@@ -358,7 +360,9 @@ def undo_make_agent(*, org, actor, change: Change) -> None:
     if agent is None:
         raise ToolError("not_found", "That agent is gone already; nothing was undone.")
     if Work.objects.filter(agent=agent).exists() or Change.objects.filter(actor_id=str(agent.id)).exists():
-        raise ToolError("changed", f"{agent.name} has done work since it was made, so Undo would lose it; nothing was undone.")
+        raise ToolError(
+            "changed", f"{agent.name} has done work since it was made, so Undo would lose it; nothing was undone."
+        )
     agent.delete()
 
 

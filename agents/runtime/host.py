@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from agents.models import Conversation
-from core.services import change_record
 from core.context import ToolContext
+from core.services import change_record
 
 
 class ToolHost:

@@ -37,7 +37,8 @@ def instructions_for(conversation: Conversation, *, staff: list[Agent], skills: 
     if agent.is_roadstar:
         parts.append(
             "You are Roadstar, the owner's chief of staff: you answer the owner, start work, hand it to the agent "
-            "whose job it is, and make and change agents for lasting jobs (never for a single task). You keep the About."
+            "whose job it is, and make and change agents for lasting jobs (never for a single task). You keep the "
+            "About."
         )
     else:
         parts.append(f"Your job: {agent.job}")

@@ -58,7 +58,6 @@ def message_text_whole(message: Message) -> str:
 def summarize(conversation: Conversation, texts: list[str]) -> str:
     from agents.runtime.model import get_model
     from agents.services import usage_record
-
     from core.network import network_call
 
     network_call("a memory summary's model call")
@@ -123,7 +122,7 @@ def fold(conversation: Conversation) -> int:
     while True:
         if len(lines) >= 2 and lines[-1].n == lines[-2].n and lines[-2].start % (2 * lines[-2].n) == 0:
             left, right = lines[-2], lines[-1]
-            lines[-2:] = [line_made(conversation, left.start, 2 * left.n, lambda: [left.summary, right.summary])]
+            lines[-2:] = [line_made(conversation, left.start, 2 * left.n, lambda: [left.summary, right.summary])]  # noqa: B023  (called at once)
             continue
         upto = folded_upto(lines)
         if total - upto < KEEP_WHOLE + BLOCK:

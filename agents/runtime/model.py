@@ -127,12 +127,12 @@ class OpenAIModel:
                     raise ModelUnavailable(
                         f"{config['name']} did not answer: the first call and {attempt} tries again failed; "
                         f"the last with {type(error).__name__}: {error}"
-                    )
+                    ) from error
                 delay = RETRY_DELAYS[attempt]
                 logger.warning("model call failed (%s: %s); trying again in %ss", type(error).__name__, error, delay)
                 self.sleep(delay)
             except self._openai.APIStatusError as error:
-                raise ModelUnavailable(f"{config['name']} refused the call: {error}")
+                raise ModelUnavailable(f"{config['name']} refused the call: {error}") from error
         raise AssertionError("unreachable: the last try returns or raises")
 
 
@@ -211,7 +211,9 @@ def calls(pairs: list[tuple[str, dict]], *, id: str | None = None, text: str = "
     requests = []
     for name, arguments in pairs:
         call_id = id or f"call_{next(_counter)}"
-        requests.append(ToolCallRequest(id=call_id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments)))
+        requests.append(
+            ToolCallRequest(id=call_id, name=name, arguments=arguments, raw_arguments=json.dumps(arguments))
+        )
         id = None
     return ModelResponse(text=text, tool_calls=requests)
 

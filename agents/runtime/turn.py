@@ -28,8 +28,8 @@ from agents.runtime.agent_tools import (
 )
 from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for
-from agents.signals import work_answered
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from agents.signals import work_answered
 from core import live
 from core.actors import Actor
 from core.errors import ToolError
@@ -192,7 +192,7 @@ class Turn(ToolHost):
         for tool in tools_for_place(self.place):
             spec = tool.spec()
             if tool.name == "browse_tools":
-                spec = {**spec, "description": browse_description()}
+                spec = {**spec, "description": browse_description(self.org)}
             specs.append(spec)
         return specs
 
@@ -424,7 +424,9 @@ def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
                     flush()
             else:
                 # Its call was folded into memory: show the result as plain text rather than an orphan.
-                converted.append({"role": "user", "content": f"[#{message.seq}] result of {message.data.get('name')}: {text}"})
+                converted.append(
+                    {"role": "user", "content": f"[#{message.seq}] result of {message.data.get('name')}: {text}"}
+                )
         else:
             label = f"{owner}: " if message.role == Message.Role.OWNER else ""
             entry = {"role": "user", "content": f"[#{message.seq}] {label}{memory.head(message.text, message.seq)}"}
@@ -490,7 +492,9 @@ def run_turn(conversation_id: str) -> str | None:
     Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error)
     if outcome == Run.Outcome.PAUSED:
         # Back in the queue: it runs when the owner raises the budget.
-        Conversation.objects.filter(id=conversation.id).update(state=Conversation.State.QUEUED, queued_at=timezone.now())
+        Conversation.objects.filter(id=conversation.id).update(
+            state=Conversation.State.QUEUED, queued_at=timezone.now()
+        )
         return outcome
     more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and has_new_input(conversation)
     scheduler.finish(conversation=conversation, more_to_do=more)

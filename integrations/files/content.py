@@ -16,8 +16,8 @@ import re
 import zipfile
 from dataclasses import dataclass
 
-from integrations.providers.base import FileData
 from core.errors import ToolError
+from integrations.providers.base import FileData
 
 MB = 1024 * 1024
 MAX_FILE_BYTES = 25 * MB  # the spec's "a file over 25 MB": too_large
@@ -134,7 +134,7 @@ def pdf_text(data: FileData) -> str:
             raise ToolError("unsupported", f"{data.name} is a PDF locked with a password: it can't be read here.")
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except PdfReadError as e:
-        raise ToolError("unsupported", f"{data.name} isn't a PDF that can be read ({e}).")
+        raise ToolError("unsupported", f"{data.name} isn't a PDF that can be read ({e}).") from e
     text = "\n\n".join(p for p in pages if p)
     if not text.strip():
         raise ToolError("unsupported", f"{data.name} is a scanned PDF: it has no text to read. Search for its words "
@@ -167,8 +167,8 @@ def pptx_text(raw: bytes) -> str:
     """Each slide's words, slide by slide."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
-        raise ToolError("unsupported", "This .pptx can't be opened.")
+    except zipfile.BadZipFile as exc:
+        raise ToolError("unsupported", "This .pptx can't be opened.") from exc
     slides = sorted(
         (n for n in archive.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n)),
         key=lambda n: int(re.search(r"(\d+)", n.rsplit("/", 1)[1]).group(1)),
@@ -229,14 +229,16 @@ def xlsx_tabs(raw: bytes) -> list[tuple[str, list[list[str]]]]:
         values = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
         formulas = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=False)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
-        raise ToolError("unsupported", f"This .xlsx can't be opened ({e.__class__.__name__}).")
+        raise ToolError("unsupported", f"This .xlsx can't be opened ({e.__class__.__name__}).") from e
     tabs = []
-    for shown, written in zip(values.worksheets, formulas.worksheets):
+    for shown, written in zip(values.worksheets, formulas.worksheets, strict=False):
         rows = []
-        for row_shown, row_written in zip(shown.iter_rows(values_only=True), written.iter_rows(values_only=True)):
+        for row_shown, row_written in zip(
+            shown.iter_rows(values_only=True), written.iter_rows(values_only=True), strict=False
+        ):
             rows.append([
                 display(v if v is not None or not (isinstance(f, str) and f.startswith("=")) else f)
-                for v, f in zip(row_shown, row_written)
+                for v, f in zip(row_shown, row_written, strict=False)
             ])
         tabs.append((shown.title, trim(rows)))
     values.close()

@@ -15,15 +15,15 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import ToolError
+from core.timefmt import iso
 from integrations.durable import kept
 from integrations.files.services import EVENT_TEXT_CHARS, Ref, file_text
 from integrations.local.models_files import FilesWatch
 from integrations.models import Connection
 from integrations.providers.base import FileMeta
 from integrations.providers.registry import provider_for
-from core.timefmt import iso
 from routines.models import Event
-from core.errors import ToolError
 
 logger = logging.getLogger(__name__)
 

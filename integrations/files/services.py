@@ -15,6 +15,7 @@ import json
 import zoneinfo
 from dataclasses import dataclass
 
+from core.errors import ToolError
 from integrations.errors import failure
 from integrations.files import content, sheets
 from integrations.files.content import GOOGLE_SHEET, PAGE_CHARS
@@ -23,7 +24,6 @@ from integrations.providers.base import FileData, FileMeta, FilesProvider
 from integrations.providers.registry import provider_class, provider_for
 from integrations.selectors import connections_for, require_connection, split_id
 from integrations.services import Asker
-from core.errors import ToolError
 
 FOLDER_PAGE = 50
 EVENT_TEXT_CHARS = 4_000
@@ -138,9 +138,9 @@ def parse_modified_after(value: str | None, *, org) -> datetime.datetime | None:
     text = value.strip().replace("Z", "+00:00")
     try:
         moment = datetime.datetime.fromisoformat(text)
-    except ValueError:
+    except ValueError as exc:
         raise ToolError("bad_input", f"modifiedAfter: {value!r} isn't a date; write it like 2026-10-01 or "
-                                     "2026-10-01T09:00:00Z")
+                                     "2026-10-01T09:00:00Z") from exc
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=zoneinfo.ZoneInfo(org.time_zone or "UTC"))
     return moment
@@ -154,8 +154,8 @@ def _page_tokens(page: str | None) -> dict[str, str] | None:
         tokens = data["a"]
         if not isinstance(tokens, dict):
             raise ValueError
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise ToolError("bad_input", "page: pass nextPage exactly as search gave it")
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError) as exc:
+        raise ToolError("bad_input", "page: pass nextPage exactly as search gave it") from exc
     return {str(k): str(v) for k, v in tokens.items()}
 
 
@@ -183,7 +183,7 @@ def files_search(*, org, asker, query: str, source: str | None, modified_after: 
     if tokens is not None:
         accounts = [c for c in accounts if c.account_key in tokens]
     found, searched, failed, more = [], [], [], {}
-    for connection, share in zip(accounts, _shares(limit, len(accounts)) if accounts else []):
+    for connection, share in zip(accounts, _shares(limit, len(accounts)) if accounts else [], strict=False):
         try:
             live = require_connection(org=org, group="files", account_key=connection.account_key, asked_by=asker)
             result = _provider(live).search(

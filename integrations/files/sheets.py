@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from integrations.files.content import display
 from core.errors import ToolError
+from integrations.files.content import display
 
 _CELL = re.compile(r"^\$?([A-Za-z]{1,3})?\$?(\d+)?$")
 MAX_ROWS = 1_048_576
@@ -180,5 +180,7 @@ def same_cells(a: list[list], b: list[list]) -> bool:
     height = max(len(a), len(b))
     width = max(shape(a)[1], shape(b)[1])
     return all(
-        _norm(x) == _norm(y) for ra, rb in zip(pad(a, height, width), pad(b, height, width)) for x, y in zip(ra, rb)
+        _norm(x) == _norm(y)
+        for ra, rb in zip(pad(a, height, width), pad(b, height, width), strict=False)
+        for x, y in zip(ra, rb, strict=False)
     )

@@ -40,8 +40,10 @@ def blob_read(relative: str, *, name: str) -> bytes:
         return b""
     try:
         return (files_root() / relative).read_bytes()
-    except FileNotFoundError:
-        raise ToolError("unavailable", f"{name}'s bytes are missing from Roadstar's files folder ({files_root()}).")
+    except FileNotFoundError as exc:
+        raise ToolError(
+            "unavailable", f"{name}'s bytes are missing from Roadstar's files folder ({files_root()})."
+        ) from exc
 
 
 def blob_forget(relative: str) -> None:

@@ -87,7 +87,7 @@ def replace_undo_edits(current: str, data: dict, *, what: str) -> list[Edit]:
         found = find_all(current, replacement)
         if len(found) != len(data["pattern"]):
             raise _changed(what, f"the text {_short(replacement)!r} was changed since")
-        starts = [at for at, ours in zip(found, data["pattern"]) if ours]
+        starts = [at for at, ours in zip(found, data["pattern"], strict=False) if ours]
         if [_around(current, at, len(replacement)) for at in starts] != data.get("around", []):
             raise _changed(what, f"the text around {_short(replacement)!r} was changed since")
     else:

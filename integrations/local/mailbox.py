@@ -24,9 +24,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import ToolError
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage, LocalMailThread
 from integrations.mail_text import address_list, html_to_text, person
-from core.errors import ToolError
 
 # --- blobs ----------------------------------------------------------------------------------------------------
 
@@ -54,8 +54,8 @@ def blob_put(org_id, data: bytes) -> str:
 def blob_get(org_id, sha: str) -> bytes:
     try:
         return _blob_path(org_id, sha).read_bytes()
-    except FileNotFoundError:
-        raise ToolError("not_found", "That attachment's file is missing from Roadstar's mail folder.")
+    except FileNotFoundError as exc:
+        raise ToolError("not_found", "That attachment's file is missing from Roadstar's mail folder.") from exc
 
 
 # --- messages -------------------------------------------------------------------------------------------------
@@ -208,7 +208,9 @@ def mail_import(connection, paths: list[Path], *, owner: set[str]) -> tuple[int,
                 raws.append(item.read_bytes())
     messages = sorted((incoming_from_bytes(raw, owner=owner) for raw in raws), key=lambda m: m.date)
     known = set(
-        LocalMailMessage.objects.filter(connection=connection).exclude(message_id="").values_list("message_id", flat=True)
+        LocalMailMessage.objects.filter(connection=connection)
+        .exclude(message_id="")
+        .values_list("message_id", flat=True)
     )
     imported = skipped = 0
     for message in messages:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-
 __all__ = ["LocalCustomer", "LocalInvoice", "LocalInvoiceLine", "BooksWatch", "OverdueSpell"]
 
 class LocalCustomer(models.Model):

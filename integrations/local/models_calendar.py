@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-
 __all__ = ["LocalEvent", "CalendarWatch"]
 
 class LocalEvent(models.Model):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
+from core.models import Organization
 from integrations.models import Connection
 from integrations.services import connection_create_local
-from core.models import Organization
 
 
 def add_arguments(parser, *, what: str) -> None:

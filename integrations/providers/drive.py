@@ -15,12 +15,12 @@ from __future__ import annotations
 import datetime
 import re
 
+from core.errors import ToolError
 from integrations.clients import google_execute, google_service
 from integrations.files import content, sheets, storage, textedit
 from integrations.files.content import GOOGLE_DOC, GOOGLE_PREFIX, GOOGLE_SHEET, GOOGLE_SLIDES
 from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
 from integrations.providers.registry import register_provider
-from core.errors import ToolError
 
 FOLDER = "application/vnd.google-apps.folder"
 FIELDS = ("id,name,mimeType,webViewLink,parents,size,modifiedTime,trashed,"
@@ -164,7 +164,9 @@ class DriveProvider(FilesProvider):
             return self._run(self.docs.documents().batchUpdate(documentId=file_id, body=body))
         except ToolError as error:
             if error.kind == "vendor" and "revision" in error.message.lower():
-                raise ToolError("changed", "The document changed while it was being written; read it again first.")
+                raise ToolError(
+                    "changed", "The document changed while it was being written; read it again first."
+                ) from error
             raise
 
     # --- finding -------------------------------------------------------------------------------------------
@@ -280,7 +282,10 @@ class DriveProvider(FilesProvider):
             spreadsheetId=file_id, ranges=[sheets.quote_sheet(t) for t in titles], valueRenderOption="FORMATTED_VALUE"
         ))
         ranges = answer.get("valueRanges", [])
-        return [(title, [[str(v) for v in row] for row in (r.get("values") or [])]) for title, r in zip(titles, ranges)]
+        return [
+            (title, [[str(v) for v in row] for row in (r.get("values") or [])])
+            for title, r in zip(titles, ranges, strict=False)
+        ]
 
     # --- writes that make something ------------------------------------------------------------------------
 

@@ -19,15 +19,29 @@ import base64
 import datetime
 from urllib.parse import quote
 
+from core.errors import ToolError
 from integrations.clients import google_execute, google_service
 from integrations.mail_text import (
-    html_to_text, mime_message, owner_addresses, people_on, raw_of,
+    html_to_text,
+    mime_message,
+    owner_addresses,
+    people_on,
+    raw_of,
 )
 from integrations.providers.base import (
-    Changes, DraftRef, FileData, Hit, MailAttachment, MailMessage, MailProvider, MailQuery, MailThread, Page, SentRef,
+    Changes,
+    DraftRef,
+    FileData,
+    Hit,
+    MailAttachment,
+    MailMessage,
+    MailProvider,
+    MailQuery,
+    MailThread,
+    Page,
+    SentRef,
 )
 from integrations.providers.registry import register_provider
-from core.errors import ToolError
 
 HEADERS = ["From", "To", "Cc", "Subject", "Date", "Message-ID"]
 MAX_BYTES = 25 * 1024 * 1024

@@ -16,11 +16,11 @@ import zoneinfo
 
 from django.utils import timezone
 
+from core.errors import ToolError
+from core.timefmt import iso
 from integrations.clients import google_execute, google_service
 from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
 from integrations.providers.registry import register_provider
-from core.timefmt import iso
-from core.errors import ToolError
 
 CALENDAR = "primary"
 HOLD_MARK = {"roadstar": "hold"}

@@ -17,10 +17,10 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.db.models import F, Max, Prefetch
 
+from core.errors import ToolError
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
 from integrations.providers.base import BooksProvider, Invoice, InvoiceLine
 from integrations.providers.registry import register_provider
-from core.errors import ToolError
 
 # The largest id a PositiveBigIntegerField holds: a longer run of digits is no invoice here.
 _MAX_NUMBER = 2**63 - 1
@@ -247,8 +247,8 @@ def money(text: str, *, where: str) -> Decimal:
     cleaned = re.sub(r"[^\d.\-]", "", cleaned)
     try:
         value = Decimal(cleaned)
-    except InvalidOperation:
-        raise CsvProblem(f"{where}: {text!r} is not an amount")
+    except InvalidOperation as exc:
+        raise CsvProblem(f"{where}: {text!r} is not an amount") from exc
     return -value if negative else value
 
 
@@ -292,10 +292,10 @@ def invoices_from_csv(text: str) -> list[InvoiceIn]:
     invoices: dict[str, InvoiceIn] = {}
     for row_number, row in enumerate(reader, start=2):
         def get(name: str) -> str:
-            return (row.get(columns[name]) or "").strip() if name in columns else ""
+            return (row.get(columns[name]) or "").strip() if name in columns else ""  # noqa: B023  (used in this row only)
 
         def where(name: str) -> str:
-            return f"row {row_number}, {columns.get(name, name)}"
+            return f"row {row_number}, {columns.get(name, name)}"  # noqa: B023  (used in this row only)
 
         doc_number = get("number")
         number = _digits(get("id"), where=where("id")) if get("id") else (

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import ToolError
 from integrations.local.models_calendar import LocalEvent
 from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
 from integrations.providers.registry import register_provider
-from core.errors import ToolError
 
 # .ics files repeat events for ever: occurrences are kept this far either side of the import.
 IMPORT_WINDOW = datetime.timedelta(days=2 * 365)

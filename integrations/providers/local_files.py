@@ -20,12 +20,12 @@ from pathlib import Path
 from django.db.models import Case, IntegerField, Max, Q, Value, When
 from django.utils import timezone
 
+from core.errors import ToolError
 from integrations.files import content, sheets, storage, textedit
 from integrations.files.content import CSV, DOCX, MARKDOWN, PLAIN, XLSX
 from integrations.local.models_files import FOLDER_MIME, LocalFile, LocalFileChange
 from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
 from integrations.providers.registry import register_provider
-from core.errors import ToolError
 
 DOC_MIMES = (MARKDOWN, PLAIN, DOCX)
 SHEET_MIMES = (XLSX, CSV)
@@ -477,7 +477,7 @@ class _Document:
             return text.encode("utf-8")
         paragraphs = self._document.paragraphs
         lines = text.split("\n")
-        for paragraph, line in zip(paragraphs, lines):
+        for paragraph, line in zip(paragraphs, lines, strict=False):
             if paragraph.text != line:
                 _set_paragraph_text(paragraph, line)
         for line in lines[len(paragraphs):]:
@@ -519,7 +519,7 @@ class _Book:
             try:
                 self._book = openpyxl.load_workbook(io.BytesIO(raw))
             except Exception as e:  # openpyxl raises many kinds for a file that isn't a workbook
-                raise ToolError("unsupported", f"This .xlsx can't be opened ({e.__class__.__name__}).")
+                raise ToolError("unsupported", f"This .xlsx can't be opened ({e.__class__.__name__}).") from e
             self.titles = self._book.sheetnames
 
     def title_of(self, name: str | None) -> str:

@@ -20,16 +20,26 @@ from django.core.mail import mailers
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
+from core.errors import ToolError
+from core.network import network_call
 from integrations.local.mailbox import Incoming, blob_get, message_store
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage, LocalMailThread
 from integrations.mail_text import owner_addresses, people_on, strip_quoted
 from integrations.providers.base import (
-    Changes, DraftRef, FileData, Hit, MailAttachment, MailMessage, MailProvider, MailQuery, MailThread, Page, SentRef,
+    Changes,
+    DraftRef,
+    FileData,
+    Hit,
+    MailAttachment,
+    MailMessage,
+    MailProvider,
+    MailQuery,
+    MailThread,
+    Page,
+    SentRef,
 )
 from integrations.providers.registry import register_provider
 from integrations.smtp import HandOffUncertain
-from core.network import network_call
-from core.errors import ToolError
 
 CHANGES_BATCH = 200
 SNIPPET = 200
@@ -52,8 +62,8 @@ class _Query:
     def day(self, value: str, field: str) -> datetime.datetime:
         try:
             day = datetime.date.fromisoformat(value.replace("/", "-"))
-        except ValueError:
-            raise ToolError("bad_input", f"{field}: {value!r} is not a date; give YYYY-MM-DD")
+        except ValueError as exc:
+            raise ToolError("bad_input", f"{field}: {value!r} is not a date; give YYYY-MM-DD") from exc
         return datetime.datetime.combine(day, datetime.time(), tzinfo=self.zone)
 
     def age(self, value: str) -> datetime.datetime:
@@ -197,8 +207,8 @@ class LocalMailProvider(MailProvider):
     def search(self, query: MailQuery, *, limit: int, page: str | None = None) -> Page[Hit]:
         try:
             offset = int(page or 0)
-        except ValueError:
-            raise ToolError("bad_input", "page: not a page this search gave")
+        except ValueError as exc:
+            raise ToolError("bad_input", "page: not a page this search gave") from exc
         matching = LocalMailMessage.objects.filter(connection=self.connection).filter(self._filters(query))
         shown = LocalMailMessage.objects.exclude(box=LocalMailMessage.Box.DRAFT).order_by("date", "id")
         threads = list(
@@ -215,7 +225,10 @@ class LocalMailProvider(MailProvider):
         latest = messages[-1] if messages else None
         owner = owner_addresses(self.connection)
         return Hit(
-            id=self.global_id(thread.key), title=thread.subject or "(no subject)", type="email", url=self.url(thread.key),
+            id=self.global_id(thread.key),
+            title=thread.subject or "(no subject)",
+            type="email",
+            url=self.url(thread.key),
             who=latest.sender if latest else None,
             people=people_on([(m.sender, [*m.to, *m.cc, *m.bcc]) for m in messages], owner),
             date=thread.last_at,
@@ -244,7 +257,9 @@ class LocalMailProvider(MailProvider):
     def read_thread(self, thread_id: str) -> MailThread:
         thread = self._thread(thread_id)
         messages = (
-            thread.messages.exclude(box=LocalMailMessage.Box.DRAFT).order_by("date", "id").prefetch_related("attachments")
+            thread.messages.exclude(box=LocalMailMessage.Box.DRAFT)
+            .order_by("date", "id")
+            .prefetch_related("attachments")
         )
         return MailThread(
             id=self.global_id(thread.key), subject=thread.subject, url=self.url(thread.key),
@@ -306,10 +321,10 @@ class LocalMailProvider(MailProvider):
         try:
             mailers.default.send_messages([email])
         except HandOffUncertain as e:
-            raise ToolError("unknown_outcome", f"The mail server may or may not have taken the email: {e}.")
+            raise ToolError("unknown_outcome", f"The mail server may or may not have taken the email: {e}.") from e
         except OSError as e:  # smtplib's errors are OSErrors
             raise ToolError("unavailable", f"The mail server didn't take the email ({e.__class__.__name__}): "
-                                           "try again later.")
+                                           "try again later.") from e
         stored = message_store(self.connection, incoming)
         return SentRef(self.global_id(stored.key), self.global_id(stored.thread.key))
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal, InvalidOperation
 
+from core.errors import ToolError
 from integrations.clients import quickbooks_request
 from integrations.errors import label_for
 from integrations.oauth import quickbooks_environment
 from integrations.providers.base import BooksProvider, Invoice, InvoiceLine
 from integrations.providers.registry import register_provider
-from core.errors import ToolError
 
 APP_URL = {"sandbox": "https://app.sandbox.qbo.intuit.com", "production": "https://app.qbo.intuit.com"}
 STATUS_WHERE = {

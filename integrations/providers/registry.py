@@ -17,9 +17,9 @@ import importlib
 import inspect
 import pkgutil
 
+from core.errors import ToolError
 from integrations import catalog
 from integrations.providers.base import GROUP_BASES, Provider
-from core.errors import ToolError
 
 
 class ProviderRegistryError(Exception):

@@ -26,7 +26,8 @@ def _as_datetime(value) -> datetime.datetime | None:
         except ValueError:
             return None
         if parsed is not None and timezone.is_naive(parsed):
-            parsed = timezone.make_aware(parsed, datetime.UTC)
+            # A time without an offset is the owner's (the page's zone is theirs), never UTC.
+            parsed = timezone.make_aware(parsed, timezone.get_current_timezone())
         return parsed
     return None
 

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",  # search: the full-text search field and query on PostgreSQL
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -52,10 +53,13 @@ INSTALLED_APPS = [
     "companies",
     "docs",
     "routines",
+    "agent_templates",
     "tools",
     "checks",
     "integrations",
     "workspace",
+    "search",
+    "research",
     "mcp_server",
     "home",
     "pages",
@@ -70,8 +74,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.owner_zone.OwnerTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees a view's exception first: a database busy past its timeout answers "busy, try again".
+    "core.middleware.BusyDatabaseMiddleware",
 ]
 
 ROOT_URLCONF = "roadstar.urls"
@@ -306,3 +313,8 @@ SECURE_CSP = {
 # A network call (SMTP, Google, QuickBooks, OAuth, the model) with a transaction open: "raise" refuses it
 # (development.py and test.py choose it), "log" logs an error and goes on (core/network.py).
 ROADSTAR_NETWORK_GUARD = os.environ.get("ROADSTAR_NETWORK_GUARD", "log")
+
+# The filings group reads SEC EDGAR, which asks every client to name itself and a contact in its User-Agent
+# ("Ortiz Bakery owner@ortizbakery.com") and to stay under 10 requests a second. Empty: filings says it isn't set up.
+EDGAR_USER_AGENT = os.environ.get("EDGAR_USER_AGENT", "")
+EDGAR_REQUESTS_PER_SECOND = int(os.environ.get("EDGAR_REQUESTS_PER_SECOND", "10"))

@@ -18,6 +18,7 @@ SECRET_KEY = "roadstar-test-key-only-for-the-test-suite-4f0c2a9e1b7d"
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
 ROADSTAR_NETWORK_GUARD = "raise"  # a network call with a transaction open fails the test that makes it
+EDGAR_USER_AGENT = "Roadstar tests tests@roadstar.invalid"  # the recorded EDGAR answers never reach the internet
 
 if CHANNEL_LAYERS["default"]["BACKEND"] == "roadstar.channel_layer.SQLiteChannelLayer" and not os.environ.get(
     "CHANNELS_SQLITE_PATH"

@@ -15,8 +15,8 @@ from agents import services
 from agents.models import Agent, Conversation, Message, Run, Usage, Work
 from agents.runtime.model import ModelResponse, ModelUsage, OpenAIModel, call, cost_of, say, set_model
 from agents.runtime.scheduler import drain
-from core.models import Card
 from core.errors import ToolError
+from core.models import Card
 
 TERRA = "gpt-6.1-terra"
 NEW_YORK = ZoneInfo("America/New_York")

@@ -1,6 +1,7 @@
 """Hand-offs: the packet and its limits, where answers go, depth and loops, andThen."""
 
 import json
+
 import pytest
 
 from agents import services
@@ -101,9 +102,12 @@ def test_whoever_asked_me_sends_the_answer_straight_to_the_original_asker(org, d
     ("task", "x" * 601, "task: 601 characters; a packet's task is at most 600"),
     ("notes", "x" * 2001, "notes: 2001 characters; a packet's notes are at most 2000"),
     ("links", [f"web:https://a.test/{i}" for i in range(21)], "links: 21 links; a packet holds at most 20"),
-    ("links", ["https://a.test"], "links[0]: 'https://a.test' must start with one of mail:, file:, contact:, doc:, web:"),
+    ("links", ["https://a.test"],
+     "links[0]: 'https://a.test' must start with one of mail:, file:, contact:, doc:, web:"),
 ])
-def test_past_a_packet_limit_the_sender_is_asked_to_shorten_and_nothing_is_sent(org, desk, writer, model, field, value, message):
+def test_past_a_packet_limit_the_sender_is_asked_to_shorten_and_nothing_is_sent(
+    org, desk, writer, model, field, value, message
+):
     packet = {"agent": "Proposal writer", "task": "Quote it", field: value}
     model.add(call("hand_off", packet), say("I'll shorten it."))
     services.owner_message_send(org=org, agent=desk, text="quote")

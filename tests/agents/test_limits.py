@@ -13,9 +13,9 @@ from agents.runtime.agent_tools import run_agent_tool, within_limit
 from agents.runtime.instructions import instructions_for
 from agents.runtime.turn import Turn
 from core import limits
+from core.errors import ToolError
 from routines.models import Routine, Skill
 from tests.factories import ContactFactory
-from core.errors import ToolError
 
 MEGABYTE = "x" * 1_000_000
 

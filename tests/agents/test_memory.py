@@ -391,7 +391,7 @@ def test_within_a_turn_each_steps_prompt_starts_with_the_last_steps_prompt(org, 
     assert len(prompts) == 8
     whole_at_last_step = len(prompts[-1]) - 1
     assert whole_at_last_step >= KEEP_WHOLE + BLOCK  # past the point where a fold would be due
-    for before, after in zip(prompts, prompts[1:]):
+    for before, after in zip(prompts, prompts[1:], strict=False):
         assert after[: len(before)] == before
 
 

@@ -486,7 +486,9 @@ def test_with_no_model_configured_get_model_says_how_to_connect_one(settings):
 
 GARBAGE = [
     httpx.Response(200, text="<html><body>502 Bad Gateway</body></html>", headers={"content-type": "text/html"}),
-    httpx.Response(200, content=b'{"id": "chatcmpl-1", "choices": [{"mess', headers={"content-type": "application/json"}),
+    httpx.Response(
+        200, content=b'{"id": "chatcmpl-1", "choices": [{"mess', headers={"content-type": "application/json"}
+    ),
     httpx.Response(200, json={"error": "upstream timed out"}),
     httpx.Response(200, json={**RECORDED_ANSWER, "choices": []}),
     httpx.Response(200, content=b"", headers={"content-type": "application/json"}),
@@ -500,7 +502,9 @@ def test_a_200_that_is_not_a_chat_completion_is_tried_again_like_a_5xx(client, c
     assert (chat_completions.call_count, sleeps) == (3, [2, 4])
 
 
-def test_garbage_on_every_try_makes_the_model_unavailable_after_the_same_5_tries_again(client, chat_completions, sleeps):
+def test_garbage_on_every_try_makes_the_model_unavailable_after_the_same_5_tries_again(
+    client, chat_completions, sleeps
+):
     chat_completions.side_effect = [GARBAGE[0]] * 7
     with pytest.raises(ModelUnavailable, match="first call and 5 tries again failed"):
         complete(client)
@@ -515,4 +519,6 @@ def test_the_retry_schedule_is_the_specs_tries_of_a_failed_model_call():
     row = next(line for line in spec_page("reference/limits.md").splitlines() if "Tries of a failed model call" in line)
     cells = [c.strip() for c in row.strip().strip("|").split("|")]
     assert int(cells[1]) == len(RETRY_DELAYS) == 5
-    assert cells[2] == "About " + ", ".join(str(d) for d in RETRY_DELAYS[:-1]) + f" and {RETRY_DELAYS[-1]} seconds apart."
+    assert (
+        cells[2] == "About " + ", ".join(str(d) for d in RETRY_DELAYS[:-1]) + f" and {RETRY_DELAYS[-1]} seconds apart."
+    )

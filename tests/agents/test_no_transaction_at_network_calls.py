@@ -6,19 +6,19 @@ from django.db import connection, transaction
 
 from agents import services
 from agents.models import Conversation, Message, ToolCall
-from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime import scheduler
+from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime.scheduler import drain
 from agents.runtime.turn import run_turn
-from integrations import meetings
-from integrations.providers.local_calendar import LocalCalendarProvider
-from integrations.services import connection_create_local
 from core.actors import Actor
+from core.errors import ToolError
 from core.models import Change
 from core.network import TransactionOpen, network_call
 from core.services import change_undo
+from integrations import meetings
+from integrations.providers.local_calendar import LocalCalendarProvider
+from integrations.services import connection_create_local
 from tests.factories import AgentFactory
-from core.errors import ToolError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

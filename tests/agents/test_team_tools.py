@@ -1,15 +1,16 @@
 """remember, make_agent and change_agent, as the chats use them."""
 
 import json
+
 import pytest
 
 from agents import services
 from agents.models import Agent, Message
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
+from core.actors import Actor
 from core.models import Change
 from core.services import change_undo
-from core.actors import Actor
 
 PROPOSAL_WRITER = {
     "name": "Proposal writer",
@@ -100,7 +101,9 @@ def test_only_roadstars_chat_holds_make_agent(org, staff, model):
 
 
 def test_remember_keeps_a_note_and_returns_the_notes(org, staff, model):
-    result = run_in_chat(org, staff["Proposal writer"], model, "remember", {"note": "Sam wants proposals as Google Docs."})
+    result = run_in_chat(
+        org, staff["Proposal writer"], model, "remember", {"note": "Sam wants proposals as Google Docs."}
+    )
     assert json.loads(result) == {"notes": ["Sam wants proposals as Google Docs."]}
 
 

@@ -15,8 +15,8 @@ from agents import services
 from agents.models import Conversation, Message, Run, ToolCall, Work
 from agents.runtime.model import ModelUnavailable, OpenAIModel, call, say, set_model
 from agents.runtime.scheduler import drain
-from core.models import Card
 from core.errors import ToolError
+from core.models import Card
 
 BASE_URL = "http://model.test/v1"
 
@@ -290,9 +290,15 @@ def test_broken_json_arguments_come_back_saying_they_werent_valid_json(org, desk
     from agents.runtime.model import ModelResponse, ToolCallRequest
 
     broken = '{"note": "Dana prefers calls'
-    model.add(ModelResponse(text="", tool_calls=[ToolCallRequest(id="c1", name="remember",
-                                                                 arguments={"_unparsed": broken}, raw_arguments=broken)]),
-              say("Noted."))
+    model.add(
+        ModelResponse(
+            text="",
+            tool_calls=[
+                ToolCallRequest(id="c1", name="remember", arguments={"_unparsed": broken}, raw_arguments=broken)
+            ],
+        ),
+        say("Noted."),
+    )
     services.owner_message_send(org=org, agent=desk, text="Remember that Dana prefers calls")
     drain(org_id=org.id)
     result = Message.objects.get(conversation=services.chat_for(agent=desk), role=Message.Role.TOOL)

@@ -15,18 +15,18 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from agents import services as agent_services
+from agents.models import Agent, Conversation, Work
 from api.models import ApiToken
 from api.tokens import api_token_make, token_hash
-from agents.models import Agent, Conversation, Work
 from companies.models import Company, TimelineEntry
 from contacts.models import Contact
-from docs import services as doc_services
-from docs.models import Doc, DocNote, Project
 from core.actors import Actor
+from core.context import ToolContext
 from core.models import Card, Change
 from core.services import card_open
+from docs import services as doc_services
+from docs.models import Doc, DocNote, Project
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
-from core.context import ToolContext
 from tools.pipeline import use_tool
 
 

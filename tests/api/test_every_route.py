@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 from agents.models import Agent, Conversation, Message
 from companies.models import Company
 from contacts.models import Contact, LogEntry
-from docs.models import DocNote, Project
 from core.models import Card, Change
+from docs.models import DocNote, Project
 from tests.api.schema import PATH_IDS, fill, load_schema, operations, path_ids, path_names
 
 SCHEMA = load_schema()

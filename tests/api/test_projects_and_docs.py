@@ -1,8 +1,8 @@
 """/api/projects/ and /api/docs/: projects (list, create, read, update), docs (list, read) and the owner's notes."""
 
+from core.actors import Actor
 from docs import services as doc_services
 from docs.models import DocNote, Project
-from core.actors import Actor
 from tests.factories import DocFactory, ProjectFactory
 
 

@@ -82,8 +82,8 @@ def undoable(contact: str, context: str, why: str = "She said so.") -> dict:
     from agents.models import Agent
     from contacts.models import Contact
     from core.actors import Actor
-    from core.models import Change, Organization
     from core.context import ToolContext
+    from core.models import Change, Organization
     from tools.pipeline import use_tool
 
     org = Organization.objects.get(name="Fernhill Studio")
@@ -117,10 +117,10 @@ def change(sentence: str) -> dict:
 
 def held(subject: str) -> dict:
     from agents.models import Agent
-    from integrations.local.models_mail import HeldEmail
     from core.actors import Actor
-    from core.models import Change, Organization
     from core.context import ToolContext
+    from core.models import Change, Organization
+    from integrations.local.models_mail import HeldEmail
     from tools.pipeline import use_tool
 
     org = Organization.objects.get(name="Fernhill Studio")

@@ -107,7 +107,9 @@ def test_answer_an_ask_in_place_and_it_reaches_the_agents_chat(signed_in, stack)
     assert page.locator(".bubble--owner", has_text="Yes, post them from now on.").count() == 1
     # The worker's turn answers in the chat, and the reply appears without a reload.
     mark_page(page)
-    page.locator(".bubble--agent", has_text="Got it: Yes, post them from now on.").wait_for(timeout=WORKER_REPLY_WAIT_MS)
+    page.locator(".bubble--agent", has_text="Got it: Yes, post them from now on.").wait_for(
+        timeout=WORKER_REPLY_WAIT_MS
+    )
     assert same_page(page)
 
 
@@ -123,7 +125,9 @@ def test_chat_with_an_agent_on_the_scripted_model(signed_in, stack):
     box.press("Enter")
     page.locator(".bubble--owner", has_text="Quote Juniper Dental for the signage").wait_for(timeout=LIVE_WAIT_MS)
     assert box.input_value() == ""
-    page.locator(".bubble--agent", has_text="Got it: Quote Juniper Dental for the signage").wait_for(timeout=WORKER_REPLY_WAIT_MS)
+    page.locator(".bubble--agent", has_text="Got it: Quote Juniper Dental for the signage").wait_for(
+        timeout=WORKER_REPLY_WAIT_MS
+    )
     assert same_page(page)
     assert re.search(r"/chat/[0-9a-f-]+/$", page.url)
     page.screenshot(path="/tmp/roadstar-chat.png", full_page=True)

@@ -9,7 +9,10 @@ BUSINESS = {
     "owner": "Sam Rivera",
     "owner_email": "sam@fernhill.test",
     "domains": ["fernhill.test"],
-    "payment_details": ["IBAN GB33 BUKB 2020 1555 5555 55", "Routing 021000021, account 7720193844 (Fernhill Studio LLC)"],
+    "payment_details": [
+        "IBAN GB33 BUKB 2020 1555 5555 55",
+        "Routing 021000021, account 7720193844 (Fernhill Studio LLC)",
+    ],
 }
 DANA = {"id": "8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22", "name": "Dana Whitfield", "emails": ["dana@juniperdental.test"],
         "company": "Juniper Dental", "alwaysAsk": False}
@@ -39,8 +42,13 @@ def read(text, source="mail:7c41e2d0:19a2"):
 
 
 def handoff(task="", notes="", *owner_words):
-    return {"role": "handoff", "from": "Client desk", "task": task, "notes": notes,
-            "owner_words": [{"text": w, "where": "Client desk's chat", "at": "2026-11-10T16:05:00Z"} for w in owner_words]}
+    return {
+        "role": "handoff",
+        "from": "Client desk",
+        "task": task,
+        "notes": notes,
+        "owner_words": [{"text": w, "where": "Client desk's chat", "at": "2026-11-10T16:05:00Z"} for w in owner_words],
+    }
 
 
 def send(to, text="Hi,\n\nThe signage is on track.\n\nSam", subject="Signage", **more):

@@ -79,7 +79,9 @@ def test_a_case_that_needs_a_judge_reaches_its_outcome_with_a_sensible_one(case)
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("case", [c for c in ALL if c.get("judge_fault")], ids=ids([c for c in ALL if c.get("judge_fault")]))
+@pytest.mark.parametrize(
+    "case", [c for c in ALL if c.get("judge_fault")], ids=ids([c for c in ALL if c.get("judge_fault")])
+)
 def test_every_judge_fault_gives_its_ask_even_with_a_judge_that_would_say_go(case):
     # Where the judge is called, the fault's own ask; where the rules decide, the rule's reason: the fault can't
     # matter there, so a case the rules decide expects the rule's answer.

@@ -100,4 +100,6 @@ def test_the_judge_s_quotes_that_are_not_the_owner_s_words_are_dropped():
 def test_the_judge_is_told_what_the_rules_left_open():
     judge = ScriptedJudge([JudgeVerdict(outcome="go")])
     decide(OPEN, judge=judge)
-    assert judge.sent[0].rules_would_say == reasons.NOT_NAMED and "dana@juniperdental.test" in judge.sent[0].questions[0]
+    assert (
+        judge.sent[0].rules_would_say == reasons.NOT_NAMED and "dana@juniperdental.test" in judge.sent[0].questions[0]
+    )

@@ -42,8 +42,8 @@ def _ref(r):
 
 def _sentence(r):
     parts = [f"Call {_phone(r)}", f"about {_ref(r)}", f"on {_date(r)} at {r.randint(0, 23):02d}:{r.randint(0, 59):02d}",
-             f"total ${r.randint(1, 99999):,}.{_d(r, 2)}", f"ship to OR {_d(r, 5)}-{_d(r, 4)}", f"{r.randint(1, 99)}% done",
-             _ref(r), f"or {_phone(r)}", f"see {_date(r)} / {_date(r)}"]
+             f"total ${r.randint(1, 99999):,}.{_d(r, 2)}", f"ship to OR {_d(r, 5)}-{_d(r, 4)}",
+             f"{r.randint(1, 99)}% done", _ref(r), f"or {_phone(r)}", f"see {_date(r)} / {_date(r)}"]
     r.shuffle(parts)
     return r.choice([", ", "; ", ". ", "\n", " / "]).join(parts[:r.randint(2, 6)]) + "."
 
@@ -76,24 +76,45 @@ def _date6(r, order):
 
 # scheme: (cue words, a valid number, how it is grouped when written in groups)
 SCHEMES = {
-    "us_ssn": (["SSN", "social security number", "Social Security No.", "SS#"], lambda r: _until(r, lambda r: _d(r, 9), ids.us_ssn_valid), [3, 2, 4]),
-    "ca_sin": (["SIN", "social insurance number", "S.I.N.", "Social Insurance No."], lambda r: _until(r, lambda r: _d(r, 9), ids.ca_sin_valid), [3, 3, 3]),
-    "au_tfn": (["TFN", "tax file number", "Tax File No."], lambda r: _until(r, lambda r: _d(r, 9), ids.au_tfn_valid), [3, 3, 3]),
+    "us_ssn": (["SSN", "social security number", "Social Security No.", "SS#"],
+               lambda r: _until(r, lambda r: _d(r, 9), ids.us_ssn_valid), [3, 2, 4]),
+    "ca_sin": (["SIN", "social insurance number", "S.I.N.", "Social Insurance No."],
+               lambda r: _until(r, lambda r: _d(r, 9), ids.ca_sin_valid), [3, 3, 3]),
+    "au_tfn": (["TFN", "tax file number", "Tax File No."],
+               lambda r: _until(r, lambda r: _d(r, 9), ids.au_tfn_valid), [3, 3, 3]),
     "nz_ird": (["IRD number", "IRD no."], lambda r: _until(r, lambda r: _d(r, 8), ids.nz_ird_valid), [2, 3, 3]),
-    "in_aadhaar": (["Aadhaar", "Aadhaar number"], lambda r: _until(r, lambda r: str(r.randint(2, 9)) + _d(r, 11), ids.in_aadhaar_valid), [4, 4, 4]),
+    "in_aadhaar": (["Aadhaar", "Aadhaar number"],
+                   lambda r: _until(r, lambda r: str(r.randint(2, 9)) + _d(r, 11), ids.in_aadhaar_valid), [4, 4, 4]),
     "uk_nhs": (["NHS number", "NHS no."], lambda r: _until(r, lambda r: _d(r, 10), ids.uk_nhs_valid), [3, 3, 4]),
     "nl_bsn": (["BSN", "burgerservicenummer"], lambda r: _until(r, lambda r: _d(r, 9), ids.nl_bsn_valid), [4, 2, 3]),
-    "de_steuer_id": (["Steuer-ID", "Steueridentifikationsnummer"], lambda r: _until(r, lambda r: str(r.randint(1, 9)) + _d(r, 10), ids.de_steuer_id_valid), [2, 3, 3, 3]),
+    "de_steuer_id": (["Steuer-ID", "Steueridentifikationsnummer"],
+                     lambda r: _until(r, lambda r: str(r.randint(1, 9)) + _d(r, 10), ids.de_steuer_id_valid),
+                     [2, 3, 3, 3]),
     "pl_pesel": (["PESEL"], lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 5), ids.pl_pesel_valid), None),
-    "be_national_number": (["rijksregisternummer", "national number"], lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 5), ids.be_national_number_valid), [2, 2, 2, 3, 2]),
-    "se_personnummer": (["personnummer"], lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 4), ids.se_personnummer_valid), [6, 4]),
-    "no_fodselsnummer": (["fødselsnummer"], lambda r: _until(r, lambda r: _date6(r, "dmy") + _d(r, 5), ids.no_fodselsnummer_valid), [6, 5]),
-    "dk_cpr": (["CPR-nummer", "CPR number"], lambda r: _until(r, lambda r: _date6(r, "dmy") + _d(r, 4), ids.dk_cpr_valid), [6, 4]),
-    "za_id": (["SA ID number", "South African ID"], lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 7), ids.za_id_valid), [6, 4, 3]),
-    "au_medicare": (["Medicare card", "Medicare number"], lambda r: _until(r, lambda r: str(r.randint(2, 6)) + _d(r, 9), ids.au_medicare_valid), [4, 5, 1]),
-    "ie_ppsn": (["PPS number", "PPSN"], lambda r: _until(r, lambda r: _d(r, 7) + r.choice(string.ascii_uppercase) + r.choice(["", "A"]), ids.ie_ppsn_valid), None),
-    "es_dni": (["DNI", "NIF"], lambda r: _until(r, lambda r: _d(r, 8) + r.choice(string.ascii_uppercase), ids.es_dni_valid), None),
-    "es_nie": (["NIE"], lambda r: _until(r, lambda r: r.choice("XYZ") + _d(r, 7) + r.choice(string.ascii_uppercase), ids.es_nie_valid), None),
+    "be_national_number": (["rijksregisternummer", "national number"],
+                           lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 5), ids.be_national_number_valid),
+                           [2, 2, 2, 3, 2]),
+    "se_personnummer": (["personnummer"],
+                        lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 4), ids.se_personnummer_valid), [6, 4]),
+    "no_fodselsnummer": (["fødselsnummer"],
+                         lambda r: _until(r, lambda r: _date6(r, "dmy") + _d(r, 5), ids.no_fodselsnummer_valid),
+                         [6, 5]),
+    "dk_cpr": (["CPR-nummer", "CPR number"],
+               lambda r: _until(r, lambda r: _date6(r, "dmy") + _d(r, 4), ids.dk_cpr_valid), [6, 4]),
+    "za_id": (["SA ID number", "South African ID"],
+              lambda r: _until(r, lambda r: _date6(r, "ymd") + _d(r, 7), ids.za_id_valid), [6, 4, 3]),
+    "au_medicare": (["Medicare card", "Medicare number"],
+                    lambda r: _until(r, lambda r: str(r.randint(2, 6)) + _d(r, 9), ids.au_medicare_valid), [4, 5, 1]),
+    "ie_ppsn": (["PPS number", "PPSN"],
+                lambda r: _until(r, lambda r: _d(r, 7) + r.choice(string.ascii_uppercase) + r.choice(["", "A"]),
+                                 ids.ie_ppsn_valid),
+                None),
+    "es_dni": (["DNI", "NIF"],
+               lambda r: _until(r, lambda r: _d(r, 8) + r.choice(string.ascii_uppercase), ids.es_dni_valid), None),
+    "es_nie": (["NIE"],
+               lambda r: _until(r, lambda r: r.choice("XYZ") + _d(r, 7) + r.choice(string.ascii_uppercase),
+                                ids.es_nie_valid),
+               None),
 }
 TEMPLATES = ["{cue}: {num}", "My {cue} is {num}.", "Her {cue} is {num}, thanks.", "{num} ({cue})", "{cue}\n{num}",
              "{cue} {num}", "Name: Sam Lee\n{cue}: {num}\nStart: Monday", "Here is the {cue} you asked for: {num}"]

@@ -180,7 +180,10 @@ def test_a_standing_rule_about_quotes_lets_a_thank_you_go(words):
 
 def test_a_threshold_lets_a_send_under_it_go():
     action = send(["dana@juniperdental.test"], "Hi Dana,\n\nThe price for the door sign is $450.\n\nSam")
-    assert outcome(check([routine("Over $3,000, ask Sam first."), owner("Send Dana the door sign quote.")], action)) == WENT
+    assert (
+        outcome(check([routine("Over $3,000, ask Sam first."), owner("Send Dana the door sign quote.")], action))
+        == WENT
+    )
 
 
 def test_a_condition_on_someone_else_is_for_a_judge_and_without_one_is_asked_about():
@@ -200,7 +203,9 @@ def test_a_hold_covers_the_people_its_words_are_about():
     assert (outcome(check(conversation, rosa_send)), outcome(check(conversation))) == (WENT, HELD)
 
 
-ISSUE_RULE = "Answer the same day. Quotes come from the rate card in Drive, and Sam sees every quote before it goes out."
+ISSUE_RULE = (
+    "Answer the same day. Quotes come from the rate card in Drive, and Sam sees every quote before it goes out."
+)
 ISSUE_WORDS = "Dana wants a quote for signage. Get one from the rate card and send it to her once I've seen it."
 
 
@@ -211,7 +216,13 @@ def test_the_issue_s_quote_is_held_by_the_rules_and_cites_no_condition_as_permis
 
 
 def test_after_the_yes_the_quote_goes_on_the_answer_not_on_the_condition():
-    d = check([routine(ISSUE_RULE), owner(ISSUE_WORDS),
-               agent("Here's Dana's quote: logo and signage for both clinics, $4,600. Send it?"), owner("Looks good, send it.")])
+    d = check(
+        [
+            routine(ISSUE_RULE),
+            owner(ISSUE_WORDS),
+            agent("Here's Dana's quote: logo and signage for both clinics, $4,600. Send it?"),
+            owner("Looks good, send it."),
+        ]
+    )
     assert outcome(d) == WENT
     assert ISSUE_WORDS not in d.relied_on and ISSUE_RULE not in d.relied_on and "Looks good, send it." in d.relied_on

@@ -106,7 +106,9 @@ def test_a_connection_error_is_unreachable():
 
 @respx.mock
 def test_a_server_error_is_retried_once_then_unreachable():
-    route = respx.post(f"{URL}/chat/completions").mock(return_value=httpx.Response(503, json={"error": {"message": "busy"}}))
+    route = respx.post(f"{URL}/chat/completions").mock(
+        return_value=httpx.Response(503, json={"error": {"message": "busy"}})
+    )
     with pytest.raises(JudgeUnreachable):
         openai_judge(max_retries=1).judge(the_judge_request())
     assert route.call_count == 2

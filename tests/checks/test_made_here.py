@@ -16,9 +16,9 @@ from checks import reasons
 from checks.models import CheckDecision
 from companies.models import CompanyPerson
 from core.actors import Actor
+from core.context import ToolContext
 from core.models import Change
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
-from core.context import ToolContext
 from tools.pipeline import made_here, use_tool
 
 pytestmark = pytest.mark.django_db

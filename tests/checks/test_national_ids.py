@@ -139,15 +139,17 @@ def _oracle_cases():
         # stdnum refuses a SIN starting 0 or 8 (not issued); the check takes them, the CRA's specimen starts 0.
         "ca_sin": (ids.ca_sin_valid, None, None),
         "uk_nhs": (ids.uk_nhs_valid, nhs.is_valid, lambda r: _digits(r, 10)),
-        "ie_ppsn": (ids.ie_ppsn_valid, pps.is_valid, lambda r: _digits(r, 7) + r.choice(up) + r.choice(["", "A", "B", "H", "W", "T", "X"])),
+        "ie_ppsn": (ids.ie_ppsn_valid, pps.is_valid,
+                    lambda r: _digits(r, 7) + r.choice(up) + r.choice(["", "A", "B", "H", "W", "T", "X"])),
         "au_tfn": (ids.au_tfn_valid, tfn.is_valid, lambda r: _digits(r, 9)),
-        "nz_ird": (ids.nz_ird_valid, ird.is_valid, lambda r: r.choice([_digits(r, 8), "1" + r.choice("01234") + _digits(r, 7)])),
+        "nz_ird": (ids.nz_ird_valid, ird.is_valid,
+                   lambda r: r.choice([_digits(r, 8), "1" + r.choice("01234") + _digits(r, 7)])),
         "in_aadhaar": (ids.in_aadhaar_valid, aadhaar.is_valid, lambda r: str(r.randint(2, 9)) + _digits(r, 11)),
         "es_dni": (ids.es_dni_valid, dni.is_valid, lambda r: _digits(r, 8) + r.choice(up)),
         "es_nie": (ids.es_nie_valid, nie.is_valid, lambda r: r.choice("XYZ") + _digits(r, 7) + r.choice(up)),
         "it_codice_fiscale": (ids.it_codice_fiscale_valid, codicefiscale.is_valid, lambda r: "".join(
-            r.choice(up) for _ in range(6)) + _digits(r, 2) + r.choice("ABCDEHLMPRST") + f"{r.choice([*range(1, 32), *range(41, 72)]):02d}"
-            + r.choice(up) + _digits(r, 3) + r.choice(up)),
+            r.choice(up) for _ in range(6)) + _digits(r, 2) + r.choice("ABCDEHLMPRST")
+            + f"{r.choice([*range(1, 32), *range(41, 72)]):02d}" + r.choice(up) + _digits(r, 3) + r.choice(up)),
         "fr_nir": (ids.fr_nir_valid, nir.is_valid, lambda r: r.choice("12") + _digits(r, 2) + f"{r.randint(1, 12):02d}"
                    + r.choice([_digits(r, 2), "2A", "2B"]) + _digits(r, 8)),
         "be_national_number": (ids.be_national_number_valid, nn.is_valid, lambda r: _date6(r, "ymd") + _digits(r, 5)),
@@ -156,9 +158,11 @@ def _oracle_cases():
         "pl_pesel": (ids.pl_pesel_valid, pesel.is_valid, lambda r: _date6(r, "ymd") + _digits(r, 5)),
         "se_personnummer": (ids.se_personnummer_valid, personnummer.is_valid,
                             lambda r: r.choice(["", "19"]) + _date6(r, "ymd") + _digits(r, 4)),
-        "fi_hetu": (ids.fi_hetu_valid, hetu.is_valid, lambda r: _date6(r, "dmy") + r.choice("-+A") + f"{r.randint(2, 899):03d}"
+        "fi_hetu": (ids.fi_hetu_valid, hetu.is_valid,
+                    lambda r: _date6(r, "dmy") + r.choice("-+A") + f"{r.randint(2, 899):03d}"
                     + r.choice("0123456789ABCDEFHJKLMNPRSTUVWXY")),
-        "no_fodselsnummer": (ids.no_fodselsnummer_valid, fodselsnummer.is_valid, lambda r: _date6(r, "dmy") + _digits(r, 5)),
+        "no_fodselsnummer": (ids.no_fodselsnummer_valid, fodselsnummer.is_valid,
+                             lambda r: _date6(r, "dmy") + _digits(r, 5)),
         "dk_cpr": (ids.dk_cpr_valid, cpr.is_valid, lambda r: _date6(r, "dmy") + _digits(r, 4)),
         "za_id": (ids.za_id_valid, za.is_valid, lambda r: _date6(r, "ymd") + _digits(r, 7)),
     }

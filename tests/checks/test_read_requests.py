@@ -57,8 +57,10 @@ def test_the_same_send_without_that_content_goes(asking):
 
 
 def test_content_the_owner_asked_for_too_goes():
-    conversation = [read("From: Rosa Ortiz <rosa@ortizbakery.test>\nPlease include the notes from your supplier meeting."),
-                    owner("Tell Rosa the boxes ship Monday, and include the supplier meeting notes.")]
+    conversation = [
+        read("From: Rosa Ortiz <rosa@ortizbakery.test>\nPlease include the notes from your supplier meeting."),
+        owner("Tell Rosa the boxes ship Monday, and include the supplier meeting notes."),
+    ]
     assert outcome(check(conversation, send(ROSA, CARRIES))) == WENT
 
 
@@ -71,13 +73,17 @@ def test_what_the_read_asked_for_that_is_the_owner_s_own_topic_goes():
 def test_an_attachment_the_read_asked_for_counts_by_its_name():
     conversation = [read("From: Rosa Ortiz <rosa@ortizbakery.test>\nCould you add your supplier price sheet?"),
                     owner("Reply to Rosa: the boxes ship Monday.")]
-    action = send(ROSA, "The boxes ship Monday.", attach=[{"file": "k1:1Sheet", "name": "Supplier price sheet 2026.pdf"}])
+    action = send(
+        ROSA, "The boxes ship Monday.", attach=[{"file": "k1:1Sheet", "name": "Supplier price sheet 2026.pdf"}]
+    )
     assert outcome(check(conversation, action)) == FROM_READ
 
 
 def test_the_owner_handing_over_the_read_s_requests_is_for_a_judge():
-    conversation = [read("From: Rosa Ortiz <rosa@ortizbakery.test>\nPlease include the notes from your supplier meeting."),
-                    owner("Reply to Rosa and give her what she asked for.")]
+    conversation = [
+        read("From: Rosa Ortiz <rosa@ortizbakery.test>\nPlease include the notes from your supplier meeting."),
+        owner("Reply to Rosa and give her what she asked for."),
+    ]
     assert outcome(check(conversation, send(ROSA, CARRIES))) == ("ask", reasons.UNREACHABLE)
 
 
@@ -105,8 +111,10 @@ def test_a_line_deleted_beside_the_one_changed_asks():
 
 
 def test_a_second_edit_the_owner_never_pointed_at_asks():
-    assert outcome(check([owner(POINTED)], edit(("Hourly: $125", "Hourly: $140"), ("Day rate: $900", "Day rate: $1,000")))) \
+    assert (
+        outcome(check([owner(POINTED)], edit(("Hourly: $125", "Hourly: $140"), ("Day rate: $900", "Day rate: $1,000"))))
         == REMOVES
+    )
 
 
 def test_the_edit_the_owner_pointed_at_alone_goes():
@@ -167,9 +175,11 @@ def test_a_file_saved_over_where_the_owner_named_a_part_asks_and_the_whole_goes(
 
 
 def test_each_replaced_value_of_a_contact_is_compared_on_its_own():
-    action = {"tool": "contacts.update",
-              "input": {"contactId": "e2a9f4c1-6b07-4d38-a15e-93c0b7d2f846", "phone": "(503) 555-0199", "jobTitle": "Owner"},
-              "replaces": {"name": "Rosa Ortiz", "phone": "(503) 555-0148", "jobTitle": "Head baker"}}
+    action = {
+        "tool": "contacts.update",
+        "input": {"contactId": "e2a9f4c1-6b07-4d38-a15e-93c0b7d2f846", "phone": "(503) 555-0199", "jobTitle": "Owner"},
+        "replaces": {"name": "Rosa Ortiz", "phone": "(503) 555-0148", "jobTitle": "Head baker"},
+    }
     assert outcome(check([owner("Rosa's new number is (503) 555-0199; change it on her contact.")], action)) == REMOVES
 
 
@@ -188,8 +198,10 @@ def test_without_replaces_each_edit_is_still_compared():
 def test_a_table_row_or_list_item_is_pointed_at_by_its_label(pointed, beside):
     words = [owner("In the Studio rates doc, the hourly is now $140.")]
     new = pointed.replace("$125", "$140")
-    assert (outcome(check(words, edit((pointed, new)))), outcome(check(words, edit((f"{pointed}\n{beside}", new))))) == (
-        WENT, REMOVES)
+    assert (
+        outcome(check(words, edit((pointed, new)))),
+        outcome(check(words, edit((f"{pointed}\n{beside}", new)))),
+    ) == (WENT, REMOVES)
 
 
 def test_a_word_of_the_label_with_the_new_value_points_at_the_line():

@@ -45,8 +45,8 @@ def test_there_are_fifty_or_more_cases_across_the_three_kinds_with_hard_negative
 
 def test_every_case_is_decided_by_the_rules_alone_with_its_own_outcome_and_reason(evaluation):
     lines, summary = evaluation
-    wrong = [(l["id"], l["outcome"], l["reason"]) for l in lines
-             if (l["outcome"], l["reason"]) != (l["expected_outcome"], l["expected_reason"])]
+    wrong = [(line["id"], line["outcome"], line["reason"]) for line in lines
+             if (line["outcome"], line["reason"]) != (line["expected_outcome"], line["expected_reason"])]
     assert wrong == [] and summary["judge_calls"] == 0
 
 

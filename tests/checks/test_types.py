@@ -11,7 +11,6 @@ from checks.types import Decision
 from tests.spec import spec_page
 
 
-
 def spec_blocks():
     """The JSON examples of errors.md's "When the check holds an action back"."""
     section = spec_page("reference/errors.md").split("## When the check holds an action back")[1].split("## Reasons")[0]
@@ -43,7 +42,9 @@ def test_an_ask_returns_the_spec_s_not_done_yet_text():
 def test_a_stop_returns_the_spec_s_refused_text():
     template = next(b for b in spec_blocks() if "refused" in b)["refused"]
     d = Decision(outcome="stop", reason=reasons.SENSITIVE)
-    assert d.as_tool_result("Sam") == {"refused": template.replace("<owner>", "Sam").replace("<reason>", reasons.SENSITIVE)}
+    assert d.as_tool_result("Sam") == {
+        "refused": template.replace("<owner>", "Sam").replace("<reason>", reasons.SENSITIVE)
+    }
 
 
 def test_a_go_returns_nothing_in_place_of_the_tool_s_result():

@@ -21,8 +21,11 @@ QUOTE = {"tool": "mail.send", "input": {
     "to": ["dana@juniperdental.test"], "subject": "Re: Rebrand for our second clinic",
     "text": "Hi Dana,\n\nFor a new logo with a brand guide, and signage for both clinics, the price is $8,400.\n\nSam",
     "threadId": "7c41e2d0:19a2c4e07d5b3f18"}}
-OVERDUE_ROUTINE = {"role": "routine", "name": "Overdue invoices",
-                   "text": "Chase invoices more than 7 days overdue. Friendly the first time. Over $5,000, ask Sam first."}
+OVERDUE_ROUTINE = {
+    "role": "routine",
+    "name": "Overdue invoices",
+    "text": "Chase invoices more than 7 days overdue. Friendly the first time. Over $5,000, ask Sam first.",
+}
 
 
 def invoices(number, total):

@@ -10,11 +10,11 @@ from checks import reasons
 from checks.models import Ask, CheckDecision
 from checks.services import ask_answer
 from contacts.models import Contact
+from core.actors import Actor
+from core.context import ToolContext
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
-from core.actors import Actor
 from tests.factories import AgentFactory, ContactFactory
-from core.context import ToolContext
 from tools.pipeline import use_tool
 
 pytestmark = pytest.mark.django_db

@@ -44,7 +44,9 @@ def _list_queries(ctx, start: int, stop: int, **filters) -> tuple[int, int]:
     return queries, len(out["items"])
 
 
-@pytest.mark.parametrize("filters", [{}, {"label": "client", "open": "you", "quietDays": 0, "handledBy": "Client desk"}])
+@pytest.mark.parametrize(
+    "filters", [{}, {"label": "client", "open": "you", "quietDays": 0, "handledBy": "Client desk"}]
+)
 def test_list_of_forty_costs_the_queries_of_four(ctx, filters):
     (four, four_rows), (forty, forty_rows) = _list_queries(ctx, 0, 4, **filters), _list_queries(ctx, 4, 40, **filters)
     assert (forty, four_rows, forty_rows) == (four, 4, 40)

@@ -9,10 +9,10 @@ from django.test.utils import CaptureQueriesContext
 from companies.models import CompanyPerson
 from contacts import selectors
 from contacts.models import LogEntry, OpenItem
+from core.errors import ToolError
 from docs.models import ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 from tools import registry
-from core.errors import ToolError
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -30,7 +30,7 @@ def full_contact(org, i):
             organization=org, contact=contact, kind=kind, text="x",
             at=datetime.datetime(2026, 11, 10, tzinfo=datetime.UTC), by_kind="agent", by_id="a1",
         )
-    for n in range(2):
+    for _ in range(2):
         CompanyPerson.objects.create(organization=org, contact=contact, company=CompanyFactory(organization=org))
         ProjectLink.objects.create(organization=org, contact=contact, project=ProjectFactory(organization=org))
         LogEntry.objects.create(organization=org, contact=contact, by_kind="agent", by_id="a1", kind="note", text="n")
@@ -68,7 +68,7 @@ def test_one_record_costs_the_same_however_many_companies_and_projects(use, org,
     contact = full_contact(org, 0)
     inp = {"contactId": str(contact.id)} if tool == "contacts.read" else {"email": "p0@a.test"}
     before = queries(lambda: use(tool, **inp))
-    for n in range(10):
+    for _ in range(10):
         CompanyPerson.objects.create(organization=org, contact=contact, company=CompanyFactory(organization=org))
         ProjectLink.objects.create(organization=org, contact=contact, project=ProjectFactory(organization=org))
     assert queries(lambda: use(tool, **inp)) == before

@@ -10,10 +10,10 @@ from freezegun import freeze_time
 from companies.models import Company
 from contacts import services
 from contacts.models import ContactEmail, LogEntry
-from docs.models import ProjectLink
 from core.actors import Actor
-from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 from core.errors import ToolError
+from docs.models import ProjectLink
+from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ from agents import services as agent_services
 from agents.models import Agent
 from contacts.models import Contact
 from core.actors import Actor
+from core.context import ToolContext
 from core.locking import lock
 from routines import services as routine_services
 from routines.models import Routine, Skill
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
 from tests.factories import AgentFactory, ContactFactory, OrganizationFactory
-from core.context import ToolContext
 from tools.pipeline import use_tool
 
 WRITERS = 12

@@ -2,12 +2,12 @@
 
 import pytest
 
+from core.actors import Actor
+from core.errors import ToolError
 from docs import selectors, services
 from docs.models import Doc, DocNote
 from docs.services import Edit
-from core.actors import Actor
 from tests.factories import DocFactory, ProjectFactory
-from core.errors import ToolError
 
 
 @pytest.fixture

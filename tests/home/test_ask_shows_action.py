@@ -37,7 +37,8 @@ def home(client, org):
 
 def test_a_held_email_shows_who_it_goes_to_its_subject_and_text(client, org, desk):
     held(org, desk, tool="mail.send", input={"to": ["rosa@ortizbakery.test"], "cc": ["li@ortizbakery.test"],
-                                             "subject": "Our rates for 2027", "text": "Hi Rosa,\nOur new rates: $95/h."})
+                                             "subject": "Our rates for 2027",
+                                             "text": "Hi Rosa,\nOur new rates: $95/h."})
     html = home(client, org)
     assert all(part in html for part in (
         "Send this email", "rosa@ortizbakery.test", "li@ortizbakery.test", "Our rates for 2027", "<details>",
@@ -72,8 +73,11 @@ def test_a_rewrite_names_what_it_writes_over_and_shows_before_and_after(client, 
 
 
 def test_context_shows_the_context_it_replaces():
-    action = ask_words.describe(tool="contacts.context", input={"contactId": "c", "text": "Prefers calls", "why": "Said so"},
-                                replaces={"name": "Dana", "context": "Prefers email"})
+    action = ask_words.describe(
+        tool="contacts.context",
+        input={"contactId": "c", "text": "Prefers calls", "why": "Said so"},
+        replaces={"name": "Dana", "context": "Prefers email"},
+    )
     assert [(r.label, r.old, r.new) for r in action.rows] == [
         ("Text", "Prefers email", "Prefers calls"), ("Why", "", "Said so"),
     ]

@@ -16,9 +16,9 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Usage
 from contacts.models import Contact
-from home import selectors
 from core.models import Card, Change
 from core.services import card_open
+from home import selectors
 from home.views import exact_time, relative_time
 from tests.factories import ContactFactory
 

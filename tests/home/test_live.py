@@ -28,8 +28,8 @@ from agents.models import Conversation, Work
 from agents.runtime.turn import answer_work
 from core import live, services
 from core.actors import Actor
-from roadstar.channel_layer import SQLiteChannelLayer
 from core.models import Change
+from roadstar.channel_layer import SQLiteChannelLayer
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = (b"origin", b"http://testserver")
@@ -270,8 +270,8 @@ def test_notify_refuses_what_no_page_listens_for(org):
 
 def test_undo_notifies_home(org, sent, django_capture_on_commit_callbacks):
     from contacts.models import Contact
-    from tests.factories import ContactFactory
     from core.context import ToolContext
+    from tests.factories import ContactFactory
     from tools.pipeline import use_tool
 
     org.check_enabled = False

@@ -1,8 +1,8 @@
 """The example workspace's apps: Fernhill Studio's calendar and books in the local providers, made once."""
 
 import datetime
-import json
 import io
+import json
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -10,14 +10,14 @@ from django.core.management import call_command
 from freezegun import freeze_time
 
 from agents.models import Agent
+from core.actors import Actor
+from core.context import ToolContext
+from core.models import Organization
+from home.management.commands import seed_demo
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
-from core.actors import Actor
-from home.management.commands import seed_demo
-from core.models import Organization
 from tools import registry
-from core.context import ToolContext
 from tools.pipeline import use_tool
 
 NY = ZoneInfo("America/New_York")

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from agents.models import Agent
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact
-from docs.models import Doc, Project
 from core.models import Organization
+from docs.models import Doc, Project
 
 APPS = ("roadstar", "agents", "contacts", "companies", "docs", "auth")
 

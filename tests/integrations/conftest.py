@@ -6,9 +6,9 @@ import socket
 import pytest
 from django.utils import timezone
 
+from core.actors import Actor
 from integrations import catalog
 from integrations.services import connection_create_local, connection_save_oauth
-from core.actors import Actor
 from tests.integrations.fakes import GOOGLE_SETTINGS, QUICKBOOKS_SETTINGS
 from tests.integrations.probe import probe_tool  # noqa: F401  (a fixture for this folder's tests)
 

@@ -24,12 +24,12 @@ def main(argv: list[str]) -> None:
     from django.core.management import call_command
     from django.utils import timezone
 
+    from core.actors import Actor
+    from core.models import Card
     from integrations import mail_hold
     from integrations.local.models_mail import HeldEmail, LocalMailMessage
     from integrations.mail_service import Outgoing, mail_provider
     from integrations.services import connection_create_local
-    from core.actors import Actor
-    from core.models import Card
 
     command = argv[0]
     if command == "setup":

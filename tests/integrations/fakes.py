@@ -31,7 +31,9 @@ INTUIT_DISCOVERY = {
 }
 
 
-def response(status: int, body: dict | str = "", headers: dict | None = None, url: str = "https://x.test/") -> requests.Response:
+def response(
+    status: int, body: dict | str = "", headers: dict | None = None, url: str = "https://x.test/"
+) -> requests.Response:
     """A requests.Response as a server would send it."""
     r = requests.Response()
     r.url, r.request = url, requests.Request("POST", url).prepare()
@@ -53,7 +55,11 @@ class GoogleTokenEndpoint:
 
     class _Response:
         def __init__(self, status, body):
-            self.status, self.headers, self.data = status, {"content-type": "application/json"}, json.dumps(body).encode()
+            self.status, self.headers, self.data = (
+                status,
+                {"content-type": "application/json"},
+                json.dumps(body).encode(),
+            )
 
     def __init__(self, status: int, body: dict):
         self.status, self.body, self.calls = status, body, []

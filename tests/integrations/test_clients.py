@@ -6,11 +6,11 @@ from unittest import mock
 import pytest
 from googleapiclient.http import HttpMockSequence
 
+from core.errors import ToolError
 from integrations.clients import google_execute, google_service, quickbooks_request
 from integrations.models import Connection
 from tests.integrations.conftest import an_hour_ago, save_quickbooks
 from tests.integrations.fakes import intuit, response
-from core.errors import ToolError
 
 NOT_FOUND = json.dumps({"error": {"code": 404, "message": "Requested entity was not found.",
                                   "errors": [{"reason": "notFound", "message": "Requested entity was not found."}]}})

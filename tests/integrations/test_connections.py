@@ -2,11 +2,11 @@ import re
 
 import pytest
 
+from core.models import Card
 from integrations import services
 from integrations.models import Connection
 from integrations.services import Asker
 from integrations.signals import connected
-from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
 
 
@@ -103,11 +103,15 @@ def test_the_card_records_the_conversation_that_asked(org, agent):
 
 def test_a_second_ask_joins_the_open_card(org, agent):
     first, _ = services.connect_card_open(org=org, app="google", group="mail", asked_by=Asker(str(agent.id), "t-1"))
-    second, made = services.connect_card_open(org=org, app="google", group="files", asked_by=Asker(str(agent.id), "t-2"))
+    second, made = services.connect_card_open(
+        org=org, app="google", group="files", asked_by=Asker(str(agent.id), "t-2")
+    )
     assert (second.id, made, [a["conversation_id"] for a in second.data["askers"]]) == (first.id, False, ["t-1", "t-2"])
 
 
-def test_the_signal_is_sent_after_commit_with_the_resolved_cards(org, app_settings, heard, django_capture_on_commit_callbacks):
+def test_the_signal_is_sent_after_commit_with_the_resolved_cards(
+    org, app_settings, heard, django_capture_on_commit_callbacks
+):
     card, _ = services.connect_card_open(org=org, app="google", group="mail", asked_by=Asker("a-1", "t-1"))
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         connection = save_google(org)

@@ -8,13 +8,13 @@ from urllib.parse import parse_qs, unquote, urlparse
 import pytest
 from googleapiclient.http import HttpMockSequence
 
+from core.errors import ToolError
+from core.models import Card
 from integrations.files.content import GOOGLE_DOC, GOOGLE_SHEET
 from integrations.models import Connection
 from integrations.providers.drive import DriveProvider, markdown_html
 from integrations.providers.registry import provider_for
-from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
-from core.errors import ToolError
 
 WRITE = [*GOOGLE_READ, G + "drive"]
 
@@ -320,8 +320,8 @@ def test_a_sheet_whose_rows_fail_to_write_goes_to_the_trash(writer):
 
 
 def test_upload_with_convert_makes_an_xlsx_a_google_sheet(writer):
-    from integrations.providers.base import FileData
     from integrations.files.content import XLSX
+    from integrations.providers.base import FileData
 
     files, http = drive(writer, (200, file(id_="1Up", mime=GOOGLE_SHEET)))
     files.upload(FileData("hours.xlsx", XLSX, b"PK"), name="Hours", folder_id=None, convert=True)

@@ -3,11 +3,11 @@
 import pytest
 from django.db import transaction
 
+from core.errors import ToolError
+from core.models import Card
 from integrations.durable import keep, kept
 from integrations.selectors import require_connection
 from integrations.services import Asker
-from core.models import Card
-from core.errors import ToolError
 
 
 def _card(org, subject="s"):

@@ -6,9 +6,9 @@ import httplib2
 import pytest
 from googleapiclient.errors import HttpError
 
+from core.models import Card
 from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
 from integrations.models import Connection
-from core.models import Card
 from tests.integrations.fakes import response
 
 
@@ -46,7 +46,9 @@ def test_a_google_error_without_json_is_vendor_with_the_status():
 
 
 def test_the_vendor_message_carries_googles_words(google):
-    error = from_google_http_error(http_error(400, "invalid", "Invalid range: Sheet9!A1"), connection=google, group="files")
+    error = from_google_http_error(
+        http_error(400, "invalid", "Invalid range: Sheet9!A1"), connection=google, group="files"
+    )
     assert error.message == "Google Drive (sam@fernhill.test) said: Invalid range: Sheet9!A1"
 
 
@@ -106,8 +108,8 @@ def test_a_network_failure_is_unavailable():
 
 
 def test_a_failure_names_the_account_app_and_key(google):
-    from integrations.errors import failure
     from core.errors import ToolError
+    from integrations.errors import failure
 
     assert failure(google, ToolError("rate_limited", "Slow down")) == {
         "source": "sam@fernhill.test", "kind": "rate_limited", "message": "Slow down", "integration": "google",

@@ -12,14 +12,14 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from core.errors import ToolError
+from core.models import Card
 from integrations.models import Connection
 from integrations.providers.base import MailQuery, OutgoingMail
 from integrations.providers.gmail import GmailProvider
-from core.models import Card
-from tests.integrations.conftest import G, GOOGLE_READ, an_hour_ago, save_google
+from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
 from tests.integrations.fakes import GoogleTokenEndpoint
 from tests.integrations.mail_helpers import DAY, Recording, b64, error, gmail_message, mail_root, ok  # noqa: F401
-from core.errors import ToolError
 
 GOOGLE_WRITE = GOOGLE_READ + [G + "gmail.compose", G + "gmail.send"]
 

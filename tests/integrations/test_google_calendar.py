@@ -11,12 +11,12 @@ from freezegun import freeze_time
 from google_auth_httplib2 import AuthorizedHttp
 from googleapiclient.http import HttpMockSequence
 
+from core.errors import ToolError
+from core.models import Card
 from integrations.models import Connection
 from integrations.providers.google_calendar import GoogleCalendarProvider
-from core.models import Card
-from tests.integrations.conftest import G, GOOGLE_READ, an_hour_ago, save_google
+from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
 from tests.integrations.fakes import GoogleTokenEndpoint
-from core.errors import ToolError
 
 NY = ZoneInfo("America/New_York")
 WRITE = [*GOOGLE_READ, G + "calendar.events"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from core.actors import Actor
+from core.context import ToolContext
+from core.models import Change
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
-from core.actors import Actor
-from core.models import Change
 from tests.integrations.mail_helpers import mail_root  # noqa: F401
-from core.context import ToolContext
 from tools.pipeline import use_tool
 
 pytestmark = pytest.mark.django_db

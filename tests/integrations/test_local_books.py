@@ -7,13 +7,19 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError, call_command
 
+from core.errors import ToolError
 from integrations.local.models_books import LocalCustomer, LocalInvoice
 from integrations.models import Connection
 from integrations.providers.local_books import (
-    CsvProblem, InvoiceIn, LineIn, LocalBooksProvider, csv_import, invoice_put, invoices_from_csv,
+    CsvProblem,
+    InvoiceIn,
+    LineIn,
+    LocalBooksProvider,
+    csv_import,
+    invoice_put,
+    invoices_from_csv,
 )
 from integrations.services import connection_create_local
-from core.errors import ToolError
 
 TODAY = datetime.date(2026, 11, 10)
 
@@ -140,7 +146,7 @@ CSV = """Invoice No.,Customer,Email,Date,Due Date,Total,Balance,Currency,Memo,Em
 1042,Ortiz Bakery,rosa@ortizbakery.test,2026-10-01,2026-10-31,"$1,250.00","$1,250.00",USD,Menu boards,yes,https://pay.example/1042,Menu board design,Design,3,250
 1042,,,,,,,,,,,Printing and mounting,Production,1,500
 1038,Harbor Florists,accounts@harborflorists.test,09/08/2026,10/08/2026,2400,0,USD,,no,,,,,
-"""
+"""  # noqa: E501  (rows as a bookkeeping app exports them, one a line)
 
 
 def test_a_csv_row_is_an_invoice_with_its_customer_dates_and_amounts(local):

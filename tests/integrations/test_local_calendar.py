@@ -7,11 +7,11 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.management import CommandError, call_command
 
+from core.errors import ToolError
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
 from integrations.providers.local_calendar import LocalCalendarProvider, event_put, ics_import
 from integrations.services import connection_create_local
-from core.errors import ToolError
 
 NY = ZoneInfo("America/New_York")
 

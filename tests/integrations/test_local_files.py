@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.db import transaction
 
+from core.errors import ToolError
 from integrations.files import storage
 from integrations.local.models_files import LocalFile, LocalFileChange
 from integrations.providers.base import FileData
@@ -14,7 +15,6 @@ from integrations.providers.local_files import LocalFilesProvider
 from integrations.providers.registry import provider_for
 from integrations.services import connection_create_local
 from tests.integrations.files_samples import TEMPLATE, fernhill_folder, xlsx
-from core.errors import ToolError
 
 
 @pytest.fixture(autouse=True)

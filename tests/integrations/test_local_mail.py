@@ -9,6 +9,7 @@ import pytest
 from django.core import mail as django_mail
 from django.core.management import call_command
 
+from core.errors import ToolError
 from integrations.local.models_mail import LocalMailMessage, LocalMailThread, MailWatch
 from integrations.mail_text import mime_message
 from integrations.providers.base import MailQuery, OutgoingMail
@@ -17,7 +18,6 @@ from integrations.services import connection_create_local
 from integrations.tasks_mail import poll_connection
 from routines.models import Event
 from tests.integrations.mail_helpers import DAY, mail_root, sent_copies, store  # noqa: F401
-from core.errors import ToolError
 
 
 @pytest.fixture
@@ -271,7 +271,8 @@ def test_polling_emits_an_event_per_new_email_with_its_keys(local):
     event = Event.objects.get()
     assert (event.kind, event.keys) == ("mail.received", [
         "kind:mail.received", "from:dana@juniperdental.test", "domain:juniperdental.test",
-        "with:dana@juniperdental.test", "with:rosa@ortizbakery.test", f"thread:{local.account_key}:{message.thread.key}",
+        "with:dana@juniperdental.test", "with:rosa@ortizbakery.test",
+        f"thread:{local.account_key}:{message.thread.key}",
     ])
 
 

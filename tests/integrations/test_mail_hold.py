@@ -9,16 +9,16 @@ import pytest
 from django.core import mail as django_mail
 from django.utils import timezone
 
+from core.actors import Actor
+from core.errors import ToolError
+from core.models import Card
 from integrations import mail_hold, tasks_mail
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_service import Outgoing, mail_provider
 from integrations.models import Connection
 from integrations.providers.local_mail import LocalMailProvider
 from integrations.services import connection_create_local
-from core.actors import Actor
-from core.models import Card
 from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
-from core.errors import ToolError
 
 T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 DUE = T0 + mail_hold.HOLD
@@ -517,3 +517,42 @@ def test_an_email_that_failed_keeps_its_undo_until_it_goes(org, box, use, monkey
     mail_send(use)
     mail_hold.email_sweep(now=timezone.now() + mail_hold.HOLD)
     assert HeldEmail.objects.get().state == "failed" and Change.objects.get(tool="mail.send").can_undo
+
+
+# --- at the same time -----------------------------------------------------------------------------------------
+
+
+def test_a_contacts_last_written_while_the_email_is_marked_sent_is_kept(transactional_db, org, box, use, dana):
+    """Marking an email sent merges into each recipient's `last`; a write to that contact committed meanwhile by
+    another process must survive the merge (the rows are read again under their locks, not from a stale copy)."""
+    import threading
+    import time
+
+    from django.db import transaction
+
+    from contacts.models import Contact
+    from core.locking import lock
+    from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
+
+    mail_send(use)
+    held = HeldEmail.objects.get()
+    locked = threading.Event()
+
+    def another_process_writes_the_contact():
+        with transaction.atomic():
+            contact = Contact.objects.get(id=dana.id)
+            lock(contact)
+            locked.set()
+            time.sleep(0.5)  # the sender reaches the contact meanwhile and must wait for this commit
+            contact.last = {**(contact.last or {}), "summary": "Called Dana about the quote"}
+            contact.save(update_fields=["last"])
+
+    def the_worker_sends_it():
+        locked.wait(timeout=60)
+        return mail_hold.email_send(held.id, now=held.send_at)
+
+    with threads_on_a_file():
+        writer, sent = all_at_once([another_process_writes_the_contact, the_worker_sends_it])
+        last = in_a_thread(lambda: Contact.objects.get(id=dana.id).last)
+    assert (writer, sent) == (None, "sent")
+    assert (last["summary"], last["channel"]) == ("Called Dana about the quote", "mail")

@@ -2,11 +2,11 @@
 
 import pytest
 
+from core.errors import ToolError
 from integrations.providers import registry
 from integrations.providers.base import Hit, MailProvider, Meeting
 from integrations.providers.registry import ProviderRegistryError, provider_for, register_provider
 from tests.integrations.fakes import complete_provider, providers
-from core.errors import ToolError
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from decimal import Decimal
 
 import pytest
 
+from core.errors import ToolError
 from integrations.models import Connection
 from integrations.providers.quickbooks import QuickBooksProvider
 from tests.integrations.fakes import intuit, response
-from core.errors import ToolError
 
 TODAY = datetime.date(2026, 11, 10)
 

@@ -6,11 +6,11 @@ from urllib.parse import parse_qs
 import pytest
 from google.oauth2.credentials import Credentials
 
-from integrations.models import Connection
+from core.errors import ToolError
 from core.models import Card
+from integrations.models import Connection
 from tests.integrations.conftest import an_hour_ago, save_google, save_quickbooks
 from tests.integrations.fakes import GoogleTokenEndpoint, intuit, response
-from core.errors import ToolError
 
 NEW_GOOGLE_TOKEN = {"access_token": "g-access-2", "expires_in": 3599, "token_type": "Bearer"}
 INVALID_GRANT = {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
@@ -60,9 +60,11 @@ def test_a_google_refresh_saves_the_new_token_encrypted(expired_google):
     with patch:
         expired_google.credentials()
     stored = Connection.objects.get(pk=expired_google.pk)
-    assert (stored.read_tokens()["access_token"], stored.read_tokens()["refresh_token"], "g-access-2" in stored.tokens) == (
-        "g-access-2", "g-refresh-1", False
-    )
+    assert (
+        stored.read_tokens()["access_token"],
+        stored.read_tokens()["refresh_token"],
+        "g-access-2" in stored.tokens,
+    ) == ("g-access-2", "g-refresh-1", False)
 
 
 def test_a_google_refresh_moves_the_expiry_on(expired_google):
@@ -203,8 +205,14 @@ def test_a_quickbooks_refresh_another_worker_is_making_is_waited_for_and_its_tok
     def other_worker_finishes(seconds):
         waits.append(seconds)
         other = Connection.objects.get(pk=expired_quickbooks.pk)
-        connection_tokens_save(connection=other, tokens={"access_token": "qb-access-9", "refresh_token": "qb-refresh-9",
-                                                         "expiry": (timezone.now() + datetime.timedelta(hours=1)).isoformat()})
+        connection_tokens_save(
+            connection=other,
+            tokens={
+                "access_token": "qb-access-9",
+                "refresh_token": "qb-refresh-9",
+                "expiry": (timezone.now() + datetime.timedelta(hours=1)).isoformat(),
+            },
+        )
         Connection.objects.filter(pk=other.pk).update(refresh_claimed_until=None)
 
     with intuit() as made:

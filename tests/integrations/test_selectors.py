@@ -2,12 +2,12 @@
 
 import pytest
 
+from core.errors import ToolError
+from core.models import Card
 from integrations.models import Connection
 from integrations.selectors import connections_for, join_id, require_connection, split_id
 from integrations.services import Asker
-from core.models import Card
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
-from core.errors import ToolError
 
 
 def _error(**kwargs) -> ToolError:
@@ -58,7 +58,10 @@ def test_books_not_connected_offers_quickbooks(org):
 
 def test_the_card_remembers_who_asked(org, agent):
     _error(org=org, group="mail", asked_by=Asker(agent_id=str(agent.id), conversation_id="thread-1"))
-    assert Card.objects.get(organization=org).data["asked_by"] == {"agent_id": str(agent.id), "conversation_id": "thread-1"}
+    assert Card.objects.get(organization=org).data["asked_by"] == {
+        "agent_id": str(agent.id),
+        "conversation_id": "thread-1",
+    }
 
 
 def test_a_connected_account_is_returned(org, google):
@@ -146,7 +149,9 @@ def test_split_id_of_another_workspaces_account_is_not_found(org, other_org, app
 
 def test_the_connect_card_says_what_the_group_is_for(org):
     _error(org=org, group="mail")
-    assert Card.objects.get(organization=org).body == "Your agents need it to search and read your mail, draft and send."
+    assert (
+        Card.objects.get(organization=org).body == "Your agents need it to search and read your mail, draft and send."
+    )
 
 
 def test_connections_for_can_include_stopped_accounts_for_a_searchs_failures(org, google):

@@ -6,17 +6,17 @@ import datetime
 import pytest
 from django.db import connection
 
+from core.actors import Actor
+from core.errors import ToolError
+from core.models import Card
 from integrations import mail_hold
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_service import Outgoing, mail_provider
 from integrations.providers.base import OutgoingMail
 from integrations.services import connection_create_local
 from integrations.smtp import TrackingSMTP
-from core.actors import Actor
-from core.models import Card
 from tests.integrations.mail_helpers import mail_root, sent_copies  # noqa: F401
 from tests.integrations.smtp_server import SmtpServer
-from core.errors import ToolError
 
 T0 = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 DUE = T0 + mail_hold.HOLD

@@ -6,10 +6,11 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-from freezegun import freeze_time
 from django.core.management import call_command
 from django_q.models import Schedule
+from freezegun import freeze_time
 
+from core.errors import ToolError
 from integrations import tasks_apps
 from integrations.local.models_books import BooksWatch, OverdueSpell
 from integrations.local.models_calendar import CalendarWatch
@@ -20,7 +21,6 @@ from integrations.services import connection_create_local
 from routines.models import Event
 from tests.integrations.fakes import response
 from tests.integrations.test_google_calendar import Http, event
-from core.errors import ToolError
 
 NY = ZoneInfo("America/New_York")
 TODAY = datetime.date(2026, 11, 10)

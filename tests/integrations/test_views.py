@@ -8,10 +8,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.test import Client
 
+from core.models import Card
 from integrations import catalog, services
 from integrations.models import Connection
 from integrations.signals import connected
-from core.models import Card
 from tests.factories import UserFactory
 from tests.integrations.conftest import GOOGLE_READ, G
 from tests.integrations.fakes import NO_APP_SETTINGS, intuit, response, unsigned_id_token
@@ -123,7 +123,11 @@ def test_google_start_keeps_the_pkce_verifier_in_the_session(owner, app_settings
 
 def test_google_start_asks_for_offline_access_with_consent(owner, app_settings):
     _, query = _start(owner)
-    assert (query["access_type"], query["prompt"], query["include_granted_scopes"]) == (["offline"], ["consent"], ["true"])
+    assert (query["access_type"], query["prompt"], query["include_granted_scopes"]) == (
+        ["offline"],
+        ["consent"],
+        ["true"],
+    )
 
 
 def test_google_start_asks_to_read_only_first(owner, app_settings):
@@ -211,7 +215,9 @@ def test_a_callback_can_not_be_replayed(org, owner, app_settings, google_endpoin
 def test_a_refused_consent_connects_nothing_and_says_so(org, owner, app_settings):
     _, query = _start(owner)
     reply = owner.get("/connections/google/callback", {"state": query["state"][0], "error": "access_denied"})
-    assert "Nothing was connected" in reply.content.decode() and not Connection.objects.filter(organization=org).exists()
+    assert (
+        "Nothing was connected" in reply.content.decode() and not Connection.objects.filter(organization=org).exists()
+    )
 
 
 def test_a_sign_in_that_allowed_none_of_the_apps_says_so(org, owner, app_settings, google_endpoint):

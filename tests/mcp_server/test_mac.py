@@ -47,7 +47,9 @@ def test_the_program_on_the_mac_reads_the_messages_waiting_in_its_chat(org, mac)
     agent, token = mac
     agent_services.owner_message_send(org=org, agent=agent, text="Sketch three logo ideas for Juniper.")
     result = session(token).run("messages", {})
-    assert [(m["from"], m["text"]) for m in result["messages"]] == [("the owner", "Sketch three logo ideas for Juniper.")]
+    assert [(m["from"], m["text"]) for m in result["messages"]] == [
+        ("the owner", "Sketch three logo ideas for Juniper.")
+    ]
 
 
 def test_its_reply_answers_the_owner_and_clears_what_waited(org, mac):
@@ -59,7 +61,7 @@ def test_its_reply_answers_the_owner_and_clears_what_waited(org, mac):
     assert session(token).run("messages", {}) == {"messages": []}
 
 
-def test_its_reply_to_a_hand_off_goes_back_to_the_agent_that_asked(org, mac, staff):
+def test_its_reply_to_a_hand_off_goes_back_to_the_agent_that_asked(org, mac, staff):  # noqa: F811  (the pytest fixture imported above)
     agent, token = mac
     desk = staff["Client desk"]
     model = ScriptedModel([call("hand_off", {"agent": "Designer", "task": "Sketch a logo for Juniper"}),
@@ -74,7 +76,10 @@ def test_its_reply_to_a_hand_off_goes_back_to_the_agent_that_asked(org, mac, sta
     finally:
         set_model(None)
     desk_chat = agent_services.chat_for(agent=desk)
-    assert Message.objects.filter(conversation=desk_chat, role="answer").last().text == "[Answer from Designer] Sketch attached."
+    assert (
+        Message.objects.filter(conversation=desk_chat, role="answer").last().text
+        == "[Answer from Designer] Sketch attached."
+    )
 
 
 def test_a_routine_run_reaches_the_mac_agents_chat(org, mac, no_model):
@@ -86,7 +91,7 @@ def test_a_routine_run_reaches_the_mac_agents_chat(org, mac, no_model):
     assert waiting["from"] == "your routine Weekly moodboard" and "[Routine run" in waiting["text"]
 
 
-def test_only_a_mac_agent_holds_messages_and_reply(org, mac, staff):
+def test_only_a_mac_agent_holds_messages_and_reply(org, mac, staff):  # noqa: F811  (the pytest fixture imported above)
     _, token = mac
     desk_token, _ = mcp_token_make(org=org, agent=staff["Client desk"], name="An app")
     mac_tools = {t.name for t in outside_tools(session(token).place)}

@@ -7,8 +7,8 @@ from agents.runtime.turn import answer_work, check_turns
 from checks.models import Ask
 from checks.services import ask_answer
 from contacts.models import Contact
-from mcp_server.session import OutsideSession
 from core.models import Change
+from mcp_server.session import OutsideSession
 from tests.factories import ContactFactory
 
 

@@ -8,10 +8,10 @@ from django.core.management import CommandError, call_command
 
 from agents.models import Conversation, Message
 from agents.services import message_append
+from core.errors import ToolError
 from mcp_server import services
 from mcp_server.models import McpToken
 from tests.factories import AgentFactory
-from core.errors import ToolError
 
 
 def test_a_token_is_kept_only_as_its_sha256(token):

@@ -88,4 +88,7 @@ def test_a_mac_agents_token_page_links_its_instruction_files(owner, desk):
     desk.runs_on = "mac"
     desk.save(update_fields=["runs_on"])
     made = owner.post("/connections/mcp/make", {"agent": str(desk.id), "name": "Claude Code"}).content.decode()
-    assert f"/connections/mcp/agents/{desk.id}/CLAUDE.md" in made and f"/connections/mcp/agents/{desk.id}/AGENTS.md" in made
+    assert (
+        f"/connections/mcp/agents/{desk.id}/CLAUDE.md" in made
+        and f"/connections/mcp/agents/{desk.id}/AGENTS.md" in made
+    )

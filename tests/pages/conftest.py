@@ -15,13 +15,13 @@ from django.utils import timezone
 from agents.models import Agent
 from companies.models import Company, TimelineEntry
 from contacts.models import Contact
-from docs.models import Doc, Project
-from docs import services as doc_services
 from core.actors import Actor
+from core.context import ToolContext
+from docs import services as doc_services
+from docs.models import Doc, Project
 from routines import services as routine_services
 from routines.models import Routine
 from tests.factories import AgentFactory
-from core.context import ToolContext
 from tools.pipeline import use_tool
 
 ABOUT = {

@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Agent, Usage
-from pages import selectors
 from core.models import Card
 from core.services import card_open
+from pages import selectors
 from routines import services as routine_services
 from routines.models import Routine
 from tests.factories import AgentFactory
@@ -25,7 +25,9 @@ pytestmark = pytest.mark.django_db
 
 
 def spend(agent, dollars) -> None:
-    Usage.objects.create(organization=agent.organization, agent=agent, model="gpt-6.1-terra", cost=decimal.Decimal(dollars))
+    Usage.objects.create(
+        organization=agent.organization, agent=agent, model="gpt-6.1-terra", cost=decimal.Decimal(dollars)
+    )
 
 
 @pytest.fixture
@@ -120,7 +122,9 @@ def test_raising_the_budget_unpauses_the_agent_and_resolves_its_card(owner, org,
     spend(staff["books"], "11")
     card_open(org=org, kind="budget", subject=f"budget:{staff['books'].id}", title="Bookkeeper is paused",
               data={"agent_id": str(staff["books"].id)})
-    response = owner.post(reverse("pages:agent_budget", args=[staff["books"].id]), {"monthly_budget": "$25"}, follow=True)
+    response = owner.post(
+        reverse("pages:agent_budget", args=[staff["books"].id]), {"monthly_budget": "$25"}, follow=True
+    )
     books = Agent.objects.get(id=staff["books"].id)
     assert (
         (books.monthly_budget, books.paused) == (decimal.Decimal("25.00"), False)
@@ -137,7 +141,9 @@ def test_a_budget_below_the_spend_keeps_it_paused_and_says_why(owner, staff):
 
 @pytest.mark.parametrize("typed", ["", "abc", "-5", "0", "1e99", "NaN"])
 def test_a_budget_that_is_not_dollars_is_refused(owner, staff, typed):
-    response = owner.post(reverse("pages:agent_budget", args=[staff["desk"].id]), {"monthly_budget": typed}, follow=True)
+    response = owner.post(
+        reverse("pages:agent_budget", args=[staff["desk"].id]), {"monthly_budget": typed}, follow=True
+    )
     assert Agent.objects.get(id=staff["desk"].id).monthly_budget == decimal.Decimal("60") and (
         "monthly budget in dollars" in text_of(response)
     )

@@ -13,8 +13,8 @@ import shutil
 import pytest
 from django.urls import reverse
 
-from docs import services as doc_services
 from core.actors import Actor
+from docs import services as doc_services
 from tests.pages.test_mdx import SPEC
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -73,8 +73,11 @@ def open_doc(live_server, client, org, doc, violations: list | None = None):
 def charted(org, agent):
     def make(spec: dict):
         version = doc_services.doc_write(
-            org=org, actor=Actor.for_agent(agent), title="Hours", project=_project(org),
-            text="## Hours\n\n<Chart title=\"Hours by client\">\n```vega-lite\n" + json.dumps(spec) + "\n```\n</Chart>\n",
+            org=org,
+            actor=Actor.for_agent(agent),
+            title="Hours",
+            project=_project(org),
+            text='## Hours\n\n<Chart title="Hours by client">\n```vega-lite\n' + json.dumps(spec) + "\n```\n</Chart>\n",
         )
         return version.doc
 

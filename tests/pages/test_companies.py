@@ -13,10 +13,10 @@ from django.utils import timezone
 from companies.models import CompanyPerson, TimelineEntry
 from contacts.models import LogEntry
 from core.actors import Actor
+from core.context import ToolContext
 from tests.factories import CompanyFactory, ContactFactory
 from tests.pages.conftest import run
 from tests.pages.test_contacts import text_of
-from core.context import ToolContext
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.urls import reverse
 
+from core.actors import Actor
 from docs import services as doc_services
 from docs.models import DocNote, Project
-from core.actors import Actor
 from tests.factories import DocFactory, ProjectFactory
 from tests.pages.test_contacts import text_of
 from tests.pages.test_mdx import SPEC, chart_specs
@@ -167,7 +167,8 @@ def test_leaving_a_note_adds_it_to_the_doc(owner, ws, org):
     assert (
         response.status_code == 302
         and response.url == reverse("pages:doc", args=[ws.doc.id]) + "#notes"
-        and (note.note, note.on, note.by, note.state) == ("Shorter, please.", "Scope", {"kind": "user", "id": str(org.owner_id)}, "open")
+        and (note.note, note.on, note.by, note.state)
+        == ("Shorter, please.", "Scope", {"kind": "user", "id": str(org.owner_id)}, "open")
     )
 
 

@@ -9,12 +9,12 @@ from django.urls import reverse
 from agents.models import Agent
 from companies.models import TimelineEntry
 from contacts.models import Contact, LogEntry
-from docs.models import DocNote
-from core.models import Change
-from routines.models import Routine
-from tests.pages.conftest import run
 from core.actors import Actor
 from core.context import ToolContext
+from core.models import Change
+from docs.models import DocNote
+from routines.models import Routine
+from tests.pages.conftest import run
 
 pytestmark = pytest.mark.django_db
 
@@ -95,16 +95,22 @@ def test_a_search_finds_nothing_of_b(owner, ws, b):
     found = [owner.get(reverse(name), {"q": "Zelda"}).content.decode() for name in (
         "pages:contacts", "pages:companies", "pages:docs",
     )]
-    assert not [body for body in found if "Zelda Whitfield" in body or "Zelda Dental" in body or "Zelda rebrand" in body]
+    assert not [
+        body for body in found if "Zelda Whitfield" in body or "Zelda Dental" in body or "Zelda rebrand" in body
+    ]
 
 
 def test_a_doc_linking_b_records_shows_them_as_plain_text(owner, ws, b):
     from docs import services as doc_services
 
     doc_services.doc_write(
-        org=ws.org, actor=Actor.for_agent(ws.agent), title=ws.doc.title, doc=ws.doc,
-        text=f"[Z](roadstar:contact/{b.contact.id}) [ZD](roadstar:company/{b.company.id}) [zdoc](roadstar:doc/{b.doc.id}) "
-             f"[za](roadstar:agent/{b.agent.id}) [zp](roadstar:project/{b.project.id})",
+        org=ws.org,
+        actor=Actor.for_agent(ws.agent),
+        title=ws.doc.title,
+        doc=ws.doc,
+        text=f"[Z](roadstar:contact/{b.contact.id}) [ZD](roadstar:company/{b.company.id}) "
+             f"[zdoc](roadstar:doc/{b.doc.id}) "
+        f"[za](roadstar:agent/{b.agent.id}) [zp](roadstar:project/{b.project.id})",
     )
     body = owner.get(reverse("pages:doc", args=[ws.doc.id])).content.decode()
     assert not [str(i) for i in (b.contact.id, b.company.id, b.doc.id, b.agent.id, b.project.id) if str(i) in body]

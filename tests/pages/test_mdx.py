@@ -238,7 +238,9 @@ def test_figure_caption_is_escaped():
 
 
 def test_columns_hold_their_columns():
-    out = render("<Columns>\n<Column>\n## Before\nOld logo\n</Column>\n<Column>\n## After\nNew logo\n</Column>\n</Columns>")
+    out = render(
+        "<Columns>\n<Column>\n## Before\nOld logo\n</Column>\n<Column>\n## After\nNew logo\n</Column>\n</Columns>"
+    )
     assert re.search(
         r'<div class="columns"><div class="column"><h2>Before</h2>\s*<p>Old logo</p>\s*</div>\s*'
         r'<div class="column"><h2>After</h2>\s*<p>New logo</p>\s*</div>\s*</div>',
@@ -326,7 +328,8 @@ def test_chart_json_is_passed_as_a_json_script_never_as_html():
 def test_chart_element_points_at_its_spec():
     out = render(chart(json.dumps(SPEC), ' title="Hours by client"', "Week of Nov 2."))
     assert (
-        '<div class="chart__view" id="chart-1" data-chart="chart-1-spec" role="img" aria-label="Hours by client">' in out
+        '<div class="chart__view" id="chart-1" data-chart="chart-1-spec" role="img" aria-label="Hours by client">'
+        in out
         and '<p class="chart__title">Hours by client</p><p>Week of Nov 2.</p>' in out
     )
 
@@ -346,7 +349,8 @@ def test_chart_drops_usermeta_where_vega_embed_would_take_options():
     [
         {"mark": "bar", "data": {"url": "https://evil.test/data.csv"}},
         {"layer": [{"mark": "line", "data": {"url": "data/x.json"}}]},
-        {"mark": "bar", "data": {"values": []}, "transform": [{"lookup": "a", "from": {"data": {"url": "x.csv"}, "key": "a"}}]},
+        {"mark": "bar", "data": {"values": []},
+         "transform": [{"lookup": "a", "from": {"data": {"url": "x.csv"}, "key": "a"}}]},
         # Vega's own form, a list of data sets, which vega-embed draws as Vega when $schema says so.
         {"$schema": "https://vega.github.io/schema/vega/v6.json",
          "data": [{"name": "t", "url": "https://evil.test/t.json"}]},
@@ -389,7 +393,7 @@ def test_chart_json_that_is_not_an_object_is_not_drawn():
 
 
 def test_chart_reads_a_json_fence_too():
-    assert mdx.render("<Chart>\n```json\n{\"mark\": \"bar\", \"data\": {\"values\": []}}\n```\n</Chart>").charts == ["chart-1"]
+    assert mdx.render('<Chart>\n```json\n{"mark": "bar", "data": {"values": []}}\n```\n</Chart>').charts == ["chart-1"]
 
 
 # --- roadstar links ---------------------------------------------------------------------------------------
@@ -474,7 +478,9 @@ def test_anything_but_a_literal_is_refused(text):
 
 def test_a_component_attribute_that_is_code_is_reported_and_the_rest_renders():
     rendered = mdx.render("<MetricGrid items={fetchFigures()} />\n\nAfter.")
-    assert "MetricGrid&#x27;s items couldn&#x27;t be read" in str(rendered.html) and "<p>After.</p>" in str(rendered.html)
+    assert "MetricGrid&#x27;s items couldn&#x27;t be read" in str(rendered.html) and "<p>After.</p>" in str(
+        rendered.html
+    )
 
 
 def test_deep_nesting_stops_at_a_limit_and_still_renders():

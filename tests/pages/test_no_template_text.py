@@ -11,11 +11,11 @@ from django.urls import reverse
 from agents import services as agent_services
 from agents.models import Message
 from checks.models import Ask, CheckDecision
-from integrations.services import connection_create_local
 from core.actors import Actor
-from core.models import Card
-from tests.pages.conftest import run
 from core.context import ToolContext
+from core.models import Card
+from integrations.services import connection_create_local
+from tests.pages.conftest import run
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +59,7 @@ def owner_pages(ws) -> list[str]:
         reverse("pages:doc_version", args=[ws.doc.id, 1]),
         reverse("pages:agents"),
         reverse("pages:routines"),
+        reverse("pages:newsfeed"),
         reverse("integrations:index"),
         reverse("integrations:connect", args=["google"]),
         reverse("mcp_server:index"),

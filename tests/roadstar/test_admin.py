@@ -12,8 +12,8 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Usage, Work
 from companies.models import Company, TimelineEntry
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
-from docs.models import Doc, DocNote
 from core.models import Card, Change, Organization
+from docs.models import Doc, DocNote
 from tests.factories import ContactFactory, UserFactory
 
 APPS = ("roadstar", "agents", "contacts", "companies", "docs")
@@ -38,7 +38,6 @@ def workspace(db):
     org = Organization.objects.get(owner__username="sam")
     desk = Agent.objects.get(organization=org, name="Client desk")
     dana = Contact.objects.get(organization=org, name="Dana Whitfield")
-    juniper = Company.objects.get(organization=org, name="Juniper Dental")
     change = Change.objects.create(
         organization=org, actor_kind="agent", actor_id=str(desk.id), actor_name=desk.name, tool="contacts.create",
         kind="makes", sentence="added Dana Whitfield to Contacts", listing="home", target_type="contact",
@@ -61,6 +60,7 @@ def workspace(db):
     ToolCall.objects.create(conversation=chat, message=message, call_id="call_1", name="start_thread")
     Usage.objects.create(organization=org, agent=desk, conversation=chat, model="gpt-6.1-terra", input_tokens=900)
     Run.objects.create(organization=org, conversation=chat, agent=desk, started_at=timezone.now())
+    assert Company.objects.filter(organization=org, name="Juniper Dental").exists()
     assert TimelineEntry.objects.filter(organization=org).exists()
     return org
 

@@ -1,7 +1,8 @@
 """Under the embedded default (SQLite), a write that waits for the database longer than its busy timeout (another
-process holds the write lock) answers a clear `unavailable`, "busy, try again", from use_tool, and a 503 in the
-API's one error shape from the REST API; never a 500, and nothing half-written. A real second connection holds
-the lock on a database file of the test's own (tests/roadstar/busy_worker.py)."""
+process holds the write lock) answers a clear `unavailable`, "busy, try again", from use_tool, a 503 in the API's
+one error shape from the REST API, and Roadstar's busy page from an owner's page (core/middleware.py); never a
+500, and nothing half-written. A real second connection holds the lock on a database file of the test's own
+(tests/roadstar/busy_worker.py)."""
 
 import json
 import os
@@ -23,5 +24,6 @@ def test_a_write_that_waits_out_the_busy_timeout_is_unavailable_from_use_tool_an
     assert (out["rest_status"], out["rest"]["error"], "busy, try again" in out["rest"]["message"],
             out["retry_after"]) == (503, "unavailable", True, "1")
     assert set(out["rest"]) == {"error", "message"}
+    assert (out["page_status"], out["page_busy"]) == (503, True)  # an owner's page: the busy page, not a 500
     # Nothing of the refused writes was kept; once the lock is free the same write goes.
-    assert (out["after_error"], out["contacts"]) == (None, ["Dana Whitfield"])
+    assert (out["after_error"], out["contacts"], out["chat_messages"]) == (None, ["Dana Whitfield"], 0)

@@ -104,3 +104,25 @@ def test_no_owner_page_has_inline_script_or_style(anyone, org):
         assert (inline_scripts, "<style" in body, " style=" in body, re.search(r" on[a-z]+=", body)) == (
             [], False, False, None
         ), address
+
+
+def test_a_database_busy_past_its_timeout_is_roadstars_busy_page_not_a_500(anyone):
+    reply = anyone.post("/locked/")
+    assert reply.status_code == 503 and reply["Retry-After"] == "2"
+    body = reply.content.decode()
+    assert "Roadstar is busy for a moment" in body and "Nothing was done." in body
+    assert '<a class="button button--primary" href="/">Go to Home</a>' in body
+    assert not any(sign in body for sign in DEBUG_SIGNS)
+
+
+def test_a_live_fetch_that_finds_the_database_busy_gets_the_words_to_show_beside_its_form(anyone):
+    reply = anyone.post("/locked/", headers={"X-Requested-With": "fetch"})
+    assert reply.status_code == 503 and reply["Content-Type"].startswith("text/plain")
+    assert reply.content.decode() == (
+        "Roadstar's database is busy with other work right now: busy, try again in a moment. Nothing was done."
+    )
+
+
+def test_any_other_database_error_is_still_the_500_page(anyone):
+    reply = anyone.get("/broken-database/")
+    assert reply.status_code == 500 and looks_like_roadstar(reply, "Something went wrong on Roadstar's side")

@@ -4,5 +4,5 @@ from tests.agents.conftest import model, staff  # noqa: F401  (fixtures shared w
 
 
 @pytest.fixture
-def keeper(staff):
+def keeper(staff):  # noqa: F811  (the pytest fixture imported above)
     return staff["Bookkeeper"]

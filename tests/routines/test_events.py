@@ -257,7 +257,8 @@ def test_the_run_message_names_the_mail_its_sender_subject_and_ids(org, staff, m
         f"[Routine run · trigger {message.data['routine_id']} · New client enquiries] What started it: the event "
         "mail.received (kind:mail.received, from:dana@juniperdental.test, thread:7c41e2d0:19a2c4e07d5b3f18), matching "
         "its words: from Dana Whitfield <dana@juniperdental.test>, subject “Rebrand for our second clinic”, mail id "
-        "7c41e2d0:19a2c4e07d5b3f18, thread 7c41e2d0:19a2c4e07d5b3f18\nThis time: Answer the same day.\nDo the work now.")
+        "7c41e2d0:19a2c4e07d5b3f18, thread 7c41e2d0:19a2c4e07d5b3f18\nThis time: Answer the same day.\nDo the work now."
+    )
 
 
 @pytest.mark.parametrize("kind,keys,payload,about", [

@@ -10,7 +10,7 @@ from agents.models import Message, Work
 from agents.runtime.model import say
 from agents.runtime.scheduler import drain
 from routines import engine, services
-from routines.models import Routine, RoutineRun
+from routines.models import RoutineRun
 
 UTC = datetime.UTC
 

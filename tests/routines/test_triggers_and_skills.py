@@ -116,7 +116,9 @@ def test_a_routine_change_runs_when_the_check_is_off(org, keeper, model):
     org.check_enabled = False
     org.save()
     saved = use(org, keeper, model, "triggers", {"action": "add", "name": "Weekly", "when": {"at": "0 9 * * 1"}})
-    result = use(org, keeper, model, "triggers", {"action": "change", "id": saved["saved"], "when": {"at": "0 8 * * 1"}})
+    result = use(
+        org, keeper, model, "triggers", {"action": "change", "id": saved["saved"], "when": {"at": "0 8 * * 1"}}
+    )
     assert result == {"changed": saved["saved"]} and Routine.objects.get().at == "0 8 * * 1"
 
 
@@ -126,8 +128,10 @@ def test_a_routine_change_runs_when_the_check_is_off(org, keeper, model):
     ({"keys": ["invoice.overdue"]}, "when.keys[0]: 'invoice.overdue' is not a key"),
     ({"due": "next week"}, "when.due: 'next week' is not an ISO 8601 time"),
     ({"check": {"tool": "contacts", "action": "list", "everyMinutes": 10}}, "when.check.everyMinutes: 15 or more"),
-    ({"check": {"tool": "contacts", "action": "update", "everyMinutes": 60}}, "changes things; a check runs only a tool that reads"),
-    ({"check": {"tool": "contacts", "action": "nope", "everyMinutes": 60}}, "when.check.tool: there is no tool contacts.nope"),
+    ({"check": {"tool": "contacts", "action": "update", "everyMinutes": 60}},
+     "changes things; a check runs only a tool that reads"),
+    ({"check": {"tool": "contacts", "action": "nope", "everyMinutes": 60}},
+     "when.check.tool: there is no tool contacts.nope"),
     ({"soon": True}, "when.soon: not a kind of when"),
     # The spec names the key but no form for it: nothing would ever fire the routine, so it is refused.
     ({"keys": ["from:dana@juniperdental.test", "kind:form.submitted"]},

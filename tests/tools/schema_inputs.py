@@ -132,7 +132,9 @@ class _Drawer:
             options = [drawn, _ODD_TEXT, _ODD_TIMES]
             if high is not None:
                 # just past the limit (Hypothesis draws no long text itself)
-                options.append(st.text(min_size=high + 1, max_size=high + 3) if high < 1000 else st.just("a" * (high + 1)))
+                options.append(
+                    st.text(min_size=high + 1, max_size=high + 3) if high < 1000 else st.just("a" * (high + 1))
+                )
             if low:
                 options.append(st.text(max_size=low - 1))
             drawn = st.one_of(options)

@@ -6,9 +6,9 @@ from decimal import Decimal
 import pytest
 from freezegun import freeze_time
 
+from core.models import Card, Change
 from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
 from integrations.services import connection_create_local
-from core.models import Card, Change
 from tests.integrations.conftest import save_quickbooks
 from tests.integrations.fakes import QUICKBOOKS_SETTINGS, response
 from tests.spec import spec_page, spec_tools

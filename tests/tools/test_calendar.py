@@ -5,18 +5,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from core.errors import ToolError
+from core.models import Card, Change
+from core.services import change_undo
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
 from integrations.providers.local_calendar import event_put
 from integrations.services import connection_create_local
-from core.models import Card, Change
-from core.services import change_undo
 from tests.factories import ContactFactory
 from tests.integrations.conftest import save_google
 from tests.integrations.fakes import GOOGLE_SETTINGS
 from tests.spec import spec_page, spec_tools
 from tools import registry
-from core.errors import ToolError
 
 NY = ZoneInfo("America/New_York")
 WEEK = {"after": "2026-11-16T00:00:00-05:00", "before": "2026-11-21T00:00:00-05:00"}

@@ -76,3 +76,60 @@ def test_use_tool_never_returns_a_traceback_for_a_wrong_type(use):
 def test_use_tool_returns_not_found_as_an_error_envelope(use):
     result = use("contacts.read", contactId="8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22")
     assert set(result) == {"error", "message"} and result["error"] == "not_found"
+
+
+# --- every group the spec has, built or not ---------------------------------------------------------------------
+
+
+def _spec_group_lines() -> list[str]:
+    from tests.spec import spec_page
+
+    return [line[4:].strip() for line in spec_page("tools/catalog.md").splitlines() if line.startswith("> - ")]
+
+
+def test_the_spec_groups_are_the_catalog_pages_groups_in_its_order():
+    assert [f"{name}: {summary}" for name, summary in registry.SPEC_GROUPS.items()] == [
+        line.rsplit(" (", 1)[0] for line in _spec_group_lines()
+    ]
+
+
+def test_browse_lists_every_spec_group_counted_when_built_and_not_available_when_not():
+    from tools.catalog import browse_description
+
+    ours = [line[2:] for line in browse_description().splitlines()[1:]]
+    spec = _spec_group_lines()
+    assert [line.split(":", 1)[0] for line in ours][: len(spec)] == [line.split(":", 1)[0] for line in spec]
+    for mine, theirs in zip(ours, spec, strict=False):
+        name = mine.split(":", 1)[0]
+        if name in registry.GROUPS:
+            assert mine == theirs, "a built group's line is the spec's, word for word, with its count"
+        else:
+            assert mine == f"{theirs.rsplit(' (', 1)[0]} (not available yet)", "an absent group is never counted"
+
+
+@pytest.fixture
+def absent_group():
+    """A spec group taken out of the registry for one test, as in a Roadstar that doesn't have it."""
+    name = "web"
+    group = registry.GROUPS.pop(name, None)
+    tools = {n: registry.TOOLS.pop(n) for n in [t.name for t in registry.tools_of(name)]}
+    yield name
+    if group is not None:
+        registry.GROUPS[name] = group
+    registry.TOOLS.update(tools)
+
+
+def test_browsing_an_absent_group_says_it_is_not_available(ctx, absent_group):
+    result = browse_tools(ctx, [absent_group, "contacts"])
+    assert "contacts" in result and "no_such_group" not in result
+    assert "isn't available in this Roadstar" in result["not_available"][absent_group]
+
+
+def test_finding_a_tool_of_an_absent_group_says_so(ctx, absent_group):
+    result = find_tools(ctx, [f"{absent_group}.search"])
+    assert result["found"] == [] and "isn't available" in result["no_such_tool"][f"{absent_group}.search"][0]
+
+
+def test_using_a_tool_of_an_absent_group_is_unsupported_with_words(use, absent_group):
+    result = use(f"{absent_group}.search", query="mail")
+    assert result["error"] == "unsupported" and f"The {absent_group} group" in result["message"]

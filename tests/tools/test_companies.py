@@ -8,10 +8,10 @@ from django.utils import timezone
 
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import LogEntry, OpenItem
-from docs.models import ProjectLink
 from core.actors import Actor
 from core.models import Change
 from core.services import change_undo
+from docs.models import ProjectLink
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import made_here, use_tool
@@ -88,7 +88,7 @@ def test_list_row_has_people_handler_and_last(use, org, agent, juniper, dana, en
 
 
 def test_list_names_five_people_and_counts_them_all(use, org, juniper):
-    for i in range(7):
+    for _ in range(7):
         CompanyPerson.objects.create(organization=org, company=juniper, contact=ContactFactory(organization=org))
     row = use("companies.list")["items"][0]
     assert (len(row["people"]), row["peopleCount"]) == (5, 7)

@@ -1,21 +1,22 @@
 """The contacts group through use_tool, as a thread runs it: every tool's inputs, limits, results and records."""
 
 import datetime
+
 import pytest
 from freezegun import freeze_time
 
 from companies.models import Company, CompanyPerson
 from contacts import selectors
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
-from docs.models import ProjectLink
 from core.actors import Actor
+from core.context import ToolContext
+from core.errors import ToolError
 from core.models import Change
 from core.services import change_undo
+from docs.models import ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 from tests.spec import spec_tool_names, spec_tools
 from tools import registry
-from core.context import ToolContext
-from core.errors import ToolError
 
 UUID_ELSEWHERE = "8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22"
 

@@ -8,11 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from docs import services
-from docs.models import Doc, DocNote, DocVersion
 from core.actors import Actor
 from core.models import Change
 from core.timefmt import iso
+from docs import services
+from docs.models import Doc, DocNote, DocVersion
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import use_tool
@@ -220,8 +220,8 @@ def test_write_without_a_project_goes_in_the_project_its_thread_made(use, ctx):
 
 
 def test_each_agent_has_its_own_project_and_other_workspaces_are_apart(org, other_org, agent):
-    from tests.factories import AgentFactory
     from core.context import ToolContext
+    from tests.factories import AgentFactory
 
     org.check_enabled = False
     org.save()
@@ -433,11 +433,21 @@ def test_edit_answers_the_owners_notes(use, doc, note):
           answers=[{"noteId": str(note.id), "outcome": "changed", "text": "Added: half up front."}])
     note.refresh_from_db()
     answer = note.answers.get()
-    assert (note.state, answer.note, answer.state, answer.doc_id) == ("changed", "Added: half up front.", "changed", doc.id)
+    assert (note.state, answer.note, answer.state, answer.doc_id) == (
+        "changed",
+        "Added: half up front.",
+        "changed",
+        doc.id,
+    )
 
 
 def test_edit_answer_kept_keeps_the_note_as_kept(use, doc, note):
-    _edit(use, doc, ("$8,400", "$8,900"), answers=[{"noteId": str(note.id), "outcome": "kept", "text": "Terms are in the contract"}])
+    _edit(
+        use,
+        doc,
+        ("$8,400", "$8,900"),
+        answers=[{"noteId": str(note.id), "outcome": "kept", "text": "Terms are in the contract"}],
+    )
     note.refresh_from_db()
     assert note.state == "kept"
 
@@ -446,7 +456,9 @@ def test_edit_answer_to_a_note_of_another_doc_is_not_found_and_nothing_changes(u
     elsewhere = DocFactory(organization=org)
     other_note = services.doc_note_add(org=org, actor=owner, doc=elsewhere, on="", note="Shorter")
     before = _state(doc)
-    out = _edit(use, doc, ("$8,400", "$8,900"), answers=[{"noteId": str(other_note.id), "outcome": "kept", "text": "No"}])
+    out = _edit(
+        use, doc, ("$8,400", "$8,900"), answers=[{"noteId": str(other_note.id), "outcome": "kept", "text": "No"}]
+    )
     assert (out["error"], out["message"].startswith("answers[0].noteId:"), _state(doc)) == ("not_found", True, before)
 
 
@@ -464,7 +476,9 @@ def test_edit_answering_one_note_twice_is_refused(use, doc, note):
 def test_edit_answer_to_another_workspaces_note_is_not_found(use, doc, other_org):
     theirs = DocFactory(organization=other_org)
     their_note = services.doc_note_add(org=other_org, actor=Actor.system(), doc=theirs, on="", note="Theirs")
-    out = _edit(use, doc, ("$8,400", "$8,900"), answers=[{"noteId": str(their_note.id), "outcome": "kept", "text": "No"}])
+    out = _edit(
+        use, doc, ("$8,400", "$8,900"), answers=[{"noteId": str(their_note.id), "outcome": "kept", "text": "No"}]
+    )
     their_note.refresh_from_db()
     assert (out["error"], their_note.state) == ("not_found", "open")
 

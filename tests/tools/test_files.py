@@ -5,6 +5,10 @@ import io
 
 import pytest
 
+from core.actors import Actor
+from core.errors import ToolError
+from core.models import Card, Change
+from core.services import change_undo
 from integrations.files import services as files_services
 from integrations.files import storage
 from integrations.files.events import docs_watch_one
@@ -13,13 +17,9 @@ from integrations.models import Connection
 from integrations.providers.base import FileData
 from integrations.providers.registry import provider_for
 from integrations.services import connection_create_local
-from core.actors import Actor
-from core.models import Card, Change
-from core.services import change_undo
 from tests.integrations.files_samples import PNG, TEMPLATE, fernhill_folder, pdf
 from tests.spec import spec_page, spec_tool_names, spec_tools
 from tools import registry
-from core.errors import ToolError
 
 NAMES = sorted(spec_tool_names(lambda t: t["group"] == "files"), key=str)
 

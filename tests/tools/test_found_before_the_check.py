@@ -10,9 +10,9 @@ from django.utils import timezone
 from checks.models import Ask, CheckDecision
 from companies.models import TimelineEntry
 from contacts.models import OpenItem
+from core.actors import Actor
 from docs import services as doc_services
 from integrations.services import connection_create_local
-from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 
 WORDS = "Tidy up the records, please."
@@ -25,8 +25,8 @@ def theirs(other_org) -> dict:
     company = CompanyFactory(organization=other_org, name="Their Dental")
     entry = TimelineEntry.objects.create(organization=other_org, company=company, kind="mail", title="Kickoff",
                                          at=timezone.now(), by=owner.by())
-    item = OpenItem.objects.create(organization=other_org, company=company, kind="you", text="Send the quote", at=timezone.now(),
-                                   by_kind="user", by_id=str(other_org.owner_id))
+    item = OpenItem.objects.create(organization=other_org, company=company, kind="you", text="Send the quote",
+                                   at=timezone.now(), by_kind="user", by_id=str(other_org.owner_id))
     project = ProjectFactory(organization=other_org, name="Their rebrand")
     doc = DocFactory(organization=other_org, project=project, title="Their proposal", text="## Scope\nThe logo.")
     note = doc_services.doc_note_add(org=other_org, actor=owner, doc=doc, on="", note="Shorter?")

@@ -21,14 +21,14 @@ from hypothesis import HealthCheck, Phase, given, settings
 from pydantic import ValidationError
 
 from companies.models import TimelineEntry
+from core.actors import Actor
+from core.context import ToolContext
+from core.errors import ERROR_KINDS
 from docs import services as doc_services
 from integrations.services import connection_create_local
-from core.actors import Actor
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tests.tools.schema_inputs import inputs
 from tools import registry
-from core.context import ToolContext
-from core.errors import ERROR_KINDS
 from tools.pipeline import use_tool
 
 EXAMPLES = int(os.environ.get("TOOL_FUZZ_EXAMPLES", "8"))

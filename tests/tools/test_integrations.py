@@ -2,8 +2,9 @@
 
 import pytest
 
-from integrations.models import Connection
 from core.models import Card, Change
+from integrations.models import Connection
+
 # The connection fixtures live with the integrations tests; imported here, they work the same in this module.
 from tests.integrations.conftest import app_settings, google, no_internet, save_google  # noqa: F401
 from tests.integrations.fakes import ALL_REAL, providers
@@ -58,11 +59,11 @@ def test_list_says_which_apps_the_spec_names_are_not_built(use):
     assert use("integrations.list")["notYet"] == ["OneDrive and SharePoint (Microsoft)"]
 
 
-def test_list_shows_a_connected_account_without_a_status(use, google):
+def test_list_shows_a_connected_account_without_a_status(use, google):  # noqa: F811  (the pytest fixture imported above)
     assert use("integrations.list")["connected"] == [{"integration": "google", "account": "sam@fernhill.test"}]
 
 
-def test_list_shows_each_group_of_a_connected_app_with_its_tool_count(use, google):
+def test_list_shows_each_group_of_a_connected_app_with_its_tool_count(use, google):  # noqa: F811  (the pytest fixture imported above)
     assert use("integrations.list")["apps"] == [
         {"name": "mail", "app": "Gmail", "tools": len(tools_of("mail"))},
         {"name": "files", "app": "Google Drive", "tools": len(tools_of("files"))},
@@ -70,16 +71,16 @@ def test_list_shows_each_group_of_a_connected_app_with_its_tool_count(use, googl
     ]
 
 
-def test_list_no_longer_offers_a_connected_app(use, google):
+def test_list_no_longer_offers_a_connected_app(use, google):  # noqa: F811  (the pytest fixture imported above)
     assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["quickbooks"]
 
 
-def test_list_shows_a_stopped_connection_with_its_status(use, google):
+def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.NEEDS_RECONNECT)
     assert use("integrations.list")["connected"][0]["status"] == "needs_reconnect"
 
 
-def test_list_offers_an_app_again_once_its_connection_is_removed(use, google):
+def test_list_offers_an_app_again_once_its_connection_is_removed(use, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.REMOVED)
     result = use("integrations.list")
     assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == ([], ["google", "quickbooks"])
@@ -184,15 +185,21 @@ def test_connect_an_app_with_no_provider_built_is_not_yet(use, org):
     assert set(result) == {"notYet"} and not Card.objects.filter(organization=org).exists()
 
 
-def test_connect_an_app_whose_only_account_stopped_offers_to_connect_it_again(use, org, google):
+def test_connect_an_app_whose_only_account_stopped_offers_to_connect_it_again(use, org, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.NEEDS_RECONNECT)
     result = use("integrations.connect", integration="google")
-    assert (result, Card.objects.get(organization=org).kind) == ({"card": "Connect sam@fernhill.test again"}, "reconnect")
+    assert (result, Card.objects.get(organization=org).kind) == (
+        {"card": "Connect sam@fernhill.test again"},
+        "reconnect",
+    )
 
 
 def test_connect_puts_the_card_in_the_callers_workspace_only(use, org, other_org):
     use("integrations.connect", integration="google")
-    assert (Card.objects.filter(organization=org).count(), Card.objects.filter(organization=other_org).count()) == (1, 0)
+    assert (Card.objects.filter(organization=org).count(), Card.objects.filter(organization=other_org).count()) == (
+        1,
+        0,
+    )
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,14 @@ from django.utils import timezone
 from freezegun import freeze_time
 
 from contacts.models import LogEntry
-from integrations import mail_hold
-from integrations.local.models_mail import HeldEmail, LocalMailMessage
-from integrations.models import Connection
-from integrations.services import connection_create_local
 from core.actors import Actor
 from core.models import Change
 from core.services import change_undo
 from core.timefmt import iso
+from integrations import mail_hold
+from integrations.local.models_mail import HeldEmail, LocalMailMessage
+from integrations.models import Connection
+from integrations.services import connection_create_local
 from tests.factories import ContactFactory
 from tests.integrations.mail_helpers import DAY, mail_root, store  # noqa: F401
 from tests.spec import spec_page, spec_tool_names, spec_tools
@@ -487,7 +487,10 @@ def test_after_the_hold_the_worker_sends_it_once(use, box):
     send(use)
     mail_hold.email_sweep(now=after_the_hold())
     mail_hold.email_sweep(now=after_the_hold() + datetime.timedelta(minutes=20))
-    assert ([m.to for m in django_mail.outbox], HeldEmail.objects.get().state) == ([["dana@juniperdental.test"]], "sent")
+    assert ([m.to for m in django_mail.outbox], HeldEmail.objects.get().state) == (
+        [["dana@juniperdental.test"]],
+        "sent",
+    )
 
 
 def test_the_end_of_the_hold_is_scheduled_once(use, box):

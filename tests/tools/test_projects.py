@@ -8,15 +8,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from docs.models import Project
 from core.actors import Actor
+from core.context import ToolContext
+from core.errors import ToolError
 from core.models import Change
 from core.services import change_undo
 from core.timefmt import iso
+from docs.models import Project
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
-from core.context import ToolContext
-from core.errors import ToolError
 
 
 @pytest.fixture
@@ -173,7 +173,10 @@ def test_update_is_listed_on_home_saying_what_changed(use, project):
 
 def test_update_of_the_description_only_says_so(use, project):
     use("projects.update", projectId=str(project.id), name="Juniper rebrand", description="Logo, signage")
-    assert Change.objects.get(tool="projects.update").sentence == 'changed the description of the project "Juniper rebrand"'
+    assert (
+        Change.objects.get(tool="projects.update").sentence
+        == 'changed the description of the project "Juniper rebrand"'
+    )
 
 
 def test_update_with_nothing_different_records_no_change(use, project):

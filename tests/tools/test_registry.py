@@ -9,8 +9,10 @@ from tools import registry
 from tools.registry import Group, RegistryError, Tool, ToolInput
 
 # The groups this build has, each complete: every tool its spec page lists.
-BUILT_GROUPS = ("contacts", "companies", "projects", "docs", "integrations", "mail", "files", "calendar", "books",
-                "workspace")
+BUILT_GROUPS = (
+    "contacts", "companies", "projects", "docs", "integrations", "mail", "files", "calendar", "books", "filings",
+    "newsfeed", "templates", "workspace",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,9 @@ from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from companies.models import Company
 from contacts.models import Contact
+from core.models import Change
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local
-from core.models import Change
 from tests.factories import ContactFactory
 from tests.use_cases.staff_script import StaffScript
 
@@ -85,20 +85,26 @@ def test_filling_contacts_from_mail_end_to_end(org, mailbox):
     assert [p["email"] for p in saved["existing"]] == ["dana@juniperdental.test"]
     # What Sam sees: the new people and their companies, on Home, and the thread's answer.
     assert Contact.objects.get(organization=org, name="Rosa Ortiz").phone == "+1 555 0142"
-    assert {"Ortiz Bakery", "Ruiz Print Co."} <= set(Company.objects.filter(organization=org).values_list("name", flat=True))
+    assert {"Ortiz Bakery", "Ruiz Print Co."} <= set(
+        Company.objects.filter(organization=org).values_list("name", flat=True)
+    )
     # The page's answer says the added contacts show "on Home with Undo"; the tools page, the reference, lists
     # contacts.add_many "listed on Home", without Undo (tests/tools/test_registry.py holds the declaration to it).
     # The build follows the tools page: the line is on Home, and no Undo is offered for it.
     added = Change.objects.get(tool="contacts.add_many")
     assert (added.listing, added.undo, added.can_undo) == ("home", None, False)
     chat = agent_services.chat_for(agent=desk)
-    assert Message.objects.filter(conversation=chat, role="answer").last().text.endswith("Dana Whitfield was already there.")
+    assert (
+        Message.objects.filter(conversation=chat, role="answer")
+        .last()
+        .text.endswith("Dana Whitfield was already there.")
+    )
 
 
 def test_home_lists_the_contacts_added_from_mail_without_undo(org, client):
     from core.actors import Actor
-    from tools import registry
     from core.context import ToolContext
+    from tools import registry
     from tools.pipeline import use_tool
 
     desk = Agent.objects.create(organization=org, name="Client desk", job="Answers new and current clients")

@@ -11,8 +11,8 @@ from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from contacts.models import Contact, OpenItem
-from integrations.local.models_calendar import LocalEvent
 from core.models import Change
+from integrations.local.models_calendar import LocalEvent
 from tests.use_cases.staff_script import StaffScript
 
 NY = ZoneInfo("America/New_York")
@@ -63,9 +63,11 @@ def test_booking_a_kickoff_call_end_to_end(fernhill):
                  "after": "2026-11-16T00:00:00-05:00", "before": "2026-11-21T00:00:00-05:00"}}),
              hold,
              call("use_tool", {"name": "mail.send", "input": {
-                 "to": ["dana@juniperdental.test"], "subject": "Kickoff for the Juniper Dental rebrand", "text": OFFER}}),
+                 "to": ["dana@juniperdental.test"], "subject": "Kickoff for the Juniper Dental rebrand",
+                 "text": OFFER}}),
              call("use_tool", {"name": "contacts.follow_up", "input": {
-                 "contactId": str(dana.id), "text": "Kickoff: did Dana pick Tuesday or Thursday? Move the hold if needed.",
+                 "contactId": str(dana.id),
+                 "text": "Kickoff: did Dana pick Tuesday or Thursday? Move the hold if needed.",
                  "at": "2026-11-13T09:00:00-05:00"}}),
              say(ANSWER))
     set_model(staff)
@@ -84,7 +86,10 @@ def test_booking_a_kickoff_call_end_to_end(fernhill):
     assert LocalEvent.objects.filter(title="Juniper Dental kickoff (held)").exists()
     assert "held" in results[2], results[2]
     # What Sam sees: the hold on Home with Undo, the email with Undo, the follow-up on Dana, and the answer.
-    assert set(Change.objects.filter(listing="home_undo").values_list("tool", flat=True)) == {"calendar.hold", "mail.send"}
+    assert set(Change.objects.filter(listing="home_undo").values_list("tool", flat=True)) == {
+        "calendar.hold",
+        "mail.send",
+    }
     assert OpenItem.objects.get(contact=dana, kind="follow_up").thread == str(thread.id)
     chat = agent_services.chat_for(agent=desk)
     assert Message.objects.filter(conversation=chat, role="answer").last().text.endswith(ANSWER)

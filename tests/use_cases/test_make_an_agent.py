@@ -50,7 +50,10 @@ def test_roadstar_makes_proposal_writer_and_hands_it_the_first_work(org, model):
     # … Roadstar's short reply in its chat …
     chat = services.chat_for(agent=roadstar)
     replies = [m.text for m in Message.objects.filter(conversation=chat, role="agent") if m.text]
-    assert replies[0] == "I've made Proposal writer, under Client desk, and handed it the Ortiz Bakery proposal for Friday."
+    assert (
+        replies[0]
+        == "I've made Proposal writer, under Client desk, and handed it the Ortiz Bakery proposal for Friday."
+    )
     # … the work handed over with Sam's words, done by Proposal writer, its answer back with Roadstar.
     packet = Message.objects.get(conversation=services.chat_for(agent=writer), role="handoff")
     assert packet.data["owner_words"][0]["text"] == SAM_ASKS

@@ -4,36 +4,38 @@ import datetime
 import json
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
+from checks.models import Ask, CheckDecision
 from companies.models import Company, TimelineEntry
 from contacts.models import Contact
+from core.models import Change
 from docs.models import Doc
+from home.selectors import home_asks
 from integrations import mail_hold
 from integrations.local.mailbox import Incoming, message_store
 from integrations.local.models_mail import LocalMailMessage
 from integrations.services import connection_create_local
-from core.models import Change
 from routines import engine
 from routines.models import Event, Routine
-from checks.models import Ask, CheckDecision
-from django.urls import reverse
-from home.selectors import home_asks
 from tests.factories import ProjectFactory
 from tests.use_cases.staff_script import StaffScript
 
-SAM = "When a new client writes in, answer the same day. Quotes come from the rate card in Drive, and I see every quote before it goes out."
+SAM = ("When a new client writes in, answer the same day. Quotes come from the rate card in Drive, and I see every "
+       "quote before it goes out.")
 NOTE = "Answer the same day. Quotes come from the rate card in Drive, and Sam sees every quote before it goes out."
 ENQUIRY = ("Hi Sam,\n\nWe're opening our second clinic in March and would love a new logo, plus signage for both "
            "locations. Could you send us a quote?\n\nThanks,\nDana Whitfield\nPractice manager, Juniper Dental")
 QUOTE = ("## Scope\n\n- Logo and a one-page brand guide\n- Signage for two clinics\n\n## Price\n\n| Item | Price |\n"
          "| --- | ---: |\n| Logo and brand guide | $4,800 |\n| Signage design, two clinics | $3,600 |\n"
          "| **Total** | **$8,400** |\n\nReady in five weeks from a signed quote.")
-ASK = "Send Dana the Juniper Dental quote for $8,400? Logo, brand guide and signage for both clinics, ready in five weeks."
+ASK = ("Send Dana the Juniper Dental quote for $8,400? Logo, brand guide and signage for both clinics, ready in five "
+       "weeks.")
 REPLY = ("Hi Dana,\n\nThanks for thinking of us. For a new logo with a one-page brand guide, and signage for both "
          "clinics, the price is $8,400, ready five weeks after you sign. Happy to walk through it on a call.\n\nSam")
 
@@ -117,11 +119,13 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
                      "companyId": _last_result(r)["companies"][0]["id"], "kind": "mail",
                      "title": "Rebrand quote request",
                      "summary": "Dana asked for a new logo and signage before the second clinic opens in March.",
-                     "at": "2026-11-10T10:12:00-05:00", "people": ["dana@juniperdental.test"], "state": "waiting_you"}}),
+                     "at": "2026-11-10T10:12:00-05:00", "people": ["dana@juniperdental.test"],
+                     "state": "waiting_you"}}),
                  call("hand_off", {"agent": "Proposal writer",
                                    "task": "Price a rebrand for Juniper Dental from the rate card: new logo, and "
                                            "signage for two clinics.",
-                                   "notes": "Second clinic opens in March. Dana Whitfield, practice manager, signs off."}),
+                                   "notes": "Second clinic opens in March. Dana Whitfield, practice manager, "
+                                            "signs off."}),
                  say("Handed the pricing to Proposal writer."),
                  # 5. The answer wakes it. Had it sent before asking, the check reads Sam's rule and holds it back.
                  call("use_tool", {"name": "mail.send", "input": quote_send}),
@@ -138,7 +142,8 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
                  say("The quote is written: $8,400, ready in five weeks."))
         drain(org_id=org.id)
 
-        enquiries = Conversation.objects.get(agent=desk, kind="thread", title="New client enquiries")
+        # The enquiry was worked on in its own thread.
+        assert Conversation.objects.filter(agent=desk, kind="thread", title="New client enquiries").exists()
         chat = agent_services.chat_for(agent=desk)
         assert Message.objects.filter(conversation=chat, role="answer").last().text.endswith(ASK)
         assert not LocalMailMessage.objects.filter(connection=mailbox, box="sent").exists()
@@ -169,9 +174,10 @@ def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
         staff.on("Client desk", "chat", route_the_yes, say("Sent Sam's yes to the thread."))
         staff.on("Client desk", "New client enquiries",
                  call("use_tool", {"name": "mail.send", "input": quote_send}),
-                 lambda r: (second.setdefault("sent", _last_result(r)), call("use_tool", {"name": "mail.send", "input": {
-                     "to": ["dana@juniperdental.test"], "subject": "Re: Rebrand for our second clinic",
-                     "text": SECOND}}))[1],
+                 lambda r: (second.setdefault("sent", _last_result(r)), call("use_tool", {
+                     "name": "mail.send", "input": {"to": ["dana@juniperdental.test"],
+                                                    "subject": "Re: Rebrand for our second clinic",
+                                                    "text": SECOND}}))[1],
                  lambda r: (second.setdefault("revised", _last_result(r)), say(
                      "Sent Dana the quote; it goes after the two-minute Undo. Dana also asked about van signage: "
                      "send her the revised quote for $9,200?"))[1])

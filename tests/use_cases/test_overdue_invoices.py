@@ -50,7 +50,8 @@ def test_chasing_overdue_invoices_end_to_end(fernhill, monkeypatch):
         # 1. Bookkeeper's chat saves a skill and a routine from Sam's words.
         staff.on("Bookkeeper", "chat",
                  call("skills", {"action": "add", "name": "Chase an invoice", "about": "An invoice more than a "
-                                 "week overdue", "steps": STEPS, "why": "Sam asked for a Monday chase of overdue invoices."}),
+                                 "week overdue", "steps": STEPS,
+                                 "why": "Sam asked for a Monday chase of overdue invoices."}),
                  call("triggers", {"action": "add", "name": "Overdue invoices", "when": {"at": "0 9 * * 1"},
                                    "skill": "chase-an-invoice", "note": NOTE}),
                  say("Every Monday at 9 I'll chase what's more than a week overdue, and ask you over $5,000."))
@@ -115,8 +116,8 @@ def test_a_chase_over_5000_is_asked_about(fernhill):
     """Without the judge's go (no model here), a chase the rules can't decide is held back and asked about."""
     from agents.runtime.turn import check_turns
     from core.actors import Actor
-    from routines import services as routine_services
     from core.context import ToolContext
+    from routines import services as routine_services
     from tools.pipeline import use_tool
 
     org = fernhill

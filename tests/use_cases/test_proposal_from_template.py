@@ -3,7 +3,6 @@ and the scripted model: what Sam sees."""
 
 import json
 
-
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
@@ -46,9 +45,10 @@ def test_a_proposal_from_the_template_end_to_end(fernhill):
             "id": results(r)[0]["hits"][0]["id"], "name": "Ortiz Bakery: packaging redesign proposal"}}),
     ]
     for find, replace in FILLED.items():
-        thread_steps.append(lambda r, find=find, replace=replace: call("use_tool", {"name": "files.replace_text", "input": {
-            "id": next(x for x in results(r) if x.get("name") == "Ortiz Bakery: packaging redesign proposal")["id"],
-            "find": find, "replace": replace}}))
+        thread_steps.append(lambda r, find=find, replace=replace: call("use_tool", {
+            "name": "files.replace_text", "input": {
+                "id": next(x for x in results(r) if x.get("name") == "Ortiz Bakery: packaging redesign proposal")["id"],
+                "find": find, "replace": replace}}))
     thread_steps.append(lambda r: call("use_tool", {"name": "files.read", "input": {
         "id": next(x for x in results(r) if x.get("name") == "Ortiz Bakery: packaging redesign proposal")["id"]}}))
     thread_steps.append(say(ANSWER))

@@ -1,4 +1,17 @@
 """Every tool group's module. Importing one registers its group and tools; add a new group's module here."""
 
-from tools.groups import books, calendar, companies, contacts, docs, files, integrations, mail, projects  # noqa: F401
-from tools.groups import workspace  # noqa: F401
+from tools.groups import (  # noqa: F401
+    books,
+    calendar,
+    companies,
+    contacts,
+    docs,
+    files,
+    filings,
+    integrations,
+    mail,
+    newsfeed,
+    projects,
+    search,
+    workspace,
+)

@@ -6,9 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import StringConstraints
 
+from core.inputs import Int, Text
 from integrations import invoices
 from integrations.services import Asker
-from core.inputs import Int, Text
 from tools.registry import Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from contacts.shapes import local_time_words
+from core.inputs import Int, Text, TimeText
 from integrations import meetings
 from integrations.services import Asker
-from core.inputs import Int, Text, TimeText
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -13,10 +13,14 @@ from pydantic import AfterValidator, Field
 
 from companies import selectors, services
 from companies.shapes import (
-    company_context_shape, company_read_shape, company_record, company_row, timeline_entry_shape,
+    company_context_shape,
+    company_read_shape,
+    company_record,
+    company_row,
+    timeline_entry_shape,
 )
-from core.timefmt import iso
 from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDate, IsoDateTime, Link, Offset, Text, in_range
+from core.timefmt import iso
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -286,8 +290,10 @@ register(
 def _time(value: str) -> datetime.datetime:
     try:
         moment = datetime.datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise ValueError(f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z")
+    except ValueError as exc:
+        raise ValueError(
+            f"{value!r} is not a time; give the last item's at as it came, such as 2026-11-10T15:12:00Z"
+        ) from exc
     return in_range(moment)
 
 

@@ -10,10 +10,20 @@ from pydantic import BeforeValidator, Field, ValidationError
 from contacts import selectors, services
 from contacts.models import Contact, LogEntry
 from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
-from docs.selectors import project_get
-from core.undo import restore, snapshot
 from core.errors import ToolError
-from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDateTime, Offset, ProjectId, Text, describe_validation_error
+from core.inputs import (
+    MAX_DAYS,
+    CompanyId,
+    ContactId,
+    Int,
+    IsoDateTime,
+    Offset,
+    ProjectId,
+    Text,
+    describe_validation_error,
+)
+from core.undo import restore, snapshot
+from docs.selectors import project_get
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

@@ -6,10 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr
 
+from core.inputs import DocId, DocNoteId, Offset, ProjectId, Text
 from docs import selectors, services
 from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
-from core.inputs import DocId, DocNoteId, Offset, ProjectId, Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 # The spec's page lost what was written in angle brackets; the components and the link form are restored as

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from pydantic import Field
 
+from core.inputs import AppItem, Int, Number, Offset, Text, TimeText
 from integrations.files import services
 from integrations.services import Asker
-from core.inputs import AppItem, Int, Number, Offset, Text, TimeText
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 from workspace import services as workspace_services
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from integrations import catalog, selectors, services
-from integrations.providers.registry import registered
 from core.errors import ToolError
 from core.inputs import Text
+from integrations import catalog, selectors, services
+from integrations.providers.registry import registered
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

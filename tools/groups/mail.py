@@ -11,12 +11,12 @@ from django.core.validators import validate_email
 from pydantic import AfterValidator, Field, model_validator
 
 from contacts.shapes import local_time_words
+from core.inputs import AppItem, Int, Offset, Text, in_range
+from core.timefmt import iso
 from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
 from integrations.providers.base import MailQuery
 from integrations.services import Asker
-from core.inputs import AppItem, Int, Offset, Text, in_range
-from core.timefmt import iso
 from tools.registry import Done, Group, Tool, ToolInput, Writes, register, register_group
 from workspace import services as workspace_services
 
@@ -37,8 +37,8 @@ def _email(value: str) -> str:
     value = value.strip()
     try:
         validate_email(value)
-    except DjangoValidationError:
-        raise ValueError(f"{value!r} is not an email address such as dana@juniperdental.test")
+    except DjangoValidationError as exc:
+        raise ValueError(f"{value!r} is not an email address such as dana@juniperdental.test") from exc
     return value
 
 
@@ -47,8 +47,8 @@ def _day(value: str | None) -> datetime.date | None:
         return None
     try:
         day = datetime.date.fromisoformat(value.strip().replace("/", "-"))
-    except ValueError:
-        raise ValueError(f"{value!r} is not a date; give YYYY-MM-DD")
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a date; give YYYY-MM-DD") from exc
     return in_range(day)
 
 

@@ -3,10 +3,10 @@ services (the docs app holds Project)."""
 
 from __future__ import annotations
 
+from core.inputs import Offset, ProjectId, Text
 from docs import selectors, services
 from docs.models import Project
 from docs.shapes import activity_item, project_shape
-from core.inputs import Offset, ProjectId, Text
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(

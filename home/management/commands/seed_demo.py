@@ -24,10 +24,10 @@ from companies import services as company_services
 from companies.models import Company, TimelineEntry
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
-from docs import services as doc_services
-from docs.models import Doc, Project
 from core.actors import Actor
 from core.models import Organization
+from docs import services as doc_services
+from docs.models import Doc, Project
 
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 
@@ -151,13 +151,13 @@ TIMELINE = [
     {
         "company": "Juniper Dental", "kind": "mail", "title": "Rebrand quote request",
         "summary": "Dana asked for a new logo and signage before the second clinic opens in March.",
-        "at": "2026-11-10T10:12:00+00:00", "people": ["dana@juniperdental.test"],
+        "at": "2026-11-10T10:12:00", "people": ["dana@juniperdental.test"],
         "thread": "7c41e2d0:19a2c4e07d5b3f18", "state": "waiting_you", "by": "Client desk",
     },
     {
         "company": "Ortiz Bakery", "kind": "invoice", "title": "Invoice 1042 chased",
         "summary": "$1,250 for the menu boards, 10 days overdue. Friendly reminder sent to Rosa.",
-        "at": "2026-11-10T09:02:00-05:00", "people": ["rosa@ortizbakery.test"], "thread": "",
+        "at": "2026-11-10T09:02:00", "people": ["rosa@ortizbakery.test"], "thread": "",
         "state": "overdue", "by": "Bookkeeper",
     },
 ]
@@ -420,8 +420,8 @@ MEETINGS = [
 
 
 def seed_calendar(org: Organization, connection) -> list[str]:
-    from integrations.providers.local_calendar import event_put
     from integrations.local.models_calendar import LocalEvent
+    from integrations.providers.local_calendar import event_put
 
     zone = ZoneInfo(org.time_zone)
     known = set(LocalEvent.objects.filter(connection=connection).values_list("uid", flat=True))

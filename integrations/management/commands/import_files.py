@@ -31,7 +31,7 @@ class Command(BaseCommand):
             try:
                 outcome = provider_for(connection, "files").import_path(path)
             except OSError as e:
-                raise CommandError(f"{path}: {e}")
+                raise CommandError(f"{path}: {e}") from e
         if made:
             self.stdout.write(f"Made the local files {connection.account} ({connection.account_key}).")
         self.stdout.write(f"{path.name}: {len(outcome.added)} added, {len(outcome.updated)} updated, "

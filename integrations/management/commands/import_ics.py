@@ -29,7 +29,7 @@ class Command(BaseCommand):
                 outcome = ics_import(connection, path.read_bytes(), time_zone=org.time_zone,
                                      owner=[org.owner_email, connection.account])
             except ValueError as e:
-                raise CommandError(f"{path}: {e}")
+                raise CommandError(f"{path}: {e}") from e
         if made:
             self.stdout.write(f"Made the local calendar {connection.account} ({connection.account_key}).")
         self.stdout.write(f"{path.name}: {outcome.added} meetings added, {outcome.updated} updated, "

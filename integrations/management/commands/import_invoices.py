@@ -32,7 +32,7 @@ class Command(BaseCommand):
             try:
                 outcome = csv_import(connection, text)
             except CsvProblem as e:
-                raise CommandError(f"{path}: {e}")
+                raise CommandError(f"{path}: {e}") from e
         if made:
             self.stdout.write(f"Made the local books {connection.account} ({connection.account_key}).")
         self.stdout.write(f"{path.name}: {outcome.added} invoices added, {outcome.updated} updated, "

@@ -8,8 +8,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from integrations.local.mailbox import mail_import
-from integrations.management import local_import
 from integrations.mail_text import owner_addresses
+from integrations.management import local_import
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         try:
             imported, skipped = mail_import(connection, paths, owner=owner_addresses(connection))
         except (OSError, mailbox.Error) as e:
-            raise CommandError(f"The mail couldn't be read: {e}")
+            raise CommandError(f"The mail couldn't be read: {e}") from e
         if made:
             self.stdout.write(f"Made the local mailbox {connection.account} ({connection.account_key}).")
         self.stdout.write(f"{imported} messages imported, {skipped} already there.")

@@ -8,10 +8,10 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from agents.services import agent_by_name
+from core.errors import ToolError
+from core.models import Organization
 from mcp_server.server import mcp_url
 from mcp_server.services import mcp_token_make
-from core.models import Organization
-from core.errors import ToolError
 
 
 class Command(BaseCommand):

@@ -1,0 +1,74 @@
+"""Every page in the owner's time zone.
+
+The database keeps UTC. A signed-in owner's request runs with their workspace's zone active, so every time a page
+shows (`|date`, `|timesince`, `localtime`, the pages' `when`) and every time without an offset a page reads is in
+that one zone: the same email shows the same hour on the contact page, the company page, Home and a chat.
+
+The zone is looked up only when something first asks for it: a request that shows no time reads no session, user
+or workspace for it (the 500 page, which must read nothing that may have failed, stays at no query).
+"""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.utils import timezone
+
+
+def owner_zone(org) -> datetime.tzinfo:
+    """The workspace's zone; a name Python doesn't know (edited in the admin) falls back to UTC, not a crash."""
+    try:
+        return zoneinfo.ZoneInfo(org.time_zone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
+class _RequestZone(datetime.tzinfo):
+    """The signer's workspace zone, found on first use; UTC for a request with no owner signed in."""
+
+    def __init__(self, request):
+        self._request = request
+        self._zone: datetime.tzinfo | None = None
+
+    def zone(self) -> datetime.tzinfo:
+        if self._zone is None:
+            user = getattr(self._request, "user", None)
+            org = _organization(user) if user is not None and user.is_authenticated else None
+            self._zone = owner_zone(org) if org is not None else datetime.UTC
+        return self._zone
+
+    def utcoffset(self, dt):
+        return self.zone().utcoffset(dt)
+
+    def dst(self, dt):
+        return self.zone().dst(dt)
+
+    def tzname(self, dt):
+        return self.zone().tzname(dt)
+
+    def fromutc(self, dt):
+        # The real zone does the conversion (and sets fold for the repeated hour); the result carries it.
+        zone = self.zone()
+        return zone.fromutc(dt.replace(tzinfo=zone))
+
+    def __repr__(self) -> str:
+        return f"<the owner's zone: {self._zone!r}>"
+
+
+class OwnerTimeZoneMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with timezone.override(_RequestZone(request)):
+            return self.get_response(request)
+
+
+def _organization(user):
+    # A staff sign-in without a workspace has no `organization`: the reverse one-to-one raises, not None.
+    try:
+        return user.organization
+    except ObjectDoesNotExist:
+        return None

@@ -1,0 +1,126 @@
+"""Reads of the research groups' data, scoped by the workspace: another workspace's company, feed or filing is
+`not_found` (filings are stored once for everyone, but a workspace reads only those of companies it follows)."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from zoneinfo import ZoneInfo
+
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from companies.models import Company
+from core.errors import ToolError, not_found
+from research.models import CompanyListing, Feed, Filing, ResearchSettings, Story
+
+OPTIONAL_GROUPS = ("filings", "newsfeed")
+
+
+def research_settings(*, org) -> ResearchSettings:
+    """The workspace's settings, unsaved defaults (every group off) when it never set them."""
+    found = ResearchSettings.objects.filter(organization=org).first()
+    return found or ResearchSettings(organization=org)
+
+
+def group_on(*, org, group: str) -> bool:
+    """Whether the workspace has the optional research group `group` on."""
+    if group not in OPTIONAL_GROUPS:
+        raise ValueError(f"{group!r} is not an optional research group")
+    return bool(getattr(research_settings(org=org), f"{group}_on"))
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value).strip())
+    except ValueError:
+        return None
+
+
+# --- filings ----------------------------------------------------------------------------------------------------
+
+
+def companies_get(*, org, company_ids: list[str]) -> list[Company]:
+    """The workspace's companies, in the order asked, once each; not_found names the first id it doesn't hold."""
+    wanted = list(dict.fromkeys(company_ids))
+    ids = [_uuid(i) for i in wanted]
+    found = {c.id: c for c in Company.objects.filter(organization=org, id__in=[i for i in ids if i])}
+    for raw, parsed in zip(wanted, ids, strict=True):
+        if parsed not in found:
+            raise not_found("company", raw)
+    return [found[i] for i in ids]
+
+
+def listings_of(*, org, companies: list[Company]) -> dict:
+    rows = CompanyListing.objects.filter(organization=org, company__in=companies).select_related("edgar")
+    return {row.company_id: row for row in rows}
+
+
+def latest_filings(*, cik: int, limit: int) -> list[Filing]:
+    return list(Filing.objects.filter(edgar_id=cik).order_by("-filed_at", "-accession")[:limit])
+
+
+def filing_get(*, org, accession: str) -> Filing:
+    """A filing of a company the workspace follows; any other (or none) is not_found."""
+    filing = Filing.objects.filter(accession=accession).select_related("edgar").first()
+    followed = filing is not None and CompanyListing.objects.filter(organization=org, edgar_id=filing.edgar_id).exists()
+    if not followed:
+        raise ToolError(
+            "not_found",
+            f"No filing {accession} among the workspace's companies' filings. Get accessions from filings.latest.",
+        )
+    return filing
+
+
+# --- newsfeed ---------------------------------------------------------------------------------------------------
+
+
+def feeds_of(*, org) -> list[Feed]:
+    return list(Feed.objects.filter(organization=org).select_related("project").order_by("created_at"))
+
+
+def feed_get(*, org, feed_id) -> Feed:
+    parsed = _uuid(feed_id)
+    feed = Feed.objects.filter(organization=org, id=parsed).first() if parsed else None
+    if feed is None:
+        raise not_found("feed", feed_id)
+    return feed
+
+
+def owner_today(org, now: datetime.datetime | None = None) -> tuple[datetime.datetime, datetime.datetime]:
+    """The owner's today, as a span of aware times."""
+    zone = ZoneInfo(org.time_zone)
+    local = (now or timezone.now()).astimezone(zone)
+    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + datetime.timedelta(days=1)
+
+
+def stories_seen_today(*, org, now: datetime.datetime | None = None) -> int:
+    start, end = owner_today(org, now)
+    return Story.objects.filter(organization=org, seen_at__gte=start, seen_at__lt=end).count()
+
+
+def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60) -> list[Story]:
+    """Stories of the owner's today (published today, or first seen today when the feed gives no date), newest
+    first, one per link across feeds, with every project whose feed carried it. A feed's backlog of older items,
+    read the day it is added, is not today's news."""
+    start, end = owner_today(org, now)
+    rows = (
+        Story.objects.filter(organization=org)
+        .annotate(happened=Coalesce("published_at", "seen_at"))
+        .filter(happened__gte=start, happened__lt=end)
+        .select_related("feed", "feed__project")
+        .order_by("-happened", "-seen_at")
+    )
+    kept: dict[str, Story] = {}
+    projects: dict[str, set] = {}
+    for story in rows[: limit * 4]:
+        same = story.link or f"story:{story.id}"
+        projects.setdefault(same, set())
+        if story.feed.project_id:
+            projects[same].add(str(story.feed.project_id))
+        kept.setdefault(same, story)
+    stories = list(kept.values())[:limit]
+    for story in stories:
+        story.project_ids = sorted(projects[story.link or f"story:{story.id}"])
+    return stories

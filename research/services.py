@@ -1,0 +1,404 @@
+"""Writes of the research groups: which groups a workspace has on, the feeds it follows and what they carried,
+and the filings read from EDGAR (stored once, so a filing is fetched once whoever asks).
+
+Nothing here holds a transaction across a network call: EDGAR and the feeds are called with none open, and what
+they gave is written after, in short transactions. Claims (a feed due to be read, a filing's text to fetch) are
+conditional UPDATEs, so two workers never do the same fetch, and a claim left by a worker that died lapses.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+import unicodedata
+from collections.abc import Callable
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from companies.models import Company
+from core.errors import ToolError, bad_input
+from docs.models import Project
+from research import edgar as edgar_client
+from research import feeds as feed_reader
+from research import netguard
+from research.filing_text import document_title, filing_text
+from research.models import (
+    CompanyListing,
+    EdgarCompany,
+    EdgarDirectory,
+    Feed,
+    Filing,
+    ResearchSettings,
+    Story,
+)
+
+logger = logging.getLogger(__name__)
+
+# --- which groups are on ----------------------------------------------------------------------------------------
+
+
+def research_settings_set(*, org, filings: bool | None = None, newsfeed: bool | None = None) -> ResearchSettings:
+    with transaction.atomic():
+        row, _ = ResearchSettings.objects.get_or_create(organization=org)
+        if filings is not None:
+            row.filings_on = filings
+        if newsfeed is not None:
+            row.newsfeed_on = newsfeed
+        row.save()
+    return row
+
+
+# --- filings ----------------------------------------------------------------------------------------------------
+
+DIRECTORY_FRESH = datetime.timedelta(days=1)  # EDGAR's ticker list changes a few times a day at most
+SUBMISSIONS_FRESH = datetime.timedelta(minutes=30)  # new filings show in the submissions within minutes
+FETCH_CLAIM = datetime.timedelta(minutes=10)  # a worker's hold on fetching a filing (longer than any fetch)
+LOST_REQUEST = datetime.timedelta(minutes=15)  # a request whose task never ran is made again after this
+RATE_LIMITED_WAIT = datetime.timedelta(seconds=60)
+MAX_FETCH_ATTEMPTS = 3
+FILING_TASK = "research.tasks.fetch_filing"
+# What each common form is, for `what` when EDGAR's own description only repeats the form.
+FORM_WORDS = {
+    "10-K": "Annual report", "10-K/A": "Annual report (amended)", "10-Q": "Quarterly report",
+    "10-Q/A": "Quarterly report (amended)", "8-K": "Current report", "8-K/A": "Current report (amended)",
+    "20-F": "Annual report of a foreign company", "40-F": "Annual report of a Canadian company",
+    "6-K": "Current report of a foreign company", "DEF 14A": "Proxy statement", "DEFA14A": "Additional proxy material",
+    "PRE 14A": "Preliminary proxy statement", "S-1": "Registration statement", "S-3": "Registration statement",
+    "424B2": "Prospectus", "4": "Insider's change in ownership", "3": "Insider's first ownership",
+    "SC 13G": "Holder of over 5%", "SC 13G/A": "Holder of over 5% (amended)", "SC 13D": "Holder of over 5%, active",
+    "13F-HR": "Institutional holdings", "11-K": "Employee plan annual report", "144": "Proposed sale of stock",
+}
+SUFFIXES = re.compile(
+    r"\b(incorporated|inc|corp|corporation|co|company|ltd|limited|plc|llc|lp|holdings?|group|sa|ag|nv|the)\b"
+)
+
+
+def _normal_name(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    text = re.sub(r"\s*/[a-z]{2,3}/?\s*$", "", text)  # EDGAR's state marks: "COSTCO WHOLESALE CORP /NEW", "/DE/"
+    text = SUFFIXES.sub(" ", re.sub(r"[^a-z0-9 ]+", " ", text.replace("&", " and ")))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def edgar_directory_refresh(*, client: edgar_client.EdgarClient, now: datetime.datetime | None = None) -> bool:
+    """Read EDGAR's ticker list into EdgarCompany when the stored one is a day old. Whether it read it."""
+    now = now or timezone.now()
+    directory = EdgarDirectory.objects.filter(id=1).first()
+    if directory and directory.fetched_at and now - directory.fetched_at < DIRECTORY_FRESH:
+        return False
+    rows = client.company_tickers()  # no transaction open: a network call
+    by_cik: dict[int, dict] = {}
+    for row in rows:
+        by_cik.setdefault(row["cik"], row)  # EDGAR lists a company once per ticker; its first is its main one
+    with transaction.atomic():
+        EdgarCompany.objects.bulk_create(
+            [EdgarCompany(cik=r["cik"], ticker=r["ticker"][:20], name=r["name"][:300]) for r in by_cik.values()],
+            update_conflicts=True, unique_fields=["cik"], update_fields=["ticker", "name"], batch_size=2000,
+        )
+        EdgarDirectory.objects.update_or_create(id=1, defaults={"fetched_at": now})
+    return True
+
+
+def _detail(company: Company, *names: str) -> str:
+    for key, value in (company.details or {}).items():
+        if key.strip().lower() in names and isinstance(value, str | int) and str(value).strip():
+            return str(value).strip()
+    return ""
+
+
+def company_listing_resolve(*, org, company: Company, client: edgar_client.EdgarClient) -> CompanyListing | None:
+    """The public company EDGAR files `company` under: the one linked before, else the one its details name (a
+    `CIK` or `Ticker` detail), else the one listed under exactly its name. None when it isn't listed."""
+    existing = CompanyListing.objects.filter(organization=org, company=company).select_related("edgar").first()
+    if existing is not None:
+        return existing
+    cik_text, ticker = _detail(company, "cik"), _detail(company, "ticker", "stock ticker", "symbol").upper()
+    edgar_company = None
+    if cik_text.isdigit():
+        edgar_company = EdgarCompany.objects.filter(cik=int(cik_text)).first()
+        if edgar_company is None:
+            edgar_company = EdgarCompany.objects.get_or_create(cik=int(cik_text), defaults={"name": company.name})[0]
+    else:
+        edgar_directory_refresh(client=client)
+        if ticker:
+            edgar_company = EdgarCompany.objects.filter(ticker__iexact=ticker).first()
+        if edgar_company is None:
+            wanted = _normal_name(company.name)
+            first_word = wanted.split(" ")[0] if wanted else ""
+            candidates = [
+                c for c in EdgarCompany.objects.filter(name__icontains=first_word)[:500]
+                if _normal_name(c.name) == wanted
+            ] if first_word else []
+            edgar_company = candidates[0] if len(candidates) == 1 else None
+    if edgar_company is None:
+        return None
+    try:
+        with transaction.atomic():
+            return CompanyListing.objects.create(organization=org, company=company, edgar=edgar_company)
+    except IntegrityError:  # made by another call meanwhile
+        return CompanyListing.objects.select_related("edgar").get(company=company)
+
+
+def _date(text: str | None) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def filings_store(*, edgar_company: EdgarCompany, submissions: dict, now: datetime.datetime) -> int:
+    """Store the filings a submissions answer lists (their listing only; texts are fetched when read)."""
+    rows = []
+    for f in submissions["filings"]:
+        filed = _date(f["filed"])
+        if not filed or not re.fullmatch(r"\d{10}-\d{2}-\d{6}", str(f["accession"])):
+            continue
+        what = FORM_WORDS.get(f["form"]) or (f["what"] if f["what"] and f["what"] != f["form"] else f["form"])
+        rows.append(Filing(
+            accession=f["accession"], edgar=edgar_company, form=str(f["form"])[:20], what=str(what)[:300],
+            period=_date(f["period"]), filed_at=filed, primary_document=str(f["document"])[:300],
+        ))
+    with transaction.atomic():
+        Filing.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["accession"],
+            update_fields=["form", "what", "period", "filed_at", "primary_document"], batch_size=500,
+        )
+        EdgarCompany.objects.filter(cik=edgar_company.cik).update(
+            submissions_fetched_at=now, **({"name": submissions["name"][:300]} if submissions["name"] else {})
+        )
+    return len(rows)
+
+
+def edgar_error(error: edgar_client.EdgarError) -> ToolError:
+    """An EDGAR failure in the spec's error kinds, for the agent."""
+    if isinstance(error, edgar_client.EdgarNotSetUp):
+        return ToolError("unsupported", f"Filings aren't set up on this server: {error}")
+    if isinstance(error, edgar_client.EdgarRateLimited):
+        return ToolError("rate_limited", "SEC EDGAR is limiting requests right now: wait a minute, then try once more.")
+    if isinstance(error, edgar_client.EdgarUnavailable):
+        return ToolError("unavailable", f"{error}. Try again later.")
+    if isinstance(error, edgar_client.EdgarNotFound):
+        return ToolError("not_found", str(error))
+    if isinstance(error, edgar_client.EdgarTooLarge):
+        return ToolError("too_large", f"The filing's document is too large to read here ({error}).")
+    return ToolError("vendor", f"SEC EDGAR: {error}")
+
+
+def filings_latest(
+    *, org, company_ids: list[str], per_company: int = 10,
+    client_factory: Callable[[], edgar_client.EdgarClient] = edgar_client.EdgarClient,
+    now: datetime.datetime | None = None,
+) -> dict:
+    """Each company's latest filings, from EDGAR's submissions (read again when older than SUBMISSIONS_FRESH).
+
+    Call with no transaction open: EDGAR is called between the short writes that store what it gave."""
+    from research.selectors import companies_get, latest_filings
+    from research.shapes import filing_pick
+
+    now = now or timezone.now()
+    companies = companies_get(org=org, company_ids=company_ids)  # not_found before anything goes out
+    items, not_listed = [], []
+    try:
+        with client_factory() as client:
+            for company in companies:
+                listing = company_listing_resolve(org=org, company=company, client=client)
+                if listing is None:
+                    not_listed.append(company)
+                    continue
+                edgar_company = EdgarCompany.objects.get(cik=listing.edgar_id)
+                fetched = edgar_company.submissions_fetched_at
+                if fetched is None or now - fetched >= SUBMISSIONS_FRESH:
+                    filings_store(edgar_company=edgar_company, submissions=client.submissions(edgar_company.cik),
+                                  now=now)
+                    edgar_company.refresh_from_db()
+                for filing in latest_filings(cik=edgar_company.cik, limit=per_company):
+                    items.append(filing_pick(filing, company=company, edgar_company=edgar_company))
+    except edgar_client.EdgarError as error:
+        raise edgar_error(error) from error
+    result: dict = {"items": items}
+    if not_listed:
+        # Not in the spec's shape: without it a company with no SEC listing would silently have no filings.
+        result["notListed"] = [
+            {"companyId": str(c.id), "name": c.name,
+             "why": "not found on SEC EDGAR; give the company a Ticker or CIK detail if it is listed"}
+            for c in not_listed
+        ]
+    return result
+
+
+def filing_request_text(*, filing: Filing, now: datetime.datetime | None = None) -> bool:
+    """Ask a worker to fetch the filing's text, unless one was asked already and is still on it. Whether a task
+    was queued (after commit)."""
+    now = now or timezone.now()
+    unclaimed = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+    asked = Filing.objects.filter(accession=filing.accession).filter(
+        (Q(state=Filing.State.LISTED) & unclaimed)
+        | (Q(state=Filing.State.FETCHING) & Q(requested_at__lt=now - LOST_REQUEST) & unclaimed)
+    ).update(state=Filing.State.FETCHING, requested_at=now)
+    if asked:
+        from django_q.tasks import async_task
+
+        transaction.on_commit(lambda: async_task(FILING_TASK, filing.accession, group="filings"))
+    return bool(asked)
+
+
+def filing_fetch(
+    *, accession: str, client_factory: Callable[[], edgar_client.EdgarClient] = edgar_client.EdgarClient,
+    now: datetime.datetime | None = None,
+) -> str:
+    """A worker fetching one filing's text, once: it claims the filing (a conditional write), fetches with no
+    transaction open, and stores the text. Returns what happened: fetched, skipped (another has it, or it's
+    done), retry (EDGAR was limiting or down: scheduled again) or failed."""
+    now = now or timezone.now()
+    filing = Filing.objects.filter(accession=accession).first()
+    if filing is None or filing.state != Filing.State.FETCHING:
+        return "skipped"
+    claimed = Filing.objects.filter(accession=accession, state=Filing.State.FETCHING).filter(
+        Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+    ).update(claimed_until=now + FETCH_CLAIM, attempts=F("attempts") + 1)
+    if not claimed:
+        return "skipped"
+    filing.refresh_from_db()
+    if not filing.primary_document:
+        _filing_failed(filing, "EDGAR lists no main document for this filing")
+        return "failed"
+    try:
+        with client_factory() as client:
+            body, content_type = client.document(
+                cik=filing.edgar_id, accession=filing.accession, document=filing.primary_document
+            )
+    except (edgar_client.EdgarRateLimited, edgar_client.EdgarUnavailable) as error:
+        if filing.attempts >= MAX_FETCH_ATTEMPTS:
+            _filing_failed(filing, str(error))
+            return "failed"
+        wait = RATE_LIMITED_WAIT
+        if isinstance(error, edgar_client.EdgarRateLimited) and error.retry_after:
+            wait = max(wait, datetime.timedelta(seconds=min(error.retry_after, 600)))
+        _filing_retry_later(filing, now + wait, str(error))
+        return "retry"
+    except edgar_client.EdgarError as error:
+        _filing_failed(filing, str(error))
+        return "failed"
+    if "pdf" in content_type.lower():
+        _filing_failed(filing, "its main document is a PDF, whose text Roadstar doesn't read")
+        return "failed"
+    text = filing_text(body, content_type)
+    Filing.objects.filter(accession=accession).update(
+        state=Filing.State.FETCHED, text=text, title=(document_title(body) or None), fetched_at=timezone.now(),
+        claimed_until=None, error="",
+    )
+    return "fetched"
+
+
+def _filing_failed(filing: Filing, why: str) -> None:
+    Filing.objects.filter(accession=filing.accession).update(
+        state=Filing.State.FAILED, error=why[:500], claimed_until=None
+    )
+
+
+def _filing_retry_later(filing: Filing, at: datetime.datetime, why: str) -> None:
+    """Hold the claim until `at` (nobody fetches before) and schedule the task then."""
+    from django_q.models import Schedule
+
+    with transaction.atomic():
+        Filing.objects.filter(accession=filing.accession).update(claimed_until=at, error=why[:500])
+        Schedule.objects.create(
+            name=f"filing {filing.accession} at {at.isoformat()}"[:100], func=FILING_TASK, args=repr(filing.accession),
+            schedule_type=Schedule.ONCE, next_run=at, repeats=1,
+        )
+
+
+# --- newsfeed ---------------------------------------------------------------------------------------------------
+
+FEED_CLAIM = datetime.timedelta(minutes=5)  # longer than a feed's read (timeouts are 20 s)
+MAX_FEEDS = 100  # per workspace
+
+
+def feed_add(*, org, url: str, project: Project | None = None, every_minutes: int = 30) -> Feed:
+    """Follow a feed, for the workspace or one project. The address is checked now (a private or local one is
+    refused with words) and again on every read."""
+    url = url.strip()
+    if not url.startswith(("http://", "https://")) or len(url) > 2000 or any(c.isspace() for c in url):
+        raise bad_input("url", "give the feed's web address, starting with http:// or https://")
+    if project is not None and project.organization_id != org.id:
+        raise ToolError("not_found", f"No project with id {project.id} in this workspace.")
+    try:
+        netguard.check_url(url)
+    except netguard.AddressRefused as error:
+        raise bad_input("url", f"Roadstar doesn't read this address: {error}") from error
+    if Feed.objects.filter(organization=org, url=url, project=project).exists():
+        raise bad_input("url", "the newsfeed follows this feed already" + (" for this project" if project else ""))
+    if Feed.objects.filter(organization=org).count() >= MAX_FEEDS:
+        raise bad_input("url", f"the newsfeed follows {MAX_FEEDS} feeds already; remove one first")
+    try:
+        with transaction.atomic():
+            return Feed.objects.create(
+                organization=org, project=project, url=url, every_minutes=every_minutes, next_fetch_at=timezone.now()
+            )
+    except IntegrityError as error:
+        raise bad_input("url", "the newsfeed follows this feed already") from error
+
+
+def feed_remove(*, feed: Feed) -> None:
+    feed.delete()  # its stories go with it
+
+
+def feeds_due(*, now: datetime.datetime | None = None, limit: int = 200) -> list[str]:
+    """Ids of feeds due to be read (in workspaces with the newsfeed on) that no worker holds."""
+    now = now or timezone.now()
+    on = ResearchSettings.objects.filter(newsfeed_on=True).values("organization_id")
+    return [str(i) for i in Feed.objects.filter(organization_id__in=on, next_fetch_at__lte=now).filter(
+        Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+    ).order_by("next_fetch_at").values_list("id", flat=True)[:limit]]
+
+
+def feed_claim(*, feed_id, now: datetime.datetime) -> bool:
+    """Take a due feed for reading: a conditional write only one worker wins."""
+    return bool(Feed.objects.filter(id=feed_id, next_fetch_at__lte=now).filter(
+        Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+    ).update(claimed_until=now + FEED_CLAIM))
+
+
+def feed_refresh(*, feed_id, now: datetime.datetime | None = None, transport=None) -> str | None:
+    """Read one due feed if this worker wins its claim: the new items stored once each, the feed's state set.
+    Returns the feed's state after, or None when it wasn't due or another worker had it."""
+    now = now or timezone.now()
+    if not feed_claim(feed_id=feed_id, now=now):
+        return None
+    feed = Feed.objects.get(id=feed_id)
+    result = feed_reader.read(feed.url, etag=feed.etag, modified=feed.modified, transport=transport)
+    return feed_store(feed=feed, result=result, now=now)
+
+
+def feed_store(*, feed: Feed, result: feed_reader.FeedRead, now: datetime.datetime) -> str:
+    """Store one read: its items (a story once per feed: the unique key skips those kept already), the state."""
+    state = Feed.State.OK if result.state in ("ok", "not_modified") else result.state
+    with transaction.atomic():
+        if result.state == "ok":
+            Story.objects.bulk_create([
+                Story(organization_id=feed.organization_id, feed=feed, key=item.key, link=item.link,
+                      headline=item.headline, summary=item.summary, published_at=item.published_at)
+                for item in result.items
+            ], ignore_conflicts=True)
+        changes = {
+            "state": state, "problem": result.problem[:500], "fetched_at": now, "claimed_until": None,
+            "next_fetch_at": now + datetime.timedelta(minutes=feed.every_minutes), "fetches": F("fetches") + 1,
+        }
+        if result.state == "ok":
+            changes.update(etag=result.etag, modified=result.modified)
+            if result.title:
+                changes["title"] = result.title
+        Feed.objects.filter(id=feed.id).update(**changes)
+    return state
+
+
+def filing_failure(filing: Filing) -> ToolError:
+    """What filings.read answers for a filing whose text couldn't be fetched."""
+    why = filing.error or "EDGAR didn't give its text"
+    if "pdf" in why.lower():
+        return ToolError("unsupported", f"Filing {filing.accession}'s text can't be read here: {why}. It is at "
+                                        f"{filing.url}.")
+    return ToolError("unavailable", f"Filing {filing.accession}'s text couldn't be fetched from SEC EDGAR: {why}.")

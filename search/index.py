@@ -1,0 +1,294 @@
+"""Writing the search copy: what each kind of thing becomes as a `SearchItem`, and the upsert that writes it.
+
+Every write is an upsert on (workspace, key), so copying an item twice (a sync resumed after a crash, a signal and
+a sweep racing) leaves one row. The full-text index follows the rows by itself (triggers, migration 0001).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+
+from companies.models import Company
+from contacts.models import Contact
+from core.models import Organization
+from docs.models import Doc, Project
+from integrations.local.models_calendar import LocalEvent
+from integrations.local.models_files import FOLDER_MIME, LocalFile
+from integrations.local.models_mail import LocalMailMessage
+from integrations.mail_text import address_list
+from integrations.models import Connection
+from search.models import (
+    WORKSPACE,
+    SearchItem,
+    SearchPerson,
+    SearchPlace,
+    WorkspaceMark,
+)
+
+# Past this, a body is cut for the copy: a search copy, not an archive; search.read says when it was cut.
+MAX_BODY = 1_000_000
+TYPES = ("email", "doc", "sheet", "slides", "pdf", "image", "file", "meeting", "page", "table", "contact", "project")
+
+# Mail from machines, not people: what bulk filters. Addresses such as these, or a body with an unsubscribe link.
+_BULK_SENDER = re.compile(
+    r"^(no-?reply|do-?not-?reply|newsletter|news|notifications?|notify|mailer-daemon|bounces?|marketing|"
+    r"updates|digest|alerts?|billing|info|hello|team|support)([+._-].*)?@", re.IGNORECASE)
+_UNSUBSCRIBE = re.compile(r"unsubscribe|manage (your )?(email )?preferences|opt[ -]out", re.IGNORECASE)
+
+
+@dataclass
+class Entry:
+    key: str
+    type: str
+    source: str
+    title: str
+    body: str
+    date: datetime.datetime
+    connection_id: object = None
+    thread: str = ""
+    people: list[tuple[str, str, str, bool]] = field(default_factory=list)  # (role, name, address, is the owner)
+    sender: str = ""
+    recipients: list[str] = field(default_factory=list)
+    dir: str = ""
+    bulk: bool = False
+    has_attachment: bool = False
+    starred: bool = False
+    places: list[str] = field(default_factory=list)
+    attachments: list[dict] = field(default_factory=list)
+    url: str = ""
+    added_by: str = ""
+
+
+_FIELDS = ["connection", "type", "source", "thread", "group", "title", "people", "body", "sender", "recipients",
+           "date", "year", "dir", "bulk", "has_attachment", "starred", "attachments", "url", "added_by", "copied_at"]
+
+
+def put(org: Organization, entries: list[Entry]) -> None:
+    """Write these items (new or again) with their people and places, in one transaction."""
+    if not entries:
+        return
+    entries = list({e.key: e for e in entries}.values())
+    now = timezone.now()
+    rows = [
+        SearchItem(
+            organization=org, connection_id=e.connection_id, key=e.key, type=e.type, source=e.source,
+            thread=e.thread, group=e.thread or e.key, title=e.title[:1000],
+            people=" ".join(f"{name} {address}".strip() for _, name, address, _ in e.people),
+            body=e.body[:MAX_BODY], sender=e.sender[:1000], recipients=e.recipients, date=e.date, year=e.date.year,
+            dir=e.dir, bulk=e.bulk, has_attachment=e.has_attachment, starred=e.starred, attachments=e.attachments,
+            url=e.url[:2000], added_by=e.added_by[:200], copied_at=now,
+        )
+        for e in entries
+    ]
+    with transaction.atomic():
+        SearchItem.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["organization", "key"], update_fields=_FIELDS, batch_size=200
+        )
+        ids = dict(SearchItem.objects.filter(organization=org, key__in=[e.key for e in entries]).values_list("key", "id"))
+        SearchPerson.objects.filter(item_id__in=ids.values()).delete()
+        SearchPlace.objects.filter(item_id__in=ids.values()).delete()
+        SearchPerson.objects.bulk_create([
+            SearchPerson(item_id=ids[e.key], organization=org, role=role, address=address[:320],
+                         domain=address.rpartition("@")[2][:254] if "@" in address else "", name=name[:200],
+                         name_key=name.strip().lower()[:200], owner=is_owner)
+            for e in entries for role, name, address, is_owner in e.people
+        ], batch_size=500)
+        SearchPlace.objects.bulk_create([
+            SearchPlace(item_id=ids[e.key], organization=org, place=place.strip().lower()[:500])
+            for e in entries for place in dict.fromkeys(e.places) if place.strip()
+        ], batch_size=500)
+        threads = {e.thread for e in entries if e.thread}
+        if threads:
+            thread_states(org, threads)
+
+
+def remove(org_id, keys) -> int:
+    keys = list(keys)
+    if not keys:
+        return 0
+    deleted, _ = SearchItem.objects.filter(organization_id=org_id, key__in=keys).delete()
+    return deleted
+
+
+def thread_states(org, threads) -> None:
+    """Who wrote last in each thread, people's mail only: waiting reads it from every item of the thread."""
+    org_id = getattr(org, "id", org)
+    for thread in threads:
+        last = (SearchItem.objects.filter(organization_id=org_id, thread=thread, type="email", bulk=False)
+                .order_by("-date", "-id").values_list("dir", flat=True).first())
+        SearchItem.objects.filter(organization_id=org_id, thread=thread).update(thread_last_dir=last or "")
+
+
+def _url(name: str, *args) -> str:
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return ""
+
+
+# --- the workspace's own records -----------------------------------------------------------------------------
+
+
+def _actor_name(value) -> str:
+    return value.get("name", "") if isinstance(value, dict) else ""
+
+
+def doc_entry(doc: Doc) -> Entry:
+    kind = doc.type if doc.type in TYPES else "doc"
+    return Entry(
+        key=f"doc:{doc.id}", type=kind, source=WORKSPACE, title=doc.title, body=doc.text or doc.brief or "",
+        date=doc.updated_at, places=[doc.project.name], url=_url("pages:doc", doc.id),
+        added_by=_actor_name(doc.created_by),
+        people=[("author", _actor_name(doc.created_by), "", False)] if _actor_name(doc.created_by) else [],
+    )
+
+
+def contact_entry(contact: Contact) -> Entry:
+    emails = [e.email.lower() for e in contact.emails.all()]
+    companies = [link.company.name for link in contact.company_links.all()]
+    lines = [contact.job_title or "", contact.phone or "", ", ".join(contact.labels or []), ", ".join(companies),
+             contact.context or "", " ".join(f"{k}: {v}" for k, v in (contact.fields or {}).items())]
+    return Entry(
+        key=f"contact:{contact.id}", type="contact", source=WORKSPACE, title=contact.name,
+        body="\n".join(line for line in lines if line), date=contact.updated_at,
+        people=[("with", contact.name, address, False) for address in emails] or [("with", contact.name, "", False)],
+        url=_url("pages:contact", contact.id),
+    )
+
+
+def company_entry(company: Company) -> Entry:
+    lines = [company.website or "", " ".join(company.domains or []), ", ".join(company.labels or []),
+             company.context or ""]
+    return Entry(
+        key=f"company:{company.id}", type="company", source=WORKSPACE, title=company.name,
+        body="\n".join(line for line in lines if line), date=company.updated_at, url=_url("pages:company", company.id),
+    )
+
+
+def project_entry(project: Project) -> Entry:
+    return Entry(
+        key=f"project:{project.id}", type="project", source=WORKSPACE, title=project.name,
+        body=project.description or "", date=project.updated_at,
+    )
+
+
+WORKSPACE_KINDS = {
+    # kind: (model, what to load with it, entry)
+    "doc": (Doc, ("project",), doc_entry),
+    "contact": (Contact, (), contact_entry),
+    "company": (Company, (), company_entry),
+    "project": (Project, (), project_entry),
+}
+
+
+def workspace_catch_up(org: Organization) -> int:
+    """Copy in the workspace's records written since the last catch-up (signals copy most as they happen; bulk
+    writes send none, and this finds them by `updated_at`). Returns how many it copied."""
+    copied = 0
+    for kind, (model, related, make) in WORKSPACE_KINDS.items():
+        mark = WorkspaceMark.objects.filter(organization=org, kind=kind).values_list("updated_at", flat=True).first()
+        rows = model.objects.filter(organization=org)
+        if mark is not None:
+            rows = rows.filter(updated_at__gte=mark)
+        newest = rows.aggregate(newest=Max("updated_at"))["newest"]
+        if newest is None:
+            continue
+        if related:
+            rows = rows.select_related(*related)
+        batch = list(rows.prefetch_related(*_prefetch(kind)))
+        put(org, [make(record) for record in batch])
+        WorkspaceMark.objects.update_or_create(organization=org, kind=kind, defaults={"updated_at": newest})
+        copied += len(batch)
+    return copied
+
+
+def _prefetch(kind: str) -> tuple[str, ...]:
+    return ("emails", "company_links__company") if kind == "contact" else ()
+
+
+# --- the owner's accounts (the local providers' own tables) ---------------------------------------------------
+
+
+def owner_addresses(connection: Connection) -> set[str]:
+    org = connection.organization
+    return {a for a in (connection.account.lower(), (org.owner_email or "").lower()) if a}
+
+
+def is_bulk(sender_address: str, text: str) -> bool:
+    return bool(_BULK_SENDER.match(sender_address or "")) or bool(_UNSUBSCRIBE.search(text[-3000:] if text else ""))
+
+
+def mail_entry(connection: Connection, message: LocalMailMessage, owner: set[str]) -> Entry:
+    key = connection.account_key
+    senders = address_list(message.sender)
+    to, cc = address_list(message.to or []), address_list(message.cc or [])
+    people = [("from", n, a, a in owner) for n, a in senders] + [("to", n, a, a in owner) for n, a in to + cc]
+    sent = message.box == LocalMailMessage.Box.SENT
+    attachments = [{"id": f"mail:{key}:a:{a.key}", "name": a.name} for a in message.attachments.all()]
+    return Entry(
+        key=f"mail:{key}:m:{message.key}", type="email", source=connection.account, connection_id=connection.id,
+        thread=f"mail:{key}:t:{message.thread.key}", title=message.subject or "(no subject)", body=message.text,
+        date=message.date, people=people, sender=message.sender, recipients=[*message.to, *message.cc],
+        dir="sent" if sent else "received",
+        bulk=not sent and is_bulk(senders[0][1] if senders else "", message.text),
+        has_attachment=bool(attachments), places=[f"label:{message.box.upper()}"], attachments=attachments,
+    )
+
+
+_FILE_TYPES = [
+    ("application/vnd.google-apps.document", "doc"), ("application/vnd.google-apps.spreadsheet", "sheet"),
+    ("application/vnd.google-apps.presentation", "slides"), ("application/pdf", "pdf"), ("image/", "image"),
+    ("spreadsheet", "sheet"), ("text/csv", "sheet"), ("presentation", "slides"), ("wordprocessing", "doc"),
+    ("text/", "doc"),
+]
+
+
+def file_type(mime: str) -> str:
+    return next((kind for prefix, kind in _FILE_TYPES if prefix in mime), "file")
+
+
+def folder_path(file: LocalFile, names: dict) -> str:
+    """The folders a file is in, as the owner reads them: "Clients › Juniper Dental"."""
+    parts, parent_id, seen = [], file.parent_id, set()
+    while parent_id and parent_id not in seen:
+        seen.add(parent_id)
+        if parent_id not in names:
+            names[parent_id] = LocalFile.objects.filter(pk=parent_id).values_list("name", "parent_id").first()
+        found = names[parent_id]
+        if not found:
+            break
+        parts.append(found[0])
+        parent_id = found[1]
+    return " › ".join(reversed(parts))
+
+
+def file_entry(connection: Connection, file: LocalFile, owner: set[str], names: dict) -> Entry:
+    path = folder_path(file, names)
+    author = (file.modified_by or "").lower()
+    return Entry(
+        key=f"files:{connection.account_key}:{file.file_id}", type=file_type(file.mime_type),
+        source=connection.account, connection_id=connection.id, title=file.name, body=file.text or "",
+        date=file.modified_at, people=[("author", "", author, author in owner)] if author else [],
+        places=[path] if path else [], added_by=file.modified_by,
+    )
+
+
+def meeting_entry(connection: Connection, event: LocalEvent, owner: set[str]) -> Entry:
+    guests = [a.lower() for a in event.guests or []]
+    people = [("from", "", connection.account.lower(), True)] + [("to", "", a, a in owner) for a in guests]
+    return Entry(
+        key=f"meeting:{connection.account_key}:{event.id}", type="meeting", source=connection.account,
+        connection_id=connection.id, title=event.title, body="\n".join(x for x in (event.location, event.description) if x),
+        date=event.start, people=people, recipients=guests, url=event.url,
+    )
+
+
+def file_is_copied(file: LocalFile) -> bool:
+    return not file.trashed and file.mime_type != FOLDER_MIME

@@ -1,0 +1,104 @@
+"""The search copy: one row per thing search finds, whatever it came from.
+
+- `SearchItem`: a workspace record (doc, contact, company, project) or an item copied from a connected account
+  (an email, a file, a meeting). `key` is the id search.read takes (`doc:<uuid>`, `mail:7c41e2d0:m:<key>`), unique
+  per workspace, so copying one item twice writes one row. The full-text index over `title`, `people` and `body`
+  is kept by the database itself, so it never drifts from the rows: on SQLite an FTS5 external-content table
+  (`search_item_fts`) kept by triggers, on PostgreSQL the `vector` column kept by a trigger, with a GIN index
+  (both made in migration 0001 for the database it runs on).
+- `SearchPerson`: everyone on an item, one row each (address, name, role), for from/to/with and the exact counts
+  by person.
+- `SearchPlace`: the folders and labels an item is in, for `in`.
+- `WorkspaceMark`: how far the workspace's own records have been copied in (the newest `updated_at` seen per
+  kind), so records written without signals (bulk writes) are still caught up before a search.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+
+# What a workspace record's or an app item's `source` is when it is the workspace's own.
+WORKSPACE = "workspace"
+
+
+class SearchItem(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    connection = models.ForeignKey(
+        "integrations.Connection", null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        help_text="The account it was copied from; none for the workspace's own records.")
+    key = models.CharField(max_length=300, help_text="The id search.read takes.")
+    type = models.CharField(max_length=10)
+    source = models.CharField(max_length=254, help_text='"workspace", or the account it was copied from.')
+    thread = models.CharField(max_length=300, blank=True, help_text="The thread's id, for mail.")
+    group = models.CharField(max_length=300, help_text="What one result stands for: the thread, else the item.")
+    title = models.CharField(max_length=1000, blank=True)
+    people = models.TextField(blank=True, help_text="Every name and address on it, for free words.")
+    body = models.TextField(blank=True)
+    sender = models.CharField(max_length=1000, blank=True)
+    recipients = models.JSONField(default=list, blank=True)
+    date = models.DateTimeField()
+    year = models.PositiveSmallIntegerField()
+    dir = models.CharField(max_length=8, blank=True, help_text="sent or received, for mail.")
+    bulk = models.BooleanField(default=False, help_text="A newsletter or automated mail.")
+    has_attachment = models.BooleanField(default=False)
+    starred = models.BooleanField(default=False)
+    thread_last_dir = models.CharField(
+        max_length=8, blank=True, help_text="Who wrote last in its thread (people's mail only): for waiting.")
+    attachments = models.JSONField(default=list, blank=True, help_text="[{id, name}]")
+    url = models.CharField(max_length=2000, blank=True)
+    added_by = models.CharField(max_length=200, blank=True)
+    vector = SearchVectorField(null=True, editable=False, help_text="PostgreSQL only: kept by a trigger.")
+    copied_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["organization", "key"], name="search_item_key_unique")]
+        indexes = [
+            models.Index(fields=["organization", "-date"], name="search_item_org_date_idx"),
+            models.Index(fields=["organization", "dir", "-date"], name="search_item_org_dir_idx"),
+            models.Index(fields=["organization", "type"], name="search_item_org_type_idx"),
+            models.Index(fields=["organization", "group"], name="search_item_org_group_idx"),
+            models.Index(fields=["connection"], name="search_item_connection_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.type}: {self.title}"
+
+
+class SearchPerson(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    item = models.ForeignKey(SearchItem, on_delete=models.CASCADE, related_name="persons")
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    role = models.CharField(max_length=10, help_text="from, to (to, cc, guests) or author")
+    address = models.CharField(max_length=320, blank=True, help_text="Lower case.")
+    domain = models.CharField(max_length=254, blank=True, help_text="Lower case.")
+    name = models.CharField(max_length=200, blank=True)
+    name_key = models.CharField(max_length=200, blank=True, help_text="The name, lower case, for exact matching.")
+    owner = models.BooleanField(default=False, help_text="The owner's own address: left out of counts.people.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["organization", "address"], name="search_person_address_idx"),
+            models.Index(fields=["organization", "domain"], name="search_person_domain_idx"),
+            models.Index(fields=["organization", "name_key"], name="search_person_name_idx"),
+        ]
+
+
+class SearchPlace(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    item = models.ForeignKey(SearchItem, on_delete=models.CASCADE, related_name="places")
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    place = models.CharField(max_length=500, help_text='Lower case: "label:sent", "clients › juniper dental".')
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "place"], name="search_place_idx")]
+
+
+class WorkspaceMark(models.Model):
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["organization", "kind"], name="search_mark_unique")]

@@ -1,0 +1,440 @@
+"""search.search and search.read over the copy: every filter, exact totals and counts over every match, one result
+per thread, and items read whole 30,000 characters at a time. Always within one workspace: another workspace's
+items are never in the rows a search starts from, and another workspace's id reads as not_found."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Max, Min, Q
+from django.utils import timezone
+
+from companies.models import Company
+from contacts.models import Contact, ContactEmail
+from core.errors import ToolError
+from core.models import Organization
+from core.timefmt import iso
+from integrations.models import Connection, SearchCopy
+from search import dates, fts, index, sync
+from search.models import WORKSPACE, SearchItem, SearchPerson, SearchPlace
+
+READ_PAGE = 30_000
+TOP_PEOPLE = 25
+SNIPPET = 160
+
+# A word and a number that name one thing ("PO 4471", "INV-0042", "order #88"): matched as written, together.
+_IDENTIFIER = re.compile(r"\b([A-Za-z]{1,10})[\s#:.-]{0,3}(\d[\d-]{0,20})\b")
+_QUOTED = re.compile(r'"([^"]*)"')
+_EMAIL = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
+_MONEY = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d{2})?|\b\d[\d,]*(?:\.\d{2})?\s?(?:USD|EUR|GBP)\b)")
+_WORDY = re.compile(r"\w")
+
+
+def BadInput(field_name: str, message: str) -> ToolError:
+    return ToolError("bad_input", f"{field_name}: {message}")
+
+
+@dataclass
+class Filters:
+    query: str | None = None
+    sender: list[str] = field(default_factory=list)
+    to: list[str] = field(default_factory=list)
+    with_: list[str] = field(default_factory=list)
+    after: str | None = None
+    before: str | None = None
+    types: list[str] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
+    has: list[str] = field(default_factory=list)
+    dir: str | None = None
+    bulk: bool | None = None
+    waiting: str | None = None
+    thread: str | None = None
+    sort: str | None = None
+    limit: int = 10
+    cursor: str | None = None
+
+    def fingerprint(self) -> str:
+        shape = {k: v for k, v in self.__dict__.items() if k not in ("limit", "cursor")}
+        return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+# --- reading the query ----------------------------------------------------------------------------------------
+
+
+def phrases_of(query: str) -> tuple[list[str], list[str]]:
+    """The phrases every match must hold, and the identifiers among them (for `understood`). Quoted parts, email
+    addresses and identifiers such as "PO 4471" stay whole; every other word is its own phrase."""
+    phrases, identifiers = [], []
+    rest = query
+
+    def take(pattern, note: bool):
+        nonlocal rest
+
+        def keep(m):
+            text = m.group(1) if pattern is _QUOTED else m.group(0)
+            if _WORDY.search(text):
+                phrases.append(text.strip())
+                if note:
+                    identifiers.append(text.strip())
+            return " "
+
+        rest = pattern.sub(keep, rest)
+
+    take(_QUOTED, False)
+    take(_EMAIL, True)
+    take(_IDENTIFIER, True)
+    phrases += [word for word in rest.split() if _WORDY.search(word)]
+    return list(dict.fromkeys(phrases)), identifiers
+
+
+# --- whom from/to/with name -----------------------------------------------------------------------------------
+
+
+def _who(org: Organization, value: str) -> tuple[Q, str]:
+    """A Q over SearchPerson for one name, address or company, and how it was read."""
+    text = value.strip()
+    lowered = text.lower()
+    if _EMAIL.fullmatch(text):
+        return Q(address=lowered), f"the address {lowered}"
+    if lowered.startswith("@") or (re.fullmatch(r"[\w-]+(\.[\w-]+)+", lowered) and " " not in lowered):
+        domain = lowered.lstrip("@")
+        return Q(domain=domain), f"anyone at {domain}"
+    company = Company.objects.filter(organization=org, name__iexact=text).first()
+    if company is not None:
+        domains = {d.lower().lstrip("@") for d in company.domains or []}
+        if company.website:
+            host = re.sub(r"^https?://", "", company.website.lower()).split("/")[0]
+            domains.add(host.removeprefix("www."))
+        domains.discard("")
+        people = set(ContactEmail.objects.filter(organization=org, contact__company_links__company=company)
+                     .values_list("email", flat=True))
+        people = {p.lower() for p in people}
+        words = f"everyone at {company.name}" + (f" ({', '.join(sorted(domains))})" if domains else "")
+        return Q(domain__in=domains) | Q(address__in=people), words
+    contacts = list(Contact.objects.filter(organization=org).filter(
+        Q(name__iexact=text) | Q(name__istartswith=f"{text} ")).prefetch_related("emails")[:5])
+    addresses = {e.email.lower() for c in contacts for e in c.emails.all()}
+    by_name = Q(name_key=lowered) | Q(name_key__startswith=f"{lowered} ")
+    if addresses:
+        names = ", ".join(c.name for c in contacts)
+        return Q(address__in=addresses) | by_name, f"{names} ({', '.join(sorted(addresses))})"
+    return by_name, f"anyone named {text}"
+
+
+_ROLES = {"from": ("from", "author"), "to": ("to",), "with": None}
+
+
+# --- the search -----------------------------------------------------------------------------------------------
+
+
+def visible(org: Organization):
+    """The workspace's own items, and the copies of accounts whose search is on."""
+    on = list(SearchCopy.objects.filter(connection__organization=org, on=True,
+                                        connection__status=Connection.Status.CONNECTED)
+              .values_list("connection_id", flat=True))
+    return SearchItem.objects.filter(organization=org).filter(Q(connection__isnull=True) | Q(connection_id__in=on))
+
+
+def _places(value: str) -> str:
+    text = value.strip()
+    if text.lower().startswith("label:"):
+        return "label:" + text[6:].strip().lower()
+    parts = [p.strip() for p in re.split(r"\s*(?:›|>|/)\s*", text) if p.strip()]
+    return " › ".join(parts).lower()
+
+
+def _cursor_offset(filters: Filters) -> int:
+    if not filters.cursor:
+        return 0
+    try:
+        data = json.loads(base64.urlsafe_b64decode(filters.cursor.encode() + b"=" * (-len(filters.cursor) % 4)))
+        offset, fingerprint = int(data["o"]), data["f"]
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came")
+    if fingerprint != filters.fingerprint():
+        raise BadInput("cursor", "this cursor is from a search with other filters; give the same filters with it")
+    if not 0 <= offset <= 1_000_000:
+        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came")
+    return offset
+
+
+def _cursor(filters: Filters, offset: int) -> str:
+    raw = json.dumps({"o": offset, "f": filters.fingerprint()}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def search(*, org: Organization, filters: Filters, now: datetime.datetime | None = None) -> dict:
+    now = now or timezone.now()
+    offset = _cursor_offset(filters)
+    index.workspace_catch_up(org)
+    sync.catch_up_for_search(org)
+
+    items = visible(org)
+    understood: dict = {}
+    phrases: list[str] = []
+    if filters.query and filters.query.strip():
+        phrases, identifiers = phrases_of(filters.query)
+        if not phrases:
+            raise BadInput("query", "has no words to search for")
+        items = fts.match(items, phrases)
+        if identifiers:
+            understood["query"] = "matched exactly, as written: " + ", ".join(f'"{i}"' for i in identifiers)
+
+    for name, values in (("from", filters.sender), ("to", filters.to), ("with", filters.with_)):
+        if not values:
+            continue
+        who, read = Q(), {}
+        for value in values:
+            q, words = _who(org, value)
+            who |= q
+            read[value] = words
+        people = SearchPerson.objects.filter(organization=org).filter(who)
+        if _ROLES[name]:
+            people = people.filter(role__in=_ROLES[name])
+        items = items.filter(id__in=people.values("item_id"))
+        understood[name] = read
+
+    for name, value in (("after", filters.after), ("before", filters.before)):
+        if value:
+            try:
+                start, read = dates.start_of(value, time_zone=org.time_zone, now=now)
+            except ValueError as e:
+                raise BadInput(name, str(e))
+            items = items.filter(date__gte=start) if name == "after" else items.filter(date__lt=start)
+            understood[name] = f"{'from' if name == 'after' else 'before'} {read}"
+
+    if filters.types:
+        items = items.filter(type__in=filters.types)
+    if filters.places:
+        place_q = Q()
+        for value in filters.places:
+            place = _places(value)
+            place_q |= Q(place=place) | Q(place__startswith=f"{place} › ")
+        items = items.filter(id__in=SearchPlace.objects.filter(organization=org).filter(place_q).values("item_id"))
+    if "attachment" in filters.has:
+        items = items.filter(has_attachment=True)
+    if "star" in filters.has:
+        items = items.filter(starred=True)
+    if filters.dir:
+        items = items.filter(dir=filters.dir)
+    if filters.bulk is not None:
+        items = items.filter(type="email", bulk=filters.bulk)
+    if filters.waiting:
+        items = items.filter(type="email", thread_last_dir="received" if filters.waiting == "me" else "sent")
+    if filters.thread:
+        items = items.filter(thread=filters.thread.strip())
+
+    total = items.count()
+    counts = _counts(items)
+    sort = filters.sort or ("relevance" if phrases else "newest")
+    if sort == "relevance" and not phrases:
+        sort = "newest"
+    results, more = _page(org, items, phrases, sort, offset, filters.limit, by_thread=not filters.thread)
+    out: dict = {
+        "total": total,
+        "results": results,
+        "counts": counts,
+        "sources": sources(org),
+        "next": _cursor(filters, offset + filters.limit) if more else None,
+    }
+    if phrases:
+        out["words"] = " ".join(f'"{p}"' for p in phrases)
+    if understood:
+        out["understood"] = understood
+    hint = _hint(org, total, filters)
+    if hint:
+        out["hint"] = hint
+    return out
+
+
+def _counts(items) -> dict:
+    def by(field_name):
+        rows = items.order_by().values(field_name).annotate(n=Count("id")).order_by("-n", field_name)
+        return {str(r[field_name]) if r[field_name] != "" else "none": r["n"] for r in rows}
+
+    people = (SearchPerson.objects.filter(item_id__in=items.order_by().values("id"), owner=False)
+              .exclude(address="").values("address").annotate(n=Count("item_id", distinct=True), name=Max("name"))
+              .order_by("-n", "address")[:TOP_PEOPLE])
+    years = by("year")
+    return {
+        "type": by("type"),
+        "source": by("source"),
+        "year": dict(sorted(years.items(), reverse=True)),
+        "dir": {k: v for k, v in by("dir").items() if k != "none"},
+        "people": {(f"{p['name']} <{p['address']}>" if p["name"] else p["address"]): p["n"] for p in people},
+    }
+
+
+def _page(org, items, phrases, sort, offset, limit, *, by_thread: bool) -> tuple[list[dict], bool]:
+    if not by_thread:
+        ordered = items.order_by(*_item_order(sort, phrases))
+        rows = list(_with_rank(ordered, phrases, sort)[offset:offset + limit + 1])
+        more = len(rows) > limit
+        return [_result(org, row, phrases, 0) for row in rows[:limit]], more
+    groups = items.order_by().values("group").annotate(n=Count("id"), newest=Max("date"), oldest=Min("date"))
+    if sort == "relevance":
+        groups = groups.annotate(score=Max(fts.relevance(phrases))).order_by("-score", "-newest", "group")
+    elif sort == "oldest":
+        groups = groups.order_by("oldest", "group")
+    else:
+        groups = groups.order_by("-newest", "group")
+    page = list(groups[offset:offset + limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    names = [g["group"] for g in page]
+    members = items.filter(group__in=names).order_by(*_item_order(sort if sort != "relevance" else "newest", []))
+    if sort == "relevance":
+        members = members.annotate(score=fts.relevance(phrases)).order_by("-score", "-date", "-id")
+    best: dict[str, SearchItem] = {}
+    for row in members:
+        best.setdefault(row.group, row)
+    return [_result(org, best[g["group"]], phrases, g["n"] - 1) for g in page if g["group"] in best], more
+
+
+def _item_order(sort: str, phrases) -> list[str]:
+    return ["date", "id"] if sort == "oldest" else ["-date", "-id"]
+
+
+def _with_rank(queryset, phrases, sort):
+    if sort == "relevance" and phrases:
+        return queryset.annotate(score=fts.relevance(phrases)).order_by("-score", "-date", "-id")
+    return queryset
+
+
+def _snippet(item: SearchItem, phrases: list[str]) -> str:
+    text = " ".join(item.body.split())
+    lowered = text.lower()
+    spots = [lowered.find(p.lower()) for p in phrases]
+    spots = [s for s in spots if s >= 0]
+    if not spots:
+        return text[:SNIPPET] + ("…" if len(text) > SNIPPET else "")
+    start = max(0, min(spots) - SNIPPET // 3)
+    piece = text[start:start + SNIPPET]
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET < len(text) else "")
+
+
+def _where(item: SearchItem) -> str:
+    places = list(item.places.values_list("place", flat=True)) if item.type != "email" else []
+    if item.type == "email":
+        return f"{item.source}, {'sent' if item.dir == 'sent' else 'received'} mail"
+    if item.source == WORKSPACE:
+        return "the workspace" + (f", project {places[0]}" if places and item.type in ("doc", "sheet") else "")
+    return item.source + (f", {places[0]}" if places else "")
+
+
+def _result(org, item: SearchItem, phrases, more_in_thread: int) -> dict:
+    result: dict = {
+        "id": item.key,
+        "type": item.type,
+        "title": item.title,
+        "date": iso(item.date),
+        "where": _where(item),
+        "match": _snippet(item, phrases),
+    }
+    if item.type == "email":
+        result["from"] = item.sender
+        result["to"] = ", ".join(item.recipients)
+        result["dir"] = item.dir
+        result["thread"] = item.thread
+        if more_in_thread:
+            result["moreInThread"] = more_in_thread
+    elif item.type == "meeting" and item.recipients:
+        result["to"] = ", ".join(item.recipients)
+    if item.attachments:
+        result["attachments"] = ", ".join(f"{a['name']} ({a['id']})" for a in item.attachments)
+    money = list(dict.fromkeys(_MONEY.findall(f"{item.title}\n{item.body}")))[:5]
+    if money:
+        result["money"] = money
+    if item.added_by:
+        result["addedBy"] = item.added_by
+    if item.type in ("contact", "company", "project") and item.body:
+        result["text"] = item.body[:400]
+    return result
+
+
+def sources(org: Organization) -> dict:
+    """Each source's state, in words an agent can act on."""
+    out = {WORKSPACE: "docs, contacts, companies and projects: always in search, current"}
+    for connection in Connection.objects.filter(organization=org, status=Connection.Status.CONNECTED).select_related(
+        "search_copy"
+    ):
+        if not {"mail", "files", "calendar"} & set(connection.groups):
+            continue
+        copy = getattr(connection, "search_copy", None)
+        out[connection.account] = copy_words(connection, copy)
+    return out
+
+
+def copy_words(connection: Connection, copy: SearchCopy | None) -> str:
+    what = ", ".join({"mail": "mail", "files": "files", "calendar": "meetings"}[g] for g in connection.groups
+                     if g in ("mail", "files", "calendar"))
+    if copy is None or not copy.on:
+        return f"{what}: not in search (the owner hasn't turned search on for it); its own tools search it live"
+    if copy.state == SearchCopy.State.FAILED:
+        return f"{what}: not copied ({copy.error or 'the copy failed'}); its own tools search it live"
+    if copy.state == SearchCopy.State.CURRENT or copy.first_synced_at:
+        since = copy.on_since.date().isoformat() if copy.on_since else "?"
+        return f"{what}: in search since {since}, copied up to {iso(copy.synced_at)}"
+    return (f"{what}: being copied ({copy.copied} of about {copy.total}): what isn't copied yet is found with its "
+            "own tools")
+
+
+def _hint(org, total: int, filters: Filters) -> str | None:
+    if total:
+        return None
+    return ("Nothing matched. Search is literal: try other words, fewer words or filters, or a name instead of an "
+            "address; the sources say what is in search.")
+
+
+# --- read -----------------------------------------------------------------------------------------------------
+
+
+def _header(item: SearchItem) -> str:
+    if item.type == "email":
+        lines = [f"From: {item.sender}", f"To: {', '.join(item.recipients)}", f"Date: {iso(item.date)}",
+                 f"Subject: {item.title}"]
+        if item.attachments:
+            lines.append("Attachments: " + ", ".join(f"{a['name']} ({a['id']})" for a in item.attachments))
+        return "\n".join(lines) + "\n\n"
+    if item.type == "meeting":
+        guests = f"\nGuests: {', '.join(item.recipients)}" if item.recipients else ""
+        return f"Meeting: {item.title}\nWhen: {iso(item.date)}{guests}\n\n"
+    return ""
+
+
+def read(*, org: Organization, item_id: str, offset: int = 0) -> dict:
+    item_id = item_id.strip()
+    items = visible(org)
+    if ":t:" in item_id:
+        thread = list(items.filter(thread=item_id).order_by("date", "id"))
+        if not thread:
+            raise ToolError("not_found", f"No thread {item_id} in search. Ids come from search.search's results.")
+        text = "\n\n---\n\n".join(_header(m) + m.body for m in thread)
+        first = thread[0]
+        attachments = [a for m in thread for a in m.attachments]
+        shape = {"title": first.title, "url": first.url, "source": first.source}
+    elif ":a:" in item_id:
+        raise ToolError(
+            "unsupported",
+            "Attachments' text isn't copied into search yet: read it with mail.read, giving the thread's id and "
+            "this attachment's id.")
+    else:
+        item = items.filter(key=item_id).first()
+        if item is None:
+            raise ToolError("not_found", f"No item {item_id} in search. Ids come from search.search's results.")
+        text = _header(item) + item.body
+        attachments = list(item.attachments)
+        shape = {"title": item.title, "url": item.url, "source": item.source}
+    shape["text"] = text[offset:offset + READ_PAGE]
+    if offset + READ_PAGE < len(text):
+        shape["nextOffset"] = offset + READ_PAGE
+    if attachments:
+        shape["attachments"] = [{"id": a["id"], "name": a["name"], "quality": "not copied: read it with mail.read"}
+                                for a in attachments]
+    return shape

@@ -1,0 +1,67 @@
+"""The newsfeed group (optional per workspace): today's stories from the feeds the workspace follows. A thin
+declaration over research.selectors; the worker reads the feeds on a schedule (research.tasks.feeds_sweep), so
+reading the newsfeed never goes out to the network."""
+
+from __future__ import annotations
+
+from core.timefmt import iso
+from research import selectors
+from research.shapes import feed_label, story_shape
+from tools.registry import Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="newsfeed",
+        summary="today's news",
+        how_to="The workspace's newsfeed: stories it follows for the workspace's projects.",
+        enabled=lambda org: selectors.group_on(org=org, group="newsfeed"),
+    )
+)
+
+
+class ReadInput(ToolInput):
+    pass
+
+
+def read(ctx, inp: ReadInput):
+    org = ctx.org
+    feeds = selectors.feeds_of(org=org)
+    stories = selectors.stories_today(org=org)
+    projects = {str(f.project_id): f.project.name for f in feeds if f.project_id}
+    topics: dict[str, list[str]] = {}
+    for feed in feeds:
+        ids = topics.setdefault(feed_label(feed), [])
+        if feed.project_id and str(feed.project_id) not in ids:
+            ids.append(str(feed.project_id))
+    checked = [f.fetched_at for f in feeds if f.fetched_at]
+    return {
+        "stories": [story_shape(s) for s in stories],
+        "projects": [{"id": pid, "name": name} for pid, name in projects.items()],
+        # What the feed follows: each feed, by its title, with the projects it is followed for (none: the whole
+        # workspace). Roadstar's feeds are RSS and Atom feeds; it follows no X accounts and no market.
+        "topics": [{"label": label, "projectIds": ids} for label, ids in topics.items()],
+        "accounts": [],
+        "market": {"stories": [], "read": None},
+        "brief": None,
+        "actions": [],
+        "today": {
+            "counts": [{"kind": "news", "read": selectors.stories_seen_today(org=org), "kept": len(stories)}],
+            "stories": len(stories),
+        },
+        "strip": [],
+        "pricedAt": None,
+        "moves": {},
+        "publishers": sorted({feed_label(f) for f in feeds if f.state == f.State.OK}),
+        "checkedAt": iso(max(checked)) if checked else None,
+    }
+
+
+register(
+    Tool(
+        name="newsfeed.read",
+        description="Today's stories and what the feed follows",
+        input=ReadInput,
+        run=read,
+        kind="reads",
+    )
+)

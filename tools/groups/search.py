@@ -1,0 +1,109 @@
+"""The search group: one literal search over the copy of the owner's accounts (where search is on) and the
+workspace's own content. Thin declarations over search.selectors."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from core.inputs import Int, Offset, Text
+from search import selectors
+from search.accounts import how_to_for
+from tools.registry import Group, Tool, ToolInput, register, register_group
+
+HOW_TO = (
+    "Search and read the owner's mail, files and meetings as copied for Roadstar, and the workspace's own content. "
+    "In search: the workspace's docs, tables, contacts and projects. Search is literal and fast and costs the "
+    "owner's accounts nothing: search several times, with words in query and people, dates, folders, labels, sent "
+    "or received as fields; identifiers as written. Totals and counts are exact over every match: counts.people "
+    "shows who the owner writes with most. Results are one per thread; thread: its id lists every message. Read "
+    "before you answer."
+)
+
+register_group(
+    Group(
+        name="search",
+        summary="Search",  # as browse_tools lists it in the spec (tools/catalog.md)
+        how_to=HOW_TO,
+        how_to_for=lambda ctx: how_to_for(ctx.org, HOW_TO),
+    )
+)
+
+ItemType = Literal["email", "doc", "sheet", "slides", "pdf", "image", "file", "meeting", "page", "table", "contact",
+                   "project"]
+Who = Annotated[list[Text(1, 200)], Field(max_length=10)]
+
+
+# --- search ---------------------------------------------------------------------------------------------------
+
+
+class SearchInput(ToolInput):
+    query: Text(0, 300) | None = None
+    from_: Who | None = Field(default=None, alias="from")
+    to: Who | None = None
+    with_: Who | None = Field(default=None, alias="with")
+    after: Text(0, 40) | None = None
+    before: Text(0, 40) | None = None
+    type: Annotated[list[ItemType], Field(max_length=8)] | None = None
+    in_: Annotated[list[Text(1, 200)], Field(max_length=5)] | None = Field(default=None, alias="in")
+    has: Annotated[list[Literal["attachment", "star"]], Field(max_length=2)] | None = None
+    dir: Literal["sent", "received"] | None = None
+    bulk: Annotated[bool, Field(strict=True)] | None = None  # true or false, not "yes"
+    waiting: Literal["me", "them"] | None = None
+    thread: Text(0, 200) | None = None
+    sort: Literal["relevance", "newest", "oldest"] | None = None
+    limit: Int(1, 50) = 10
+    cursor: Text(0, 400) | None = None
+
+
+def search(ctx, inp: SearchInput):
+    filters = selectors.Filters(
+        query=inp.query, sender=inp.from_ or [], to=inp.to or [], with_=inp.with_ or [], after=inp.after or None,
+        before=inp.before or None, types=inp.type or [], places=inp.in_ or [], has=inp.has or [], dir=inp.dir,
+        bulk=inp.bulk, waiting=inp.waiting, thread=inp.thread or None, sort=inp.sort, limit=inp.limit,
+        cursor=inp.cursor or None,
+    )
+    return selectors.search(org=ctx.org, filters=filters)
+
+
+register(
+    Tool(
+        name="search.search",
+        description=(
+            "One list with the exact total, how names and dates were understood, counts by type, source, year, "
+            "direction and sender, each source's state, and next for the following page. Results with related: true "
+            "matched by meaning, not by the words"
+        ),
+        input=SearchInput,
+        run=search,
+        kind="reads",
+    )
+)
+
+
+# --- read -----------------------------------------------------------------------------------------------------
+
+
+class ReadInput(ToolInput):
+    id: Text(3, 500)
+    offset: Offset = 0
+
+
+def read(ctx, inp: ReadInput):
+    return selectors.read(org=ctx.org, item_id=inp.id, offset=inp.offset)
+
+
+register(
+    Tool(
+        name="search.read",
+        description=(
+            "A result in full, 30,000 characters at a time: a message with sender, recipients, date and its "
+            "attachments' ids; a whole thread by an id gmail:{account}:t:{thread}; an attachment's or file's text; a "
+            "meeting. With next, read again from that offset"
+        ),
+        input=ReadInput,
+        run=read,
+        kind="reads",
+    )
+)
