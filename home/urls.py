@@ -15,8 +15,12 @@ urlpatterns = [
     path("cards/<uuid:card_id>/template/share", views.card_template_share, name="card_template_share"),
     path("cards/<uuid:card_id>/template/no", views.card_template_no, name="card_template_no"),
     path("asks/<uuid:ask_id>/answer", views.ask_answer, name="ask_answer"),
+    path("work/<uuid:work_id>/try-again", views.work_try_again, name="work_try_again"),
+    path("help/model/", views.model_help, name="model_help"),
+    path("settings/without-judge", views.without_judge_set, name="without_judge_set"),
     path("home/live/", views.home_live, name="home_live"),
     path("chat/", views.chats, name="chats"),
     path("chat/<uuid:agent_id>/", views.chat, name="chat"),
     path("chat/<uuid:agent_id>/live/", views.chat_live, name="chat_live"),
+    path("chat/<uuid:agent_id>/threads/<uuid:conversation_id>/", views.thread, name="thread"),
 ]

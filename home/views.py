@@ -15,6 +15,7 @@ import uuid
 import zoneinfo
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist
@@ -25,15 +26,19 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.html import escape
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from agent_templates import selectors as template_selectors
 from agent_templates import services as template_services
 from agent_templates.catalogue import CatalogueError
 from agents import services as agent_services
-from agents.models import Agent, Conversation, Message
+from agents.models import Agent, Conversation, Message, Work
+from agents.runtime.model import model_connected
 from checks import services as check_services
+from checks.judge import configured_judge
 from checks.models import Ask
 from core import services
 from core.actors import Actor
@@ -85,8 +90,15 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     asks = selectors.home_asks(org=org)
     return {
         "org": org,
+        # No model: a card from the very start says how to connect one (not only once the owner wrote).
+        "no_model": not model_connected(),
+        "model_help_url": reverse("model_help"),
+        # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
+        "without_judge": org.check_enabled and configured_judge() is None,
         "asks": [_ask_for_owner(ask) for ask in asks],
-        "cards": _cards_for_owner(org, selectors.home_cards(org=org)),
+        # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
+        # at all once a model is connected.
+        "cards": _cards_for_owner(org, [c for c in selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
         "agent_work": [
             _timed_work(group, tz=tz, now=now)
             for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
@@ -327,6 +339,63 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
         messages.error(request, f"Couldn't try again. {error.message}")
     else:
         messages.success(request, "Trying again. The answer goes where the work was asked, as before.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
+    """Try again from a line of Your work: the conversation that holds the work runs its turn once more."""
+    org = _workspace_or_404(request)
+    work = Work.objects.filter(organization=org, id=work_id).select_related("conversation").first()
+    if work is None:
+        raise Http404("No such piece of work in this workspace.")
+    if not model_connected():
+        messages.error(request, "No AI model is connected yet, so it can't start. The card on Home says how to "
+                                "connect one.")
+        return _back(request)
+    try:
+        agent_services.conversation_try_again(org=org, conversation_id=work.conversation_id)
+    except ToolError as error:
+        messages.error(request, f"Couldn't try again. {error.message}")
+    else:
+        messages.success(request, "Trying again. The answer goes where the work was asked, as before.")
+    return _back(request)
+
+
+_README_SECTION = re.compile(r"^### Connecting a real model\n(.*?)(?=^#)", re.DOTALL | re.MULTILINE)
+_CODE = re.compile(r"`([^`]+)`")
+
+
+@login_required
+def model_help(request: HttpRequest) -> HttpResponse:
+    """The README's "Connecting a real model", on a page: what whoever runs the server does to connect one."""
+    org = _workspace_or_404(request)
+    try:
+        readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
+    except OSError:
+        readme = ""
+    found = _README_SECTION.search(readme)
+    paragraphs = [p.strip() for p in found.group(1).split("\n\n") if p.strip()] if found else []
+    # Escaped first; then the README's `code` spans become <code>.
+    html = [mark_safe(_CODE.sub(r"<code>\1</code>", str(escape(" ".join(p.split()))))) for p in paragraphs]
+    return render(request, "model_help.html", {
+        "org": org, "paragraphs": html, "connected": model_connected(),
+    })
+
+
+@require_POST
+@login_required
+def without_judge_set(request: HttpRequest) -> HttpResponse:
+    """The owner's choice for actions the check's rules can't decide while no judge model is set up."""
+    org = _workspace_or_404(request)
+    choice = request.POST.get("without_judge", "")
+    if choice not in Organization.WithoutJudge.values:
+        messages.error(request, "Choose Ask me or Let it run.")
+        return _back(request)
+    Organization.objects.filter(id=org.id).update(without_judge=choice)
+    messages.success(request, "Saved: " + ("your agents ask you first." if choice == "ask"
+                                           else "those actions run without asking you."))
     return _back(request)
 
 
@@ -614,8 +683,34 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # Paused for its budget: its work waits, and the chat says so rather than "replying".
         "paused_for_budget": _budget_pause(agent),
         "working_on": selectors.agent_threads_at_work(agent=agent),
+        # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
+        "no_model": not model_connected(),
         "live_src": reverse("chat_live", args=[agent.id]),
     }
+
+
+@login_required
+def thread(request: HttpRequest, agent_id, conversation_id) -> HttpResponse:
+    """One of an agent's threads, as the owner reads it: its work, where it stands, and what was said in it."""
+    org = _workspace_or_404(request)
+    agent = _agent_or_404(org, agent_id)
+    conversation = Conversation.objects.filter(
+        organization=org, agent=agent, id=conversation_id, kind=Conversation.Kind.THREAD
+    ).first()
+    if conversation is None:
+        raise Http404("No such thread in this workspace.")
+    tz = _zone(org)
+    now = timezone.now()
+    shown = selectors.chat_messages(conversation=conversation)
+    asks = _asks_answered(org, shown)
+    asking = frozenset(a.conversation_id for a in selectors.home_asks(org=org))
+    work = [item for group in selectors.home_work(org=org, asking=asking, conversation_id=conversation.id)
+            for item in group.items]
+    return render(request, "thread.html", {
+        "org": org, "agent": agent, "conversation": conversation, "work": work,
+        "lines": [_chat_line(m, agent=agent, tz=tz, now=now, asks=asks) for m in shown],
+        "here": request.path,
+    })
 
 
 def _budget_pause(agent: Agent) -> dict | None:

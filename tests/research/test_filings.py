@@ -324,3 +324,16 @@ def test_declarations_are_the_specs():
     schema = registry.TOOLS["filings.read"].input_schema()["properties"]["accession"]
     assert (schema["minLength"], schema["maxLength"]) == (1, 40)
     json.dumps(registry.TOOLS["filings.read"].describe())
+
+
+@pytest.mark.django_db
+def test_an_outside_apps_browse_description_leaves_out_what_its_workspace_has_off(org):
+    from mcp_server.server import outside_tools
+
+    def browse_line(workspace):
+        [browse] = [t for t in outside_tools(org=workspace) if t.name == "browse_tools"]
+        return browse.description
+
+    assert "- filings:" not in browse_line(org)
+    services.research_settings_set(org=org, filings=True)
+    assert "- filings: public companies' filings (2)" in browse_line(org)

@@ -8,6 +8,7 @@ from tools.groups import (  # noqa: F401
     docs,
     files,
     filings,
+    help,
     integrations,
     mail,
     newsfeed,
