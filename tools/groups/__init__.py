@@ -14,5 +14,6 @@ from tools.groups import (  # noqa: F401
     newsfeed,
     projects,
     search,
+    web,
     workspace,
 )
