@@ -66,6 +66,9 @@ class Group:
     # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
     # and find_tools, and use_tool refuses its tools. None: every workspace has it.
     enabled: Callable[[Any], bool] | None = None
+    # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
+    # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
+    off_message: str = ""
 
     def how_to_in(self, ctx) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
@@ -248,6 +251,9 @@ def absent_group_message(group: str) -> str:
 
 def off_group_message(group: str) -> str:
     """What a thread is told when it reaches for an optional group its workspace has off."""
+    declared = GROUPS.get(group)
+    if declared is not None and declared.off_message:
+        return declared.off_message
     return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
             "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
 

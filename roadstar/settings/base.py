@@ -273,6 +273,13 @@ QUICKBOOKS_CLIENT_SECRET = os.environ.get("QUICKBOOKS_CLIENT_SECRET") or None
 QUICKBOOKS_REDIRECT_URI = os.environ.get("QUICKBOOKS_REDIRECT_URI") or None
 QUICKBOOKS_ENVIRONMENT = os.environ.get("QUICKBOOKS_ENVIRONMENT") or "sandbox"
 
+# The web group's search provider (integrations/web/providers.py): a self-hosted SearXNG's address, or a Brave
+# Search API key; WEB_SEARCH_PROVIDER ("searxng" or "brave") picks one when both are set. Without either, the web
+# group is absent.
+SEARXNG_URL = os.environ.get("SEARXNG_URL") or None
+BRAVE_SEARCH_API_KEY = os.environ.get("BRAVE_SEARCH_API_KEY") or None
+WEB_SEARCH_PROVIDER = os.environ.get("WEB_SEARCH_PROVIDER") or None
+
 # Content-Security-Policy, in every way of running (so development shows what production would block). Scripts
 # and styles come from Roadstar's own static files; the admin's few inline ones carry the request's nonce. Images
 # are Roadstar's own or a doc's embedded pictures (data:), as pages/mdx.py allows. Nothing loads from elsewhere,

@@ -49,7 +49,8 @@ def test_the_ask_shows_on_home_with_its_questions_and_the_answers_the_agent_foun
     assert "Client desk: It fits the work you described." in page
     assert "How do clients pay you" in page and 'value="https://pay.fernhill.test/inv"' in page
     assert "found this in the owner&#x27;s signature" in page
-    assert "Chase a late invoice" in page and "Month-end close (at 0 8 1 * *)" in page
+    assert "Chase a late invoice" in page and "Month-end close (on the 1st of each month at 8 AM)" in page
+    assert "Overdue invoices (when an invoice goes overdue)" in page and "one agent, from Roadstar" in page
     assert "On your chart, under" in page
 
 

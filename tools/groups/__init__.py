@@ -14,4 +14,5 @@ from tools.groups import (  # noqa: F401
     newsfeed,
     projects,
     search,
+    web,
 )
