@@ -173,6 +173,8 @@ def inputs_of(tool: registry.Tool) -> list[dict]:
 
 def errors_of(tool: registry.Tool) -> list[str]:
     """The error kinds a tool can return, from what its declaration says it does (spec/reference/errors)."""
+    if tool.errors is not None:
+        return list(tool.errors)
     kinds = ["bad_input"]
     takes_records = any(
         isinstance(meta, Record)
