@@ -250,10 +250,6 @@ def test_the_check_alone():
 # --- newsfeed.read --------------------------------------------------------------------------------------------
 
 
-def _read_in(org, use, ctx=None):
-    return use("newsfeed.read", _ctx=ctx)
-
-
 @pytest.mark.django_db
 def test_read_gives_todays_stories_once_with_what_it_follows(research_on, org, use):
     bakery = ProjectFactory(organization=org, name="Bakery expansion")
