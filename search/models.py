@@ -59,6 +59,7 @@ class SearchItem(models.Model):
             models.Index(fields=["organization", "dir", "-date"], name="search_item_org_dir_idx"),
             models.Index(fields=["organization", "type"], name="search_item_org_type_idx"),
             models.Index(fields=["organization", "group"], name="search_item_org_group_idx"),
+            models.Index(fields=["organization", "thread", "-date"], name="search_item_org_thread_idx"),
             models.Index(fields=["connection"], name="search_item_connection_idx"),
         ]
 
