@@ -134,11 +134,16 @@ _ROLES = {"from": ("from", "author"), "to": ("to",), "with": None}
 
 
 def visible(org: Organization):
-    """The workspace's own items, and the copies of accounts whose search is on."""
-    on = list(SearchCopy.objects.filter(connection__organization=org, on=True,
-                                        connection__status=Connection.Status.CONNECTED)
-              .values_list("connection_id", flat=True))
-    return SearchItem.objects.filter(organization=org).filter(Q(connection__isnull=True) | Q(connection_id__in=on))
+    """The workspace's own items, and the copies of accounts whose search is on. An account turned off (or
+    disconnected) is left out at once, until the sweep deletes its copy; with none such, nothing is filtered, so
+    counts read the indexes alone."""
+    shown = set(SearchCopy.objects.filter(connection__organization=org, on=True,
+                                          connection__status=Connection.Status.CONNECTED)
+                .values_list("connection_id", flat=True))
+    others = Connection.objects.filter(organization=org).exclude(id__in=shown).values_list("id", flat=True)
+    hidden = [c for c in others if SearchItem.objects.filter(connection_id=c).exists()]
+    items = SearchItem.objects.filter(organization=org)
+    return items.exclude(connection_id__in=hidden) if hidden else items
 
 
 def _places(value: str) -> str:
@@ -284,19 +289,25 @@ def _most_first(counts: dict) -> dict:
 CHUNK = 400
 
 
+def _ordered_chunk(items, phrases, sort, start: int, count: int) -> list[tuple[int, str]]:
+    if sort == "relevance" and phrases:
+        return fts.ranked(items, phrases, start, count)
+    return list(items.order_by(*_item_order(sort)).values_list("id", "group")[start:start + count])
+
+
 def _page(org, items, phrases, sort, offset, limit, *, by_thread: bool) -> tuple[list[dict], bool]:
-    ordered = _with_rank(items.order_by(*_item_order(sort)), phrases, sort)
     if not by_thread:
-        rows = list(ordered[offset:offset + limit + 1])
-        more = len(rows) > limit
-        return [_result(org, row, phrases, 0) for row in rows[:limit]], more
+        ids = [item_id for item_id, _ in _ordered_chunk(items, phrases, sort, offset, limit + 1)]
+        rows = {row.id: row for row in items.filter(id__in=ids)}
+        more = len(ids) > limit
+        return [_result(org, rows[i], phrases, 0) for i in ids[:limit] if i in rows], more
     # One result per thread: walk the matches in order (newest first reads the date index and stops early), keeping
     # each thread's first, until the page and one more are found.
     wanted = offset + limit + 1
     firsts: dict[str, int] = {}
     start = 0
     while len(firsts) < wanted:
-        chunk = list(ordered.values_list("id", "group")[start:start + CHUNK])
+        chunk = _ordered_chunk(items, phrases, sort, start, CHUNK)
         for item_id, group in chunk:
             firsts.setdefault(group, item_id)
             if len(firsts) >= wanted:
@@ -315,12 +326,6 @@ def _page(org, items, phrases, sort, offset, limit, *, by_thread: bool) -> tuple
 
 def _item_order(sort: str) -> list[str]:
     return ["date", "id"] if sort == "oldest" else ["-date", "-id"]
-
-
-def _with_rank(queryset, phrases, sort):
-    if sort == "relevance" and phrases:
-        return queryset.annotate(score=fts.relevance(phrases)).order_by("-score", "-date", "-id")
-    return queryset
 
 
 def _snippet(item: SearchItem, phrases: list[str]) -> str:
