@@ -6,7 +6,7 @@ import datetime
 import zoneinfo
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max, Sum
 from django.utils import timezone
 
@@ -227,8 +227,12 @@ def chat_for(*, agent: Agent) -> Conversation:
 
 def message_append(*, conversation: Conversation, role: str, text: str, data: dict | None = None) -> Message:
     """Append a message with the next id. The conversation row is locked so concurrent writers take turns."""
-    with transaction.atomic():
-        Conversation.objects.select_for_update().filter(id=conversation.id).first()
+    # Inside a caller's transaction no savepoint is needed: a failure here fails the caller's whole write.
+    with transaction.atomic(savepoint=False):
+        if connection.features.has_select_for_update:
+            Conversation.objects.select_for_update().filter(id=conversation.id).first()
+        # (SQLite has no row locks, and needs none here: Roadstar's SQLite transactions are IMMEDIATE, so this one
+        # holds the database's write lock from its start and reads the last seq after any other writer's commit.)
         last = Message.objects.filter(conversation=conversation).aggregate(last=Max("seq"))["last"]
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
         return Message.objects.create(

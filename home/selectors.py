@@ -167,10 +167,15 @@ class WorkItem:
     id: str
     task: str
     where: str  # the thread's title, or "" for work in the agent's chat
-    state: str  # working, up next, waiting, waiting for you, done, couldn't finish
+    state: str  # working, up next, waiting, waiting for you, done, couldn't finish, can't start, paused
     latest_reply: str
     at: datetime.datetime
     answered_at: datetime.datetime | None
+    agent_id: str = ""
+    conversation_id: str = ""
+    in_thread: bool = False  # the work is in a thread (its page), not in the agent's chat
+    why: str = ""  # why it is stuck or waits, in the owner's words; "" when it is moving or done
+    try_again: bool = False  # Try again would move it: the turn failed, or couldn't start before a model was set
 
 
 @dataclass(frozen=True)
@@ -194,17 +199,67 @@ def _work_state(work) -> str:
     return "waiting"
 
 
-def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit: int = WORK_SHOWN) -> list[AgentWork]:
+NO_MODEL_WHY = ("It can't start: no AI model is connected to Roadstar yet. The card above says how to connect one; "
+                "then Try again starts it.")
+NO_MODEL_BEFORE_WHY = "It couldn't start earlier, when no AI model was connected. Try again starts it now."
+FAILED_WHY = ("It stopped: the AI model didn't answer, even after five tries over about a minute. Nothing is lost: "
+              "Try again picks it up where it stopped.")
+
+
+def _stuck(work, *, state: str, model_ready: bool, stopped: str | None) -> tuple[str, str, bool]:
+    """(state, why, try_again) for a piece of work that isn't moving, in the owner's words."""
+    from agents.models import Run, Work
+
+    if work.state == Work.State.ANSWERED:
+        return state, "", False
+    if work.state == Work.State.FAILED or work.last_outcome == Run.Outcome.FAILED or stopped is not None:
+        return "couldn't finish", stopped or FAILED_WHY, True
+    if state == "waiting for you":
+        return state, "It asked you something above; it goes on once you answer.", False
+    if work.agent.paused:
+        return "paused", (f"{work.agent.name} is paused: it went past its monthly budget. Raise the budget on its "
+                          "card above and it goes on."), False
+    if not model_ready and state in ("waiting", "up next"):
+        return "can't start", NO_MODEL_WHY, False
+    if work.last_outcome == Run.Outcome.NO_MODEL and state == "waiting":
+        return "waiting", NO_MODEL_BEFORE_WHY, True
+    if state == "waiting" and work.waits_on:
+        return state, f"Waiting for an answer from {work.waits_on}.", False
+    if state == "waiting":
+        return state, "Nothing is running on it now: it goes on when a message, an answer or its routine's next run comes in.", False
+    return state, "", False
+
+
+def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit: int = WORK_SHOWN,
+              conversation_id=None) -> list[AgentWork]:
     """The newest pieces of work, grouped under the agent doing each, the agent with the newest work first. One
     query. Work a chat passed on whole is left out: the thread or agent it went to shows it. `asking`: the
-    conversations whose ask waits for the owner; their newest piece of work is "waiting for you"."""
-    from agents.models import Work
+    conversations whose ask waits for the owner; their newest piece of work is "waiting for you". Work that
+    can't move says why, and whether Try again would help."""
+    from agents.models import Run, Work
+    from agents.runtime.model import model_connected
 
+    last_run = Run.objects.filter(conversation=OuterRef("conversation")).order_by("-started_at", "-id")
+    rows = Work.objects.filter(organization=org)
+    if conversation_id is not None:  # one thread's work, for its page
+        rows = rows.filter(conversation_id=conversation_id)
     rows = (
-        Work.objects.filter(organization=org)
-        .exclude(state=Work.State.PASSED)
+        rows.exclude(state=Work.State.PASSED)
         .select_related("agent", "conversation")
+        .annotate(
+            last_outcome=Subquery(last_run.values("outcome")[:1]),
+            waits_on=Subquery(
+                Work.objects.filter(requester=OuterRef("conversation"), state=Work.State.OPEN)
+                .order_by("-created_at").values("agent__name")[:1]
+            ),
+        )
         .order_by("-created_at", "-id")[:limit]
+    )
+    model_ready = model_connected()
+    # The open Try again cards say what stopped each conversation, in the owner's words (agents.runtime.turn).
+    stopped = dict(
+        Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
+                            subject__startswith="try_again:").values_list("subject", "body")
     )
     groups: dict[str, AgentWork] = {}
     seen: set[str] = set()
@@ -214,6 +269,8 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
         if conversation_id in asking and conversation_id not in seen:
             state = "waiting for you"
         seen.add(conversation_id)
+        state, why, try_again = _stuck(work, state=state, model_ready=model_ready,
+                                       stopped=stopped.get(f"try_again:{conversation_id}"))
         group = groups.get(str(work.agent_id))
         if group is None:
             group = groups[str(work.agent_id)] = AgentWork(agent_id=str(work.agent_id), agent_name=work.agent.name,
@@ -222,7 +279,8 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
             id=str(work.id), task=work.task,
             where=work.conversation.title if work.conversation.kind == "thread" else "",
             state=state, latest_reply=work.latest_reply, at=work.created_at,
-            answered_at=work.answered_at,
+            answered_at=work.answered_at, agent_id=str(work.agent_id), conversation_id=conversation_id,
+            in_thread=work.conversation.kind == "thread", why=why, try_again=try_again,
         ))
     return list(groups.values())
 

@@ -15,6 +15,7 @@ import uuid
 import zoneinfo
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist
@@ -25,12 +26,19 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.html import escape
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
+from agent_templates import selectors as template_selectors
+from agent_templates import services as template_services
+from agent_templates.catalogue import CatalogueError
 from agents import services as agent_services
-from agents.models import Agent, Conversation, Message
+from agents.models import Agent, Conversation, Message, Work
+from agents.runtime.model import model_connected
 from checks import services as check_services
+from checks.judge import configured_judge
 from checks.models import Ask
 from core import services
 from core.actors import Actor
@@ -82,8 +90,15 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     asks = selectors.home_asks(org=org)
     return {
         "org": org,
+        # No model: a card from the very start says how to connect one (not only once the owner wrote).
+        "no_model": not model_connected(),
+        "model_help_url": reverse("model_help"),
+        # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
+        "without_judge": org.check_enabled and configured_judge() is None,
         "asks": [_ask_for_owner(ask) for ask in asks],
-        "cards": [_with_safe_action(card) for card in selectors.home_cards(org=org)],
+        # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
+        # at all once a model is connected.
+        "cards": _cards_for_owner(org, [c for c in selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
         "agent_work": [
             _timed_work(group, tz=tz, now=now)
             for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
@@ -97,6 +112,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "here": reverse("home") + (f"?{query}" if query else ""),
         "live_src": reverse("home_live") + (f"?{query}" if query else ""),
         "now_ms": _ms(now),
+        "answer_limit": ANSWER_LIMIT,
+        "answer_limit_words": f"{ANSWER_LIMIT:,}",
     }
 
 
@@ -138,6 +155,52 @@ def _timed_summary(summary, *, tz, now) -> dict | None:
         return None
     return {"text": summary.text, "at": summary.at, "relative": relative_time(summary.at, now=now, tz=tz),
             "exact": exact_time(summary.at, tz=tz)}
+
+
+def _cards_for_owner(org: Organization, cards: list[Card]) -> list[Card]:
+    staff = None
+    for card in cards:
+        _with_safe_action(card)
+        if card.kind == Card.Kind.TEMPLATE:
+            staff = staff if staff is not None else selectors.staff(org=org)
+            card.template = _template_card(org, card, staff)
+    return cards
+
+
+_TEMPLATE_KINDS = {"agent": "one agent", "team": "a team", "department": "a department", "skill": "a skill"}
+
+
+def _template_card(org: Organization, card: Card, staff: list) -> dict:
+    """A template ask as the owner answers it: what it makes, its questions with the answers the agent found,
+    where it goes on the chart; or, to share, what would go out."""
+    data = card.data or {}
+    names = [a.name for a in staff]
+    view: dict = {"action": data.get("action"), "asked_by": data.get("agent_name", ""), "staff": names}
+    try:
+        if data.get("action") == "share":
+            body = template_services.share_preview(org=org, card=card)
+            view.update(body=body, name=body.name, says=body.says)
+            return view
+        found = template_selectors.template_get(org=org, template_id=data.get("template", ""))
+    except (ToolError, CatalogueError) as error:
+        view["problem"] = getattr(error, "message", str(error))
+        return view
+    body = found.body
+    given = data.get("answers") or {}
+    have = {n.lower() for n in names}
+    default_place = data.get("to") if body.kind == "skill" else data.get("under")
+    view.update(
+        body=body, source=found.from_, template_id=found.id, kind_words=_TEMPLATE_KINDS[body.kind],
+        newer=found.body.version != data.get("version"),
+        questions=[{"q": q, "value": (given.get(q.blank) or {}).get("value", ""),
+                    "found": (given.get(q.blank) or {}).get("found", "")} for q in body.questions],
+        agents=[{"a": a, "taken": a.name.lower() in have,
+                 "routines": [f"{r.name} ({template_selectors.when_for_owner(r.when)})" for r in a.routines]}
+                for a in body.agents],
+        place=next((n for n in names if default_place and n.lower() == default_place.lower()),
+                   "" if body.kind == "skill" else next(iter(names), "")),
+    )
+    return view
 
 
 def _with_safe_action(card):
@@ -286,6 +349,63 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
 
 @require_POST
 @login_required
+def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
+    """Try again from a line of Your work: the conversation that holds the work runs its turn once more."""
+    org = _workspace_or_404(request)
+    work = Work.objects.filter(organization=org, id=work_id).select_related("conversation").first()
+    if work is None:
+        raise Http404("No such piece of work in this workspace.")
+    if not model_connected():
+        messages.error(request, "No AI model is connected yet, so it can't start. The card on Home says how to "
+                                "connect one.")
+        return _back(request)
+    try:
+        agent_services.conversation_try_again(org=org, conversation_id=work.conversation_id)
+    except ToolError as error:
+        messages.error(request, f"Couldn't try again. {error.message}")
+    else:
+        messages.success(request, "Trying again. The answer goes where the work was asked, as before.")
+    return _back(request)
+
+
+_README_SECTION = re.compile(r"^### Connecting a real model\n(.*?)(?=^#)", re.DOTALL | re.MULTILINE)
+_CODE = re.compile(r"`([^`]+)`")
+
+
+@login_required
+def model_help(request: HttpRequest) -> HttpResponse:
+    """The README's "Connecting a real model", on a page: what whoever runs the server does to connect one."""
+    org = _workspace_or_404(request)
+    try:
+        readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
+    except OSError:
+        readme = ""
+    found = _README_SECTION.search(readme)
+    paragraphs = [p.strip() for p in found.group(1).split("\n\n") if p.strip()] if found else []
+    # Escaped first; then the README's `code` spans become <code>.
+    html = [mark_safe(_CODE.sub(r"<code>\1</code>", str(escape(" ".join(p.split()))))) for p in paragraphs]
+    return render(request, "model_help.html", {
+        "org": org, "paragraphs": html, "connected": model_connected(),
+    })
+
+
+@require_POST
+@login_required
+def without_judge_set(request: HttpRequest) -> HttpResponse:
+    """The owner's choice for actions the check's rules can't decide while no judge model is set up."""
+    org = _workspace_or_404(request)
+    choice = request.POST.get("without_judge", "")
+    if choice not in Organization.WithoutJudge.values:
+        messages.error(request, "Choose Ask me or Let it run.")
+        return _back(request)
+    Organization.objects.filter(id=org.id).update(without_judge=choice)
+    messages.success(request, "Saved: " + ("your agents ask you first." if choice == "ask"
+                                           else "those actions run without asking you."))
+    return _back(request)
+
+
+@require_POST
+@login_required
 def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     """Set a paused agent's monthly budget; the service unpauses it, and resolves the card, once it covers the
     month's spend."""
@@ -324,6 +444,18 @@ DEFAULT_YES = "Yes, go ahead."
 DEFAULT_NO = "No, don't do that."
 
 
+def _home_refused(request: HttpRequest, org: Organization, *, key: str, text: str, error: str) -> HttpResponse:
+    """Home again with the refused answer still in its box and the reason beside it: never throw typed words away."""
+    context = _home_context(request, org)
+    for ask in context["asks"]:
+        if str(ask["id"]) == key:
+            ask.update(kept=text, error=error)
+    for card in context["cards"]:
+        if str(card.id) == key:
+            card.kept, card.error = text, error
+    return render(request, "home.html", context, status=400)
+
+
 def _too_long(text: str) -> str | None:
     """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
     if len(text) <= ANSWER_LIMIT:
@@ -357,8 +489,7 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     no = "no" in request.POST and not yes
     words = request.POST.get("answer", "").strip()
     if _too_long(words):
-        messages.error(request, _too_long(words))
-        return _back(request)
+        return _home_refused(request, org, key=str(ask.id), text=words, error=_too_long(words))
     if not words and not yes and not no:
         messages.error(request, f"Write your answer to {agent.name}, or press Yes or No.")
         return _back(request)
@@ -403,8 +534,7 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
         return _back(request)
     text = request.POST.get("answer", "").strip() or ("" if "yes" not in request.POST else DEFAULT_YES)
     if _too_long(text):
-        messages.error(request, _too_long(text))
-        return _back(request)
+        return _home_refused(request, org, key=str(card.id), text=text, error=_too_long(text))
     if not text:
         messages.error(request, f"Write your answer to {agent.name}.")
         return _back(request)
@@ -412,6 +542,66 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
         agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
         services.card_resolve(org=org, card_id=card.id)
     messages.success(request, f"Sent to {agent.name}: “{text}”")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_template_add(request: HttpRequest, card_id) -> HttpResponse:
+    """The owner adds a template an agent proposed: their answers, where it goes on the chart, and the names.
+    Everything is made in one transaction, or nothing is and the ask stays waiting."""
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
+    answers = {key.removeprefix("answer-"): value for key, value in request.POST.items() if key.startswith("answer-")}
+    # Each of the template's agents: its name in the template (name-of-N) and the name the owner gives it (name-N).
+    names = {}
+    for key, original in request.POST.items():
+        chosen = request.POST.get("name-" + key.removeprefix("name-of-"), "").strip() if key.startswith(
+            "name-of-") else ""
+        if chosen:
+            names[original] = chosen
+    try:
+        change = template_services.template_add(org=org, user=request.user, card_id=card.id, answers=answers,
+                                                place=request.POST.get("place", "").strip() or None, names=names)
+    except ToolError as error:
+        if error.kind == "changed":
+            messages.info(request, error.message)
+        else:
+            messages.error(request, f"Nothing was added. {error.message}")
+    else:
+        messages.success(request, f"Done: you {change.sentence}. Undo is on the line under Your work.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_template_share(request: HttpRequest, card_id) -> HttpResponse:
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
+    try:
+        change = template_services.template_share(org=org, user=request.user, card_id=card.id,
+                                                  name=request.POST.get("name", ""), says=request.POST.get("says", ""))
+    except ToolError as error:
+        if error.kind == "changed":
+            messages.info(request, error.message)
+        else:
+            messages.error(request, f"Nothing was shared. {error.message}")
+    else:
+        messages.success(request, f"Done: you {change.sentence}.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def card_template_no(request: HttpRequest, card_id) -> HttpResponse:
+    org = _workspace_or_404(request)
+    card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
+    try:
+        template_services.template_decline(org=org, card_id=card.id)
+    except ToolError as error:
+        messages.info(request, error.message)
+    else:
+        messages.success(request, f"Declined; {card.data.get('agent_name') or 'the agent'} will read that you said no.")
     return _back(request)
 
 
@@ -466,9 +656,12 @@ def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpRes
     fetched = request.headers.get("X-Requested-With") == "fetch"
     text = request.POST.get("text", "").strip()
     if _too_long(text):
-        if fetched:
+        if fetched:  # live.js shows this beside the box and leaves the text in it
             return HttpResponse(_too_long(text), status=400, content_type="text/plain")
-        messages.error(request, _too_long(text))
+        # The chat again, with the text still in the box: a refusal never throws the owner's words away.
+        context = _chat_context(org, agent)
+        context.update(agents=selectors.staff(org=org), send_error=_too_long(text), kept_text=text)
+        return render(request, "chat.html", context, status=400)
     elif not text:
         if fetched:
             return HttpResponse("Write something first.", status=400, content_type="text/plain")
@@ -489,6 +682,7 @@ def _agent_or_404(org: Organization, agent_id) -> Agent:
 
 def _chat_context(org: Organization, agent: Agent) -> dict:
     tz = _zone(org)
+    limit_words = f"{ANSWER_LIMIT:,}"
     now = timezone.now()
     conversation = selectors.chat_of(agent=agent)
     lines = []
@@ -508,8 +702,36 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # Paused for its budget: its work waits, and the chat says so rather than "replying".
         "paused_for_budget": _budget_pause(agent),
         "working_on": selectors.agent_threads_at_work(agent=agent),
+        # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
+        "no_model": not model_connected(),
         "live_src": reverse("chat_live", args=[agent.id]),
+        "answer_limit": ANSWER_LIMIT,
+        "answer_limit_words": limit_words,
     }
+
+
+@login_required
+def thread(request: HttpRequest, agent_id, conversation_id) -> HttpResponse:
+    """One of an agent's threads, as the owner reads it: its work, where it stands, and what was said in it."""
+    org = _workspace_or_404(request)
+    agent = _agent_or_404(org, agent_id)
+    conversation = Conversation.objects.filter(
+        organization=org, agent=agent, id=conversation_id, kind=Conversation.Kind.THREAD
+    ).first()
+    if conversation is None:
+        raise Http404("No such thread in this workspace.")
+    tz = _zone(org)
+    now = timezone.now()
+    shown = selectors.chat_messages(conversation=conversation)
+    asks = _asks_answered(org, shown)
+    asking = frozenset(a.conversation_id for a in selectors.home_asks(org=org))
+    work = [item for group in selectors.home_work(org=org, asking=asking, conversation_id=conversation.id)
+            for item in group.items]
+    return render(request, "thread.html", {
+        "org": org, "agent": agent, "conversation": conversation, "work": work,
+        "lines": [_chat_line(m, agent=agent, tz=tz, now=now, asks=asks) for m in shown],
+        "here": request.path,
+    })
 
 
 def _budget_pause(agent: Agent) -> dict | None:

@@ -74,8 +74,12 @@ def public_url() -> str:
     return url.rstrip("/")
 
 
-def mcp_url() -> str:
-    return public_url() + MCP_PATH
+def mcp_url(request=None) -> str:
+    """The MCP server's address: ROADSTAR_URL's when set, else the address this request came to (the host and
+    port the owner's browser reached), so the page shows what an app on this network would connect to."""
+    if settings.ROADSTAR_URL or request is None:
+        return public_url() + MCP_PATH
+    return request.build_absolute_uri("/").rstrip("/") + MCP_PATH
 
 
 def transport_security() -> TransportSecuritySettings:
@@ -183,7 +187,7 @@ REVOKED = {
 # --- tools --------------------------------------------------------------------------------------------------------
 
 
-def outside_tools(place: str = OUTSIDE) -> list[types.Tool]:
+def outside_tools(place: str = OUTSIDE, org=None) -> list[types.Tool]:
     """The agent tools held OUTSIDE (and, for an agent on the Mac, its messages and reply), as declared."""
     from tools.catalog import browse_description
 
@@ -191,7 +195,8 @@ def outside_tools(place: str = OUTSIDE) -> list[types.Tool]:
     for tool in tools_for_place(place):
         spec = tool.spec()
         # browse_tools' description lists the groups, so it is built when it is read, as a thread's prompt does.
-        description = browse_description() if tool.name == "browse_tools" else spec["description"]
+        # Given the token's workspace, an optional group it has off is left out, as in a thread's prompt.
+        description = browse_description(org) if tool.name == "browse_tools" else spec["description"]
         listed.append(types.Tool(
             name=tool.name, description=description, input_schema=spec["parameters"],
             annotations=ANNOTATIONS.get(tool.name),
@@ -221,14 +226,15 @@ def tool_result(result, answers: list[str]) -> types.CallToolResult:
     return types.CallToolResult(content=content, is_error=failed)
 
 
-def _place(token_id: str) -> str:
+def _tools_listed(token_id: str) -> list[types.Tool]:
     token = _token(token_id)
-    return OutsideSession(token).place if token is not None else OUTSIDE
+    if token is None:
+        return outside_tools(OUTSIDE)
+    return outside_tools(OutsideSession(token).place, token.organization)
 
 
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    place = await in_worker(_place, _signed_in())
-    return types.ListToolsResult(tools=outside_tools(place))
+    return types.ListToolsResult(tools=await in_worker(_tools_listed, _signed_in()))
 
 
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:

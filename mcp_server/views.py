@@ -6,6 +6,7 @@ kept). Every page is the signed-in owner's own workspace; another workspace's id
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
@@ -33,7 +34,8 @@ def _agents(org):
 
 
 def _page(request, org, *, status=200, **extra):
-    context = {"org": org, "tokens": selectors.mcp_tokens(org=org), "agents": _agents(org), "mcp_url": mcp_url(),
+    context = {"org": org, "tokens": selectors.mcp_tokens(org=org), "agents": _agents(org),
+               "mcp_url": mcp_url(request), "roadstar_url_set": bool(settings.ROADSTAR_URL),
                "mac_files": list(MAC_FILES), **extra}
     return render(request, "mcp_server/index.html", context, status=status)
 
@@ -61,7 +63,7 @@ def make(request):
     except ToolError as error:
         return _page(request, org, status=400, error=error.message.split(": ", 1)[-1], name=name, chosen=agent.id)
     return render(request, "mcp_server/made.html", {
-        "org": org, "token": token, "plaintext": plaintext, "mcp_url": mcp_url(),
+        "org": org, "token": token, "plaintext": plaintext, "mcp_url": mcp_url(request),
         "mac": agent.runs_on == Agent.RunsOn.MAC, "mac_files": list(MAC_FILES),
     })
 

@@ -1,9 +1,9 @@
 """The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/ and /newsfeed/ (Home and chats are
-roadstar's)."""
+roadstar's), and Roadstar's own docs at /help/, /llms.txt and /tools.json."""
 
-from django.urls import path
+from django.urls import path, re_path
 
-from pages import newsfeed, views
+from pages import help_views, newsfeed, views
 
 app_name = "pages"
 
@@ -26,4 +26,11 @@ urlpatterns = [
     path("newsfeed/groups", newsfeed.research_groups, name="research_groups"),
     path("newsfeed/feeds", newsfeed.feed_add, name="feed_add"),
     path("newsfeed/feeds/<uuid:feed_id>/remove", newsfeed.feed_remove, name="feed_remove"),
+    # Roadstar's own docs (public: see pages/help_views.py)
+    path("help/", help_views.help_page, name="help"),
+    re_path(r"^help/(?P<path>[a-z0-9_/-]+)\.md$", help_views.help_markdown, name="help_markdown"),
+    re_path(r"^help/(?P<path>[a-z0-9_/-]+/)$", help_views.help_page, name="help_page"),
+    path("llms.txt", help_views.llms_txt, name="llms_txt"),
+    path("llms-full.txt", help_views.llms_full_txt, name="llms_full_txt"),
+    path("tools.json", help_views.tools_json, name="tools_json"),
 ]

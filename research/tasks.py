@@ -23,7 +23,7 @@ def feeds_sweep() -> int:
         try:
             if services.feed_refresh(feed_id=feed_id) is not None:
                 read += 1
-        except Exception:  # noqa: BLE001  (one feed's bug must not stop the others; its claim lapses and it is read again)
+        except Exception:
             logger.exception("newsfeed: reading feed %s failed", feed_id)
     return read
 

@@ -23,9 +23,11 @@ LAYERS: list[set[str]] = [
     {"contacts", "companies", "docs"},          # the owner's records
     {"checks", "research"},                     # the owner's yes; public research (SEC filings, news feeds)
     {"integrations"},                           # the owner's apps (mail, files, calendar, books)
+    {"workspace"},                              # the agents' sandboxed computer (brings in Drive files, mail)
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick
+    {"agent_templates"},                        # templates: adding one makes agents, skills and routines
     {"home", "pages", "api", "mcp_server"},     # what the owner and the outside world see
     {"roadstar"},                               # the project: settings, urls, asgi
 ]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
+from core.errors import ERROR_KINDS
 from core.inputs import refuse_bad_characters
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ class Group:
     # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
     # and find_tools, and use_tool refuses its tools. None: every workspace has it.
     enabled: Callable[[Any], bool] | None = None
+    # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
+    # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
+    off_message: str = ""
 
     def how_to_in(self, ctx) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
@@ -128,6 +132,9 @@ class Tool:
     calls_apps: bool | None = None
     # Its undo calls an app (by default, when the tool does): Undo then runs with no transaction open.
     undo_calls_apps: bool | None = None
+    # The error kinds it can return, where what it declares can't tell them (the help pages read them from here):
+    # the web tools call out like an app's but have no account, so never answer not_connected or reauth.
+    errors: tuple[str, ...] | None = None
     group: str = field(init=False)
 
     def __post_init__(self):
@@ -248,6 +255,9 @@ def absent_group_message(group: str) -> str:
 
 def off_group_message(group: str) -> str:
     """What a thread is told when it reaches for an optional group its workspace has off."""
+    declared = GROUPS.get(group)
+    if declared is not None and declared.off_message:
+        return declared.off_message
     return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
             "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
 
@@ -274,6 +284,9 @@ def register(tool: Tool) -> Tool:
         raise RegistryError(f"tool {tool.name!r} changes things, so it must say how its change shows")
     if tool.your_work == "home_undo" and tool.undo is None:
         raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
+    unknown_errors = set(tool.errors or ()) - set(ERROR_KINDS)
+    if unknown_errors:
+        raise RegistryError(f"tool {tool.name!r} names errors the spec doesn't have: {sorted(unknown_errors)}")
     TOOLS[tool.name] = tool
     if tool.undo is not None:
         from core.undo import register_undo

@@ -227,6 +227,11 @@ def set_model(model) -> None:
     _override = model
 
 
+def model_connected() -> bool:
+    """Whether a turn can reach a model now: Home and the chats say so plainly when none is connected."""
+    return _override is not None or bool(settings.MODEL_CONFIGURED)
+
+
 def get_model():
     if _override is not None:
         return _override

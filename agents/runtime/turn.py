@@ -63,6 +63,12 @@ class Turn(ToolHost):
         self.kept = False
         # The most steps any of that work had taken in turns before this one.
         self._steps_before = max((w.steps for w in self._works), default=0)
+        # What every step of this turn sends first, made once (memory folds only at the turn's start, so it can't
+        # change within it; and so each step's prompt starts byte for byte with the last one's, which providers
+        # cache). The messages since the fold are kept here too, and each step reads only the ones added since.
+        self._system: str | None = None
+        self._messages: list[Message] | None = None
+        self._tool_specs: list[dict] | None = None
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -128,12 +134,14 @@ class Turn(ToolHost):
             memory.fold(self.conversation)
         except ModelUnavailable as error:
             return self._fail(str(error))
+        # Calls a worker saved and didn't finish before it died; after that, the calls of each step are known here.
+        pending = unanswered_tool_calls(self.conversation)
         while True:
-            pending = unanswered_tool_calls(self.conversation)
             if pending:
                 self._run_tool_calls(pending)
-                continue
-            if not has_new_input(self.conversation):
+                pending = []
+            self._read_new_messages()
+            if not self._input_waits():
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
                 return Run.Outcome.PAUSED
@@ -156,7 +164,7 @@ class Turn(ToolHost):
             self.agent.refresh_from_db(fields=["paused"])
             calls = [] if last_step else response.tool_calls
             if calls:
-                self._save_step(response.text, calls)
+                pending = self._save_step(response.text, calls)
                 continue
             self._answer(response.text)
             return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
@@ -172,20 +180,43 @@ class Turn(ToolHost):
         return self._steps_before + self.run.steps
 
     def prompt(self, *, last_step: bool = False) -> list[dict]:
-        staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
-        system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
-        lines = memory.top_lines(self.conversation)
-        preamble = memory.memory_preamble(lines)
-        if preamble:
-            system += "\n\n" + preamble
-        messages = [{"role": "system", "content": system}]
-        whole = list(Message.objects.filter(conversation=self.conversation, seq__gte=memory.folded_upto(lines)))
-        messages.extend(model_messages(whole, owner=self.org.owner_first_name))
+        if self._messages is None:  # the loop reads new messages before each step; a prompt asked for on its own
+            self._read_new_messages()
+        messages = [{"role": "system", "content": self._system}]
+        messages.extend(model_messages(self._messages, owner=self.org.owner_first_name))
         if last_step:
             messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
         return messages
 
+    def _read_new_messages(self) -> None:
+        """The first time: the system prompt and the messages memory hasn't folded. After: only the messages added
+        since (this turn's own, and any another process appended: the owner's next message, an answer)."""
+        if self._messages is None:
+            staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
+            system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
+            lines = memory.top_lines(self.conversation)
+            preamble = memory.memory_preamble(lines)
+            self._system = system + "\n\n" + preamble if preamble else system
+            self._messages = list(Message.objects.filter(conversation=self.conversation,
+                                                         seq__gte=memory.folded_upto(lines)))
+            return
+        last_seq = self._messages[-1].seq if self._messages else -1
+        self._messages.extend(Message.objects.filter(conversation=self.conversation, seq__gt=last_seq))
+
+    def _input_waits(self) -> bool:
+        """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply."""
+        if any(m.role == Message.Role.AGENT for m in self._messages):
+            return input_waits(self._messages)
+        return has_new_input(self.conversation)
+
     def tool_specs(self) -> list[dict]:
+        """The tools a step is offered: the same for every step of a turn (browse's description reads the
+        workspace's optional groups), so made once, and the request's prefix stays the same for the cache."""
+        if self._tool_specs is None:
+            self._tool_specs = self._make_tool_specs()
+        return self._tool_specs
+
+    def _make_tool_specs(self) -> list[dict]:
         from tools.catalog import browse_description
 
         specs = []
@@ -200,7 +231,8 @@ class Turn(ToolHost):
         # A chat always thinks lightly; the agent's level applies to threads.
         return "low" if self.conversation.kind == Conversation.Kind.CHAT else self.agent.thinking
 
-    def _save_step(self, text: str, calls) -> None:
+    def _save_step(self, text: str, calls) -> list[ToolCall]:
+        """The model's step and its tool calls, saved before any runs; returns the calls to run."""
         with transaction.atomic():
             message = services.message_append(
                 conversation=self.conversation, role=Message.Role.AGENT, text=text,
@@ -208,13 +240,16 @@ class Turn(ToolHost):
                     {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls
                 ]},
             )
-            ToolCall.objects.bulk_create([
+            saved = ToolCall.objects.bulk_create([
                 ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
                          arguments=c.arguments)
                 for c in calls
             ])
             if text:
                 self._latest_reply(text)
+        if any(call.pk is None for call in saved):  # a database that returns no ids from a bulk insert
+            return unanswered_tool_calls(self.conversation)
+        return saved
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
         from tools.pipeline import recording
@@ -364,6 +399,16 @@ def answer_work(work: Work, text: str) -> bool:
 
 def unanswered_tool_calls(conversation: Conversation) -> list[ToolCall]:
     return list(ToolCall.objects.filter(conversation=conversation, done_at__isnull=True).order_by("id"))
+
+
+def input_waits(messages: list[Message]) -> bool:
+    """has_new_input over messages in seq order that include the agent's last reply."""
+    if not messages or messages[-1].role == Message.Role.AGENT:
+        return False
+    if messages[-1].role == Message.Role.TOOL:
+        return True
+    last_reply = max((i for i, m in enumerate(messages) if m.role == Message.Role.AGENT), default=-1)
+    return any(m.role in INPUT_ROLES and not m.data.get("quiet") for m in messages[last_reply + 1:])
 
 
 def has_new_input(conversation: Conversation) -> bool:

@@ -53,9 +53,11 @@ INSTALLED_APPS = [
     "companies",
     "docs",
     "routines",
+    "agent_templates",
     "tools",
     "checks",
     "integrations",
+    "workspace",
     "search",
     "research",
     "mcp_server",
@@ -257,6 +259,24 @@ DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD") or ""
 ROADSTAR_FILES_ROOT = Path(os.environ.get("ROADSTAR_FILES_ROOT") or BASE_DIR / "var" / "files")
 ROADSTAR_MAIL_ROOT = Path(os.environ.get("ROADSTAR_MAIL_ROOT") or BASE_DIR / "var" / "mail")
 
+# The workspace (workspace/): the agents' sandboxed computer. Its folders (one per agent, and shared, per
+# workspace) stay between runs under WORKSPACE_ROOT; WORKSPACE_VENV is its own Python (requirements-workspace.txt,
+# made by `make run` / `make test`). A run's limits: the spec's 120 s and 300 tool calls, and what the spec leaves
+# to Roadstar (memory by RLIMIT_DATA, the largest file, processes, its private /tmp).
+WORKSPACE_ROOT = Path(os.environ.get("WORKSPACE_ROOT") or BASE_DIR / "var" / "workspace")
+WORKSPACE_VENV = Path(os.environ.get("WORKSPACE_VENV") or BASE_DIR / "var" / "workspace-venv")
+WORKSPACE_WALL_SECONDS = float(os.environ.get("WORKSPACE_WALL_SECONDS") or 120)
+WORKSPACE_TOOL_CALLS = int(os.environ.get("WORKSPACE_TOOL_CALLS") or 300)
+WORKSPACE_MEMORY_BYTES = int(os.environ.get("WORKSPACE_MEMORY_BYTES") or 1024 * 1024 * 1024)
+WORKSPACE_FILE_BYTES = int(os.environ.get("WORKSPACE_FILE_BYTES") or 100 * 1024 * 1024)
+WORKSPACE_PROCESSES = int(os.environ.get("WORKSPACE_PROCESSES") or 256)
+WORKSPACE_TMP_BYTES = int(os.environ.get("WORKSPACE_TMP_BYTES") or 256 * 1024 * 1024)
+# When Roadstar runs as root, each workspace's runs are made as a host user of their own (this number plus a slot
+# for the workspace): root's processes are exempt from the process limit that stops a fork bomb.
+WORKSPACE_UID_BASE = int(os.environ.get("WORKSPACE_UID_BASE") or 200_000)
+# What one agent's folder (and the shared folder) may hold: a run is refused past it.
+WORKSPACE_FOLDER_BYTES = int(os.environ.get("WORKSPACE_FOLDER_BYTES") or 2 * 1024 * 1024 * 1024)
+
 # Account tokens at rest (integrations/crypto.py): Fernet keys, comma-separated; empty derives one from SECRET_KEY.
 ROADSTAR_TOKEN_KEY = os.environ.get("ROADSTAR_TOKEN_KEY", "")
 
@@ -271,6 +291,13 @@ QUICKBOOKS_CLIENT_ID = os.environ.get("QUICKBOOKS_CLIENT_ID") or None
 QUICKBOOKS_CLIENT_SECRET = os.environ.get("QUICKBOOKS_CLIENT_SECRET") or None
 QUICKBOOKS_REDIRECT_URI = os.environ.get("QUICKBOOKS_REDIRECT_URI") or None
 QUICKBOOKS_ENVIRONMENT = os.environ.get("QUICKBOOKS_ENVIRONMENT") or "sandbox"
+
+# The web group's search provider (integrations/web/providers.py): a self-hosted SearXNG's address, or a Brave
+# Search API key; WEB_SEARCH_PROVIDER ("searxng" or "brave") picks one when both are set. Without either, the web
+# group is absent.
+SEARXNG_URL = os.environ.get("SEARXNG_URL") or None
+BRAVE_SEARCH_API_KEY = os.environ.get("BRAVE_SEARCH_API_KEY") or None
+WEB_SEARCH_PROVIDER = os.environ.get("WEB_SEARCH_PROVIDER") or None
 
 # Content-Security-Policy, in every way of running (so development shows what production would block). Scripts
 # and styles come from Roadstar's own static files; the admin's few inline ones carry the request's nonce. Images

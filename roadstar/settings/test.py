@@ -19,6 +19,10 @@ DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
 ROADSTAR_NETWORK_GUARD = "raise"  # a network call with a transaction open fails the test that makes it
 EDGAR_USER_AGENT = "Roadstar tests tests@roadstar.invalid"  # the recorded EDGAR answers never reach the internet
+# No web search provider, whatever the environment says: the tests that need one set it on recorded responses.
+SEARXNG_URL = None
+BRAVE_SEARCH_API_KEY = None
+WEB_SEARCH_PROVIDER = None
 
 if CHANNEL_LAYERS["default"]["BACKEND"] == "roadstar.channel_layer.SQLiteChannelLayer" and not os.environ.get(
     "CHANNELS_SQLITE_PATH"
@@ -26,3 +30,7 @@ if CHANNEL_LAYERS["default"]["BACKEND"] == "roadstar.channel_layer.SQLiteChannel
     CHANNEL_LAYERS["default"]["CONFIG"]["path"] = str(
         Path(tempfile.gettempdir()) / f"roadstar-channels-{os.getpid()}.sqlite3"
     )
+
+# The workspace's wall clock in tests: a ceiling for a loaded machine, not the spec's 120 s; the tests that stop a
+# run set their own few seconds.
+WORKSPACE_WALL_SECONDS = 60

@@ -127,7 +127,8 @@ def test_header_names_the_workspace_and_its_owner(client, owner, org):
     assert "Fernhill Studio" in html and "Sam Rivera" in html and 'action="/logout/"' in html
 
 
-def test_an_empty_home_says_what_will_appear_there(client, owner):
+def test_an_empty_home_says_what_will_appear_there(client, owner, settings):
+    settings.MODEL_CONFIGURED = True  # with none, the card that says how to connect one waits here
     html = page(client)
     assert "Nothing needs you right now" in html and "Every change your agents make" in html
 

@@ -11,6 +11,7 @@ from integrations import catalog
 from integrations.services import connection_create_local, connection_save_oauth
 from tests.integrations.fakes import GOOGLE_SETTINGS, QUICKBOOKS_SETTINGS
 from tests.integrations.probe import probe_tool  # noqa: F401  (a fixture for this folder's tests)
+from tests.integrations.web_fakes import dns, site, web_on  # noqa: F401  (web.read's fake site, DNS and provider)
 
 G = "https://www.googleapis.com/auth/"
 GOOGLE_READ = ["openid", G + "userinfo.email", G + "gmail.readonly", G + "drive.readonly", G + "calendar.readonly"]

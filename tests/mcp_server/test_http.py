@@ -79,10 +79,11 @@ def test_an_app_holds_what_the_spec_gives_a_mac_or_outside_app(token):
 
 
 def test_each_tool_has_the_registrys_schema_and_description(token):
-    _, plaintext = token
+    row, plaintext = token
     for tool in listed(plaintext):
         spec = AGENT_TOOLS[tool.name].spec()
-        description = browse_description() if tool.name == "browse_tools" else spec["description"]
+        # browse_tools' groups are the token's workspace's (an optional group it has off is left out).
+        description = browse_description(row.organization) if tool.name == "browse_tools" else spec["description"]
         assert (tool.description, tool.input_schema) == (description, spec["parameters"]), tool.name
 
 

@@ -92,3 +92,31 @@ def test_a_mac_agents_token_page_links_its_instruction_files(owner, desk):
         f"/connections/mcp/agents/{desk.id}/CLAUDE.md" in made
         and f"/connections/mcp/agents/{desk.id}/AGENTS.md" in made
     )
+
+
+# --- the address an app connects to ---------------------------------------------------------------------------
+
+
+def test_the_page_shows_the_address_the_browser_reached(owner, settings):
+    settings.ROADSTAR_URL = ""
+    settings.ALLOWED_HOSTS = ["studio.test"]
+    page = owner.get("/connections/mcp/", HTTP_HOST="studio.test:8123").content.decode()
+    assert '<code id="mcp-url" class="copy-row__text">http://studio.test:8123/mcp</code>' in page
+    assert ":8000" not in page and 'data-copy="mcp-url"' in page
+
+
+def test_the_page_shows_roadstar_url_when_it_is_set(owner, desk, settings):
+    settings.ROADSTAR_URL = "https://studio.example.com"
+    settings.ALLOWED_HOSTS = ["studio.test"]
+    page = owner.get("/connections/mcp/", HTTP_HOST="studio.test:8123").content.decode()
+    assert ">https://studio.example.com/mcp</code>" in page and "studio.test:8123" not in page
+    made = owner.post("/connections/mcp/make", {"agent": str(desk.id), "name": "Claude"},
+                      HTTP_HOST="studio.test:8123").content.decode()
+    assert "claude mcp add --transport http roadstar https://studio.example.com/mcp" in made
+
+
+def test_the_token_and_address_each_have_a_copy_button(owner, desk):
+    made = owner.post("/connections/mcp/make", {"agent": str(desk.id), "name": "Claude"}).content.decode()
+    for target in ("token", "mcp-url", "mcp-header", "mcp-claude"):
+        assert f'data-copy="{target}"' in made and f'id="{target}"' in made
+    assert "/static/roadstar/copy.js" in made

@@ -250,10 +250,6 @@ def test_the_check_alone():
 # --- newsfeed.read --------------------------------------------------------------------------------------------
 
 
-def _read_in(org, use, ctx=None):
-    return use("newsfeed.read", _ctx=ctx)
-
-
 @pytest.mark.django_db
 def test_read_gives_todays_stories_once_with_what_it_follows(research_on, org, use):
     bakery = ProjectFactory(organization=org, name="Bakery expansion")
@@ -315,3 +311,38 @@ def test_off_the_newsfeed_is_absent(ctx, org, use):
     services.research_settings_set(org=org, newsfeed=True)
     assert "- newsfeed: today's news (1)" in browse_description(org)
     assert use("newsfeed.read")["stories"] == []
+
+
+@pytest.mark.django_db
+def test_schedule_ticks_makes_the_newsfeed_sweep_every_minute():
+    from django.core.management import call_command
+    from django_q.models import Schedule
+
+    call_command("schedule_ticks", stdout=open("/dev/null", "w"))
+    call_command("schedule_ticks", stdout=open("/dev/null", "w"))  # again: still one schedule
+    sweep = Schedule.objects.get(name="newsfeed sweep")
+    assert (sweep.func, sweep.schedule_type, sweep.minutes) == ("research.tasks.feeds_sweep", Schedule.MINUTES, 1)
+
+
+@pytest.mark.django_db
+def test_the_schedule_fires_the_sweep_through_django_q(research_on, org, monkeypatch):
+    """django-q's scheduler turns the due schedule into a task (run inline here), which reads the due feed."""
+    from django.core.management import call_command
+    from django_q.models import Schedule
+    from django_q.scheduler import scheduler
+
+    services.feed_add(org=org, url=RSS)
+    call_command("schedule_ticks", stdout=open("/dev/null", "w"))
+    Schedule.objects.exclude(name="newsfeed sweep").delete()
+    Schedule.objects.filter(name="newsfeed sweep").update(next_run=timezone.now() - datetime.timedelta(seconds=1))
+    ran = []
+    monkeypatch.setattr("django_q.scheduler.async_task", lambda func, *a, **kw: ran.append(func) or "task-id",
+                        raising=False)
+    with respx.mock() as mock:
+        mock.get(RSS).mock(return_value=_xml("rss.xml"))
+        scheduler()
+        for func in ran:
+            assert func == "research.tasks.feeds_sweep"
+            tasks.feeds_sweep()
+    assert ran == ["research.tasks.feeds_sweep"]
+    assert Story.objects.filter(organization=org).count() == 3

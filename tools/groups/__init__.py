@@ -8,9 +8,12 @@ from tools.groups import (  # noqa: F401
     docs,
     files,
     filings,
+    help,
     integrations,
     mail,
     newsfeed,
     projects,
     search,
+    web,
+    workspace,
 )

@@ -1,0 +1,94 @@
+"""The web group: search the open web and read pages. Thin declarations over integrations.web.services.
+
+The group is there only where a search provider is configured (SEARXNG_URL or BRAVE_SEARCH_API_KEY): without
+one it is off, as an optional group can be: absent from browse's description, and browse, find and use_tool say
+what to set.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, field_validator
+
+from core.inputs import Int, Link, Text
+from integrations.web import services
+from tools.registry import Group, Tool, ToolInput, register, register_group
+
+register_group(
+    Group(
+        name="web",
+        summary="search the web and read pages",
+        how_to="The open web. Results carry their links: say which page a fact came from.",
+        # Off wherever no search provider is set up (a server setting, the same for every workspace).
+        enabled=lambda org: services.web_available(),
+        off_message=services.NOT_SET_UP,
+    )
+)
+
+
+def _not_blank(value):
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("must have words, not only spaces")
+    if isinstance(value, list):
+        for item in value:
+            _not_blank(item)
+    return value
+
+
+# --- search ---------------------------------------------------------------------------------------------------
+
+
+class SearchInput(ToolInput):
+    objective: Text(1, 500)
+    queries: Annotated[list[Text(1, 120)], Field(min_length=1, max_length=4)]
+    limit: Int(1, 10) = 5
+
+    _words = field_validator("objective", "queries")(_not_blank)
+
+
+def search(ctx, inp: SearchInput):
+    return services.web_search(objective=inp.objective, queries=inp.queries, limit=inp.limit)
+
+
+register(
+    Tool(
+        name="web.search",
+        description="Pages that answer the objective, each with its link and the passages that matter",
+        input=SearchInput,
+        run=search,
+        kind="reads",
+        calls_apps=True,
+        # Not set up (unsupported), and the search provider's own failures. Never not_connected: there's no account.
+        errors=("bad_input", "unsupported", "rate_limited", "unavailable", "vendor"),
+    )
+)
+
+
+# --- read -----------------------------------------------------------------------------------------------------
+
+
+class ReadInput(ToolInput):
+    urls: Annotated[list[Link], Field(min_length=1, max_length=5)]
+    objective: Text(1, 500) | None = None
+
+    _words = field_validator("objective")(_not_blank)
+
+
+def read(ctx, inp: ReadInput):
+    return services.web_read(urls=inp.urls, objective=inp.objective)
+
+
+register(
+    Tool(
+        name="web.read",
+        description="The text of up to 5 pages; with an objective, only the passages that bear on it",
+        input=ReadInput,
+        run=read,
+        kind="reads",
+        calls_apps=True,
+        # A page that can't be read is listed in `failed` with why; the call itself fails only on its input (a
+        # refused address is bad_input), when the group isn't set up, or when Roadstar's database is busy.
+        errors=("bad_input", "unsupported", "unavailable"),
+    )
+)
