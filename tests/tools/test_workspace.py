@@ -240,3 +240,9 @@ def test_open_of_another_workspaces_file_is_not_found(use, other_org, tmp_path):
 
 def test_open_with_nothing_to_open_is_bad_input(use):
     assert bad(use("workspace.open"), "files")
+
+
+def test_the_node_module_exports_every_group_roadstar_has():
+    index = (sandbox.CLIENTS / "node" / "roadstar" / "index.js").read_text()
+    for group in registry.GROUPS:
+        assert f"export const {group} = core.group(\"{group}\");" in index, group

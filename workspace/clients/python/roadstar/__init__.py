@@ -20,17 +20,18 @@ class ToolError(Exception):
 
 
 _connection = None
+_reader = None
 
 
 def _socket():
-    global _connection
+    global _connection, _reader
     if _connection is None:
         path = os.environ.get("ROADSTAR_SOCKET")
         if not path:
             raise ToolError("unsupported", "tools can only be called from code run by workspace.bash")
         _connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         _connection.connect(path)
-        _connection.reader = _connection.makefile("rb")
+        _reader = _connection.makefile("rb")
     return _connection
 
 
@@ -39,7 +40,7 @@ def call(name, input=None):
     connection = _socket()
     request = {"token": os.environ.get("ROADSTAR_TOKEN", ""), "tool": name, "input": input or {}}
     connection.sendall(json.dumps(request).encode() + b"\n")
-    line = connection.reader.readline()
+    line = _reader.readline()
     if not line:
         raise ToolError("unavailable", "Roadstar stopped answering: the run was stopped")
     answer = json.loads(line)
