@@ -3,9 +3,11 @@
 
 VENV := .venv
 PY := $(VENV)/bin/python
+# The workspace's own Python (the agents' sandbox): Debian's python3 with requirements-workspace.txt.
+WORKSPACE_VENV := var/workspace-venv
 PORT ?= 8000
 
-.PHONY: run serve test test-postgres bench migrate seed clean
+.PHONY: run serve test test-postgres bench migrate seed clean workspace
 
 $(VENV)/.python:
 	@python=$$(scripts/find-python) && "$$python" -m venv $(VENV) && echo "$$python" > $@
@@ -19,20 +21,33 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
+# The sandbox needs Debian's bubblewrap, python3(-venv) and nodejs (apt-get, as root, where missing), and its own
+# venv, made once and kept until requirements-workspace.txt changes (the stamp, as for .venv).
+$(WORKSPACE_VENV)/.installed: requirements-workspace.txt
+	scripts/ensure-bubblewrap
+	@if [ -x /usr/bin/python3 ]; then \
+		/usr/bin/python3 -m venv $(WORKSPACE_VENV) && \
+		$(WORKSPACE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-workspace.txt && \
+		touch $@; \
+	else echo "make: no /usr/bin/python3; the workspace runs without its libraries"; fi
+
+workspace: $(WORKSPACE_VENV)/.installed
+	@scripts/ensure-bubblewrap
+
 migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 
 seed: migrate
 	$(PY) manage.py seed_demo
 
-run: seed
+run: seed workspace
 	$(PY) manage.py schedule_ticks
 	@echo "Starting Roadstar at http://127.0.0.1:$(PORT) (web and worker; Ctrl-C stops both)"
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
 
 # Production (README, "Running in production"): the same two processes without the example workspace. The
 # settings module is chosen from ROADSTAR_ENV / ALLOWED_HOSTS and refuses to start without what it needs.
-serve: migrate
+serve: migrate workspace
 	$(PY) manage.py schedule_ticks
 	@echo "Starting Roadstar on $${BIND_ADDRESS:-127.0.0.1}:$(PORT) (web and worker; Ctrl-C stops both)"
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
@@ -40,12 +55,12 @@ serve: migrate
 # The browser tests drive Debian's Chromium: ensure-chromium installs it where it is missing (apt-get, as root).
 # They share one running stack, so they stay together on one worker (loadgroup; the rest spread as with load).
 # ruff (ruff.toml) runs first: a lint finding fails the build before the suite starts.
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev workspace
 	$(VENV)/bin/ruff check .
 	scripts/ensure-chromium
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev workspace
 	$(PY) bench/run.py
 
 clean:

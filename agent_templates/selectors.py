@@ -147,6 +147,42 @@ def when_words(when) -> str:
     return "; ".join(parts)
 
 
+_DAYS = {"1-5": "weekdays", "*": "every day", "0": "Sundays", "1": "Mondays", "2": "Tuesdays", "3": "Wednesdays",
+         "4": "Thursdays", "5": "Fridays", "6": "Saturdays", "7": "Sundays"}
+_KINDS = {"kind:invoice.overdue": "when an invoice goes overdue", "kind:meeting.added": "when a meeting is added",
+          "kind:doc.changed": "when a doc changes", "kind:mail.received": "when mail arrives"}
+
+
+def _clock(hour: str, minute: str) -> str:
+    h, m = int(hour), int(minute)
+    return f"{h % 12 or 12}{f':{m:02d}' if m else ''} {'AM' if h < 12 else 'PM'}"
+
+
+def cron_words(cron: str) -> str:
+    """A template's cron line as the owner reads it ("weekdays at 7:30 AM"); the line itself when it is unusual."""
+    minute, hour, day, month, weekday = cron.split()
+    if not (minute.isdigit() and hour.isdigit()) or month != "*":
+        return f"on the schedule {cron}"
+    at = _clock(hour, minute)
+    if day == "*" and weekday in _DAYS:
+        return f"{_DAYS[weekday]} at {at}"
+    if day.isdigit() and weekday == "*":
+        n = int(day)
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return f"on the {n}{suffix} of each month at {at}"
+    return f"on the schedule {cron}"
+
+
+def when_for_owner(when) -> str:
+    parts = []
+    if when.at:
+        parts.append(cron_words(when.at))
+    parts += [_KINDS.get(key, f"on {key}") for key in when.keys or []]
+    if when.ask:
+        parts.append(f"when mail or a doc is about: {when.ask[:1].lower()}{when.ask[1:]}")
+    return "; ".join(parts)
+
+
 def you_have(*, org, body: TemplateBody) -> list[str]:
     """The template's agents the owner already has by name (any case), as the template names them."""
     names = {a.name.lower(): a.name for a in body.agents}

@@ -127,8 +127,12 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
 def main():
     call_command("migrate", verbosity=0)
     print("# Roadstar benchmarks\n")
-    from bench import prompts, routines_bench
+    from bench import pickup, prompts, routines_bench, step_cost
 
+    step_cost.run(print)
+    pickup.run(print)
+    if os.environ.get("BENCH_POSTGRES", "1") == "1" and pickup.postgres_available():
+        pickup.run(print, postgres=True)
     prompts.run(print)
     routines_bench.run(print)
     print("## use_tool overhead (median of interleaved runs)\n")

@@ -114,6 +114,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "here": reverse("home") + (f"?{query}" if query else ""),
         "live_src": reverse("home_live") + (f"?{query}" if query else ""),
         "now_ms": _ms(now),
+        "answer_limit": ANSWER_LIMIT,
+        "answer_limit_words": f"{ANSWER_LIMIT:,}",
     }
 
 
@@ -167,6 +169,9 @@ def _cards_for_owner(org: Organization, cards: list[Card]) -> list[Card]:
     return cards
 
 
+_TEMPLATE_KINDS = {"agent": "one agent", "team": "a team", "department": "a department", "skill": "a skill"}
+
+
 def _template_card(org: Organization, card: Card, staff: list) -> dict:
     """A template ask as the owner answers it: what it makes, its questions with the answers the agent found,
     where it goes on the chart; or, to share, what would go out."""
@@ -187,12 +192,12 @@ def _template_card(org: Organization, card: Card, staff: list) -> dict:
     have = {n.lower() for n in names}
     default_place = data.get("to") if body.kind == "skill" else data.get("under")
     view.update(
-        body=body, source=found.from_, template_id=found.id,
+        body=body, source=found.from_, template_id=found.id, kind_words=_TEMPLATE_KINDS[body.kind],
         newer=found.body.version != data.get("version"),
         questions=[{"q": q, "value": (given.get(q.blank) or {}).get("value", ""),
                     "found": (given.get(q.blank) or {}).get("found", "")} for q in body.questions],
         agents=[{"a": a, "taken": a.name.lower() in have,
-                 "routines": [f"{r.name} ({template_selectors.when_words(r.when)})" for r in a.routines]}
+                 "routines": [f"{r.name} ({template_selectors.when_for_owner(r.when)})" for r in a.routines]}
                 for a in body.agents],
         place=next((n for n in names if default_place and n.lower() == default_place.lower()),
                    "" if body.kind == "skill" else next(iter(names), "")),
@@ -428,6 +433,18 @@ DEFAULT_YES = "Yes, go ahead."
 DEFAULT_NO = "No, don't do that."
 
 
+def _home_refused(request: HttpRequest, org: Organization, *, key: str, text: str, error: str) -> HttpResponse:
+    """Home again with the refused answer still in its box and the reason beside it: never throw typed words away."""
+    context = _home_context(request, org)
+    for ask in context["asks"]:
+        if str(ask["id"]) == key:
+            ask.update(kept=text, error=error)
+    for card in context["cards"]:
+        if str(card.id) == key:
+            card.kept, card.error = text, error
+    return render(request, "home.html", context, status=400)
+
+
 def _too_long(text: str) -> str | None:
     """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
     if len(text) <= ANSWER_LIMIT:
@@ -461,8 +478,7 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     no = "no" in request.POST and not yes
     words = request.POST.get("answer", "").strip()
     if _too_long(words):
-        messages.error(request, _too_long(words))
-        return _back(request)
+        return _home_refused(request, org, key=str(ask.id), text=words, error=_too_long(words))
     if not words and not yes and not no:
         messages.error(request, f"Write your answer to {agent.name}, or press Yes or No.")
         return _back(request)
@@ -507,8 +523,7 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
         return _back(request)
     text = request.POST.get("answer", "").strip() or ("" if "yes" not in request.POST else DEFAULT_YES)
     if _too_long(text):
-        messages.error(request, _too_long(text))
-        return _back(request)
+        return _home_refused(request, org, key=str(card.id), text=text, error=_too_long(text))
     if not text:
         messages.error(request, f"Write your answer to {agent.name}.")
         return _back(request)
@@ -630,9 +645,12 @@ def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpRes
     fetched = request.headers.get("X-Requested-With") == "fetch"
     text = request.POST.get("text", "").strip()
     if _too_long(text):
-        if fetched:
+        if fetched:  # live.js shows this beside the box and leaves the text in it
             return HttpResponse(_too_long(text), status=400, content_type="text/plain")
-        messages.error(request, _too_long(text))
+        # The chat again, with the text still in the box: a refusal never throws the owner's words away.
+        context = _chat_context(org, agent)
+        context.update(agents=selectors.staff(org=org), send_error=_too_long(text), kept_text=text)
+        return render(request, "chat.html", context, status=400)
     elif not text:
         if fetched:
             return HttpResponse("Write something first.", status=400, content_type="text/plain")
@@ -653,6 +671,7 @@ def _agent_or_404(org: Organization, agent_id) -> Agent:
 
 def _chat_context(org: Organization, agent: Agent) -> dict:
     tz = _zone(org)
+    limit_words = f"{ANSWER_LIMIT:,}"
     now = timezone.now()
     conversation = selectors.chat_of(agent=agent)
     lines = []
@@ -675,6 +694,8 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
         "no_model": not model_connected(),
         "live_src": reverse("chat_live", args=[agent.id]),
+        "answer_limit": ANSWER_LIMIT,
+        "answer_limit_words": limit_words,
     }
 
 

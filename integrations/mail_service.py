@@ -353,7 +353,7 @@ class Outgoing:
 
 
 def outgoing_prepare(*, org, asker: Asker, to: list[str], cc: list[str], thread_id: str | None, reply_all: bool,
-                     attach: list) -> Outgoing:
+                     attach: list, workspace_file: WorkspaceFile | None = None) -> Outgoing:
     thread = None
     local = None
     if thread_id:
@@ -370,7 +370,7 @@ def outgoing_prepare(*, org, asker: Asker, to: list[str], cc: list[str], thread_
     to, cc = recipients(thread, to=to, cc=cc, reply_all=reply_all, owner=owner_addresses(connection))
     if not to and not cc:
         raise ToolError("bad_input", "to: give at least one address, or a threadId to reply in")
-    attachments = attachments_gather(org=org, asker=asker, attach=attach)
+    attachments = attachments_gather(org=org, asker=asker, attach=attach, workspace_file=workspace_file)
     return Outgoing(connection, provider, local, join_id(connection, local) if local else None, to, cc, attachments)
 
 
@@ -392,15 +392,24 @@ def _mail_attachment(*, org, asker: Asker, email: str | None, attachment: str, w
     return mail_provider(connection, asker).read_attachment(thread_local, local)
 
 
-def attachments_gather(*, org, asker: Asker, attach: list) -> list[FileData]:
-    """Each `attach` item's bytes: Drive files (Google files as PDFs), mail attachments; 25 MB in all."""
+# Reads a workspace file for `{ workspace }` (path, field) -> bytes: the workspace sits above this app, so the tool
+# that sends hands its reader in.
+WorkspaceFile = Callable[[str, str], FileData]
+
+
+def attachments_gather(*, org, asker: Asker, attach: list, workspace_file: WorkspaceFile | None = None
+                       ) -> list[FileData]:
+    """Each `attach` item's bytes: Drive files (Google files as PDFs), mail attachments, workspace files; 25 MB in
+    all."""
     files, total = [], 0
     for i, item in enumerate(attach or []):
         where = f"attach[{i}]"
         if item.workspace is not None:
-            raise ToolError("unsupported", f"{where}.workspace: workspace files can't be attached yet: the workspace "
-                                           "isn't in this Roadstar. Attach a Drive file or an email's attachment.")
-        if item.file is not None:
+            if workspace_file is None:
+                raise ToolError("unsupported", f"{where}.workspace: workspace files can't be attached from here; "
+                                               "attach a Drive file or an email's attachment.")
+            data = workspace_file(item.workspace, f"{where}.workspace")
+        elif item.file is not None:
             data = _drive_file(org=org, asker=asker, value=item.file)
         else:
             data = _mail_attachment(org=org, asker=asker, email=item.email, attachment=item.attachment, where=where)
@@ -436,11 +445,12 @@ def contacts_log(*, org, actor: Actor, kind: str, addresses: list[str], text: st
 
 def mail_draft(*, org, actor: Actor, asker: Asker, to: list[str], cc: list[str], subject: str, text: str,
                thread_id: str | None, reply_all: bool, attach: list,
-               signature: bool) -> tuple[dict, Callable[[], list[LogEntry]]]:
+               signature: bool, workspace_file: WorkspaceFile | None = None
+               ) -> tuple[dict, Callable[[], list[LogEntry]]]:
     """The draft made in the app (no transaction may be open), and the write of the contacts' "drafted" log lines,
     for the caller to run in its own transaction."""
     ready = outgoing_prepare(org=org, asker=asker, to=to, cc=cc, thread_id=thread_id, reply_all=reply_all,
-                             attach=attach)
+                             attach=attach, workspace_file=workspace_file)
     made = ready.provider.draft(OutgoingMail(
         to=ready.to, subject=subject, text=text, cc=ready.cc, thread_id=ready.thread_local,
         attachments=ready.attachments, signature=signature,

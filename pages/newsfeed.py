@@ -7,6 +7,8 @@ It reads and writes through research's selectors and services, as the tools do. 
 
 from __future__ import annotations
 
+import uuid
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -94,8 +96,6 @@ def feed_remove(request: HttpRequest, feed_id) -> HttpResponse:
 
 
 def _uuid_or_none(value: str):
-    import uuid
-
     try:
         return uuid.UUID(value)
     except ValueError:

@@ -361,9 +361,13 @@ def doc_version(request: HttpRequest, doc_id, number: int) -> HttpResponse:
     return _doc_page(request, org, found, text=version.text, version=version)
 
 
-def _doc_page(request: HttpRequest, org: Organization, found, *, text, version) -> HttpResponse:
+def _doc_page(request: HttpRequest, org: Organization, found, *, text, version, kept: dict | None = None,
+              status: int = 200) -> HttpResponse:
     rendered = mdx.render(text, links=WorkspaceLinks(org), id_prefix="doc-chart")
     return _page(request, org, "pages/doc.html", {
+        **(kept or {}),
+        "note_limit_words": f"{NOTE_LIMIT:,}",
+        "note_on_limit_words": f"{NOTE_ON_LIMIT:,}",
         "doc": found,
         "body": rendered,
         "version": version,
@@ -371,7 +375,7 @@ def _doc_page(request: HttpRequest, org: Organization, found, *, text, version) 
         "notes": doc_selectors.doc_notes_with_answers(doc=found),
         "note_limit": NOTE_LIMIT,
         "note_on_limit": NOTE_ON_LIMIT,
-    })
+    }, status=status)
 
 
 @require_POST
@@ -382,14 +386,19 @@ def doc_note(request: HttpRequest, doc_id) -> HttpResponse:
     back = reverse("pages:doc", args=[found.id])
     note = request.POST.get("note", "").strip()
     on = request.POST.get("on", "").strip()
+    error = ""
     if not note:
-        messages.error(request, "Write the note first: what should change, or what you'd like to know.")
-        return _back_to(back, "notes")
-    if len(note) > NOTE_LIMIT or len(on) > NOTE_ON_LIMIT:
-        messages.error(
-            request, f"A note holds up to {NOTE_LIMIT:,} characters, and the words it is on up to {NOTE_ON_LIMIT:,}."
-        )
-        return _back_to(back, "notes")
+        error = "Write the note first: what should change, or what you'd like to know."
+    elif len(note) > NOTE_LIMIT:
+        error = (f"Your note is {len(note):,} characters; a note holds up to {NOTE_LIMIT:,}. Shorten it (it is "
+                 "below, as you wrote it) and leave it again. Nothing was added.")
+    elif len(on) > NOTE_ON_LIMIT:
+        error = (f"The words it is on are {len(on):,} characters; up to {NOTE_ON_LIMIT:,} fit. Paste a shorter part "
+                 "of the doc. Nothing was added.")
+    if error:
+        # The page again, with what was typed still in the form: a refusal never throws the owner's words away.
+        return _doc_page(request, org, found, text=found.text, version=None, status=400,
+                         kept={"note_error": error, "kept_note": note, "kept_on": on})
     doc_services.doc_note_add(org=org, actor=Actor.for_user(request.user), doc=found, on=on, note=note)
     messages.success(request, "Your note is on the doc. The agents read it with the doc, and answer it here.")
     return _back_to(back, "notes")

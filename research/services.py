@@ -17,6 +17,7 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django_q.models import Schedule
 
 from companies.models import Company
 from core.errors import ToolError, bad_input
@@ -34,6 +35,8 @@ from research.models import (
     ResearchSettings,
     Story,
 )
+from research.selectors import companies_get, latest_filings
+from research.shapes import filing_pick
 
 logger = logging.getLogger(__name__)
 
@@ -195,9 +198,6 @@ def filings_latest(
     """Each company's latest filings, from EDGAR's submissions (read again when older than SUBMISSIONS_FRESH).
 
     Call with no transaction open: EDGAR is called between the short writes that store what it gave."""
-    from research.selectors import companies_get, latest_filings
-    from research.shapes import filing_pick
-
     now = now or timezone.now()
     companies = companies_get(org=org, company_ids=company_ids)  # not_found before anything goes out
     items, not_listed = [], []
@@ -211,8 +211,14 @@ def filings_latest(
                 edgar_company = EdgarCompany.objects.get(cik=listing.edgar_id)
                 fetched = edgar_company.submissions_fetched_at
                 if fetched is None or now - fetched >= SUBMISSIONS_FRESH:
-                    filings_store(edgar_company=edgar_company, submissions=client.submissions(edgar_company.cik),
-                                  now=now)
+                    try:
+                        submissions = client.submissions(edgar_company.cik)
+                    except edgar_client.EdgarNotFound:
+                        # A CIK detail EDGAR doesn't know: the link is dropped, so a corrected detail is read.
+                        CompanyListing.objects.filter(id=listing.id).delete()
+                        not_listed.append(company)
+                        continue
+                    filings_store(edgar_company=edgar_company, submissions=submissions, now=now)
                     edgar_company.refresh_from_db()
                 for filing in latest_filings(cik=edgar_company.cik, limit=per_company):
                     items.append(filing_pick(filing, company=company, edgar_company=edgar_company))
@@ -301,8 +307,6 @@ def _filing_failed(filing: Filing, why: str) -> None:
 
 def _filing_retry_later(filing: Filing, at: datetime.datetime, why: str) -> None:
     """Hold the claim until `at` (nobody fetches before) and schedule the task then."""
-    from django_q.models import Schedule
-
     with transaction.atomic():
         Filing.objects.filter(accession=filing.accession).update(claimed_until=at, error=why[:500])
         Schedule.objects.create(

@@ -1,5 +1,9 @@
 """Fixtures that build on each other: org -> agent -> ctx, and the same for a second, unrelated workspace."""
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 from core.actors import Actor
@@ -23,6 +27,17 @@ def no_network_in_a_transaction(settings):
 def files_on_disk(settings, tmp_path_factory):
     """The local files' bytes go to a folder of the test's own, never to var/files."""
     settings.ROADSTAR_FILES_ROOT = str(tmp_path_factory.mktemp("files"))
+
+
+@pytest.fixture(autouse=True)
+def workspace_on_disk(settings):
+    """The agents' workspace folders go to a folder of the test's own, never to var/workspace. Not under pytest's
+    own temporary folder: as root, runs are made as another user, who must be able to reach the folders."""
+    root = tempfile.mkdtemp(prefix="roadstar-test-workspace-")
+    os.chmod(root, 0o711)
+    settings.WORKSPACE_ROOT = root
+    yield
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

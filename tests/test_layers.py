@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"contacts", "companies", "docs"},          # the owner's records
     {"checks", "research"},                     # the owner's yes; public research (SEC filings, news feeds)
     {"integrations"},                           # the owner's apps (mail, files, calendar, books)
-    {"search"},                                 # one search across the records and the apps' copies
+    {"workspace", "search"},                    # the agents' sandboxed computer; search over records and copies
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick

@@ -64,6 +64,17 @@ def recording(write: Callable[[dict | None], None]) -> Iterator[Recording]:
         _recording.reset(token)
 
 
+@contextmanager
+def apart_from_caller() -> Iterator[None]:
+    """A call made while another runs (code in the workspace calling a tool during workspace.bash): it must not
+    take the running call's record, which that call writes when it finishes."""
+    token = _recording.set(None)
+    try:
+        yield
+    finally:
+        _recording.reset(token)
+
+
 def take_recording() -> Recording | None:
     """The caller's record of this call, taken once: a call nested in this one can't write it."""
     record = _recording.get()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
+from core.errors import ERROR_KINDS
 from core.inputs import refuse_bad_characters
 
 if TYPE_CHECKING:
@@ -131,6 +132,9 @@ class Tool:
     calls_apps: bool | None = None
     # Its undo calls an app (by default, when the tool does): Undo then runs with no transaction open.
     undo_calls_apps: bool | None = None
+    # The error kinds it can return, where what it declares can't tell them (the help pages read them from here):
+    # the web tools call out like an app's but have no account, so never answer not_connected or reauth.
+    errors: tuple[str, ...] | None = None
     group: str = field(init=False)
 
     def __post_init__(self):
@@ -280,6 +284,9 @@ def register(tool: Tool) -> Tool:
         raise RegistryError(f"tool {tool.name!r} changes things, so it must say how its change shows")
     if tool.your_work == "home_undo" and tool.undo is None:
         raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
+    unknown_errors = set(tool.errors or ()) - set(ERROR_KINDS)
+    if unknown_errors:
+        raise RegistryError(f"tool {tool.name!r} names errors the spec doesn't have: {sorted(unknown_errors)}")
     TOOLS[tool.name] = tool
     if tool.undo is not None:
         from core.undo import register_undo

@@ -8,6 +8,7 @@ completion) is tried again 5 times, about 2, 4, 8, 16 and 32 seconds apart; what
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -240,4 +241,12 @@ def get_model():
             "No model is connected. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) "
             "and restart Roadstar."
         )
-    return OpenAIModel(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)
+    return _configured_model(settings.OPENAI_API_KEY, settings.OPENAI_BASE_URL)
+
+
+@functools.lru_cache(maxsize=4)
+def _configured_model(api_key: str | None, base_url: str | None) -> OpenAIModel:
+    """One client a process for the configured endpoint: making one loads TLS certificates and opens a connection
+    pool, which cost every turn and every check a tenth of a second when made each time. The SDK's client is
+    safe to share between threads."""
+    return OpenAIModel(api_key=api_key, base_url=base_url)

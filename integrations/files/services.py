@@ -20,7 +20,7 @@ from integrations.errors import failure
 from integrations.files import content, sheets
 from integrations.files.content import GOOGLE_SHEET, PAGE_CHARS
 from integrations.models import Connection
-from integrations.providers.base import FileMeta, FilesProvider
+from integrations.providers.base import FileData, FileMeta, FilesProvider
 from integrations.providers.registry import provider_class, provider_for
 from integrations.selectors import connections_for, require_connection, split_id
 from integrations.services import Asker
@@ -337,10 +337,44 @@ def attachment_save(*, org, asker, email: str | None, attachment: str, folder_id
                    _undo(connection, written.undo), created=True)
 
 
-def workspace_file_save(**_) -> Outcome:
-    raise ToolError("unsupported", "files.save puts workspace files in Drive, and this Roadstar has no workspace "
-                                   "yet, so there is nothing to save from. Write a Google Doc with "
-                                   "files.create_doc or a Sheet with files.create_sheet instead, or say so.")
+def file_save(*, org, asker, data: FileData, folder_id: str | None, name: str | None, as_google: bool,
+              over: str | None) -> Outcome:
+    """files.save's app side: the workspace file's bytes as a new file, or with `over`, a new version of that file."""
+    if data.size > content.MAX_FILE_BYTES:
+        raise ToolError("too_large", f"workspace: {data.name} is over 25 MB, too large to put in Drive from here.")
+    if over is not None:
+        if folder_id is not None or name is not None or as_google:
+            raise ToolError("bad_input", "over: a new version keeps the file's name, folder and kind; leave out "
+                                         "folderId, name and asGoogle")
+        ref = file_ref(org=org, value=over, asker=asker, write=True)
+        meta = ref.get()
+        if meta.kind == "folder":
+            raise ToolError("bad_input", f"over: {meta.name} is a folder, not a file")
+        written = ref.provider.upload_version(ref.local_id, data)
+        return Outcome(written.value.as_result(), f"saved a new version of {_quoted(meta.name)} from the workspace",
+                       ref.id, _undo(ref.connection, written.undo))
+    connection, folder = _destination(org=org, asker=asker, value=folder_id, field="folderId")
+    written = _provider(connection).upload(data, name=name or data.name, folder_id=folder, convert=bool(as_google))
+    where = connection.app_info.group_labels.get("files", "files")
+    return Outcome(written.value.as_result(), f"saved {_quoted(written.value.name)} from the workspace to {where}",
+                   written.value.id, _undo(connection, written.undo), created=True)
+
+
+def file_for_workspace(*, org, asker, value: str) -> tuple[FileData, str]:
+    """A Drive file's bytes for the workspace (Google files as Office files), and its full id (`from`)."""
+    ref = file_ref(org=org, value=value, asker=asker)
+    meta = ref.get()
+    if meta.kind == "folder":
+        raise ToolError("bad_input", f"files: {meta.name} is a folder; open the files in it")
+    return ref.provider.download_office(ref.local_id), ref.id
+
+
+def attachment_for_workspace(*, org, asker, email: str | None, attachment: str) -> FileData:
+    """An email attachment's bytes for the workspace."""
+    connection, thread_id, attachment_id = _attachment_source(org=org, asker=asker, email=email,
+                                                              attachment=attachment)
+    connection = require_connection(org=org, group="mail", account_key=connection.account_key, asked_by=asker)
+    return _mail_provider(connection).read_attachment(thread_id, attachment_id)
 
 
 # --- writes that change what's there --------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeVar
 
+from core.errors import ToolError
 from core.timefmt import iso
 
 if TYPE_CHECKING:
@@ -328,6 +329,17 @@ class FilesProvider(Provider):
     @abstractmethod
     def upload(self, data: FileData, *, name: str, folder_id: str | None, convert: bool = False) -> Written[FileMeta]:
         """A new file from bytes (a workspace file, an attachment); `convert` makes Office files native."""
+
+    def download_office(self, file_id: str) -> FileData:
+        """A file's bytes for the workspace: native Docs, Sheets and Slides exported as .docx, .xlsx and .pptx
+        (Office files edited with code there); other files as download(). Apps without native files download."""
+        return self.download(file_id)
+
+    def upload_version(self, file_id: str, data: FileData) -> Written[FileMeta]:
+        """A new version of a file from bytes (files.save's `over`); a native file takes the Office file's content.
+        Undo puts the version before back. Apps that can't: unsupported."""
+        raise ToolError("unsupported", f"{self.source}'s files can't take a new version of a file here; save it "
+                                       "as a new file instead.")
 
     @abstractmethod
     def sheet_values(self, file_id: str, range_: str) -> list[list[str]]:

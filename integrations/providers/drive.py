@@ -17,7 +17,7 @@ import re
 
 from core.errors import ToolError
 from integrations.clients import google_execute, google_service
-from integrations.files import content, sheets, textedit
+from integrations.files import content, sheets, storage, textedit
 from integrations.files.content import GOOGLE_DOC, GOOGLE_PREFIX, GOOGLE_SHEET, GOOGLE_SLIDES
 from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
 from integrations.providers.registry import register_provider
@@ -37,6 +37,12 @@ _EXPORTS = {
     GOOGLE_DOC: (content.MARKDOWN, ".md"),
     GOOGLE_SHEET: (content.XLSX, ".xlsx"),
     GOOGLE_SLIDES: (content.PDF, ".pdf"),
+}
+# What a native Google file arrives in the workspace as: the Office file code edits.
+_OFFICE_EXPORTS = {
+    GOOGLE_DOC: (content.DOCX, ".docx"),
+    GOOGLE_SHEET: (content.XLSX, ".xlsx"),
+    GOOGLE_SLIDES: (content.PPTX, ".pptx"),
 }
 _CONVERT = {content.DOCX: GOOGLE_DOC, content.XLSX: GOOGLE_SHEET, content.PPTX: GOOGLE_SLIDES,
             content.CSV: GOOGLE_SHEET}
@@ -244,6 +250,16 @@ class DriveProvider(FilesProvider):
         data = self._run(self.drive.files().get_media(fileId=file_id, supportsAllDrives=True))
         return FileData(name=name, mime_type=content.mime_of(name, mime), data=data)
 
+    def download_office(self, file_id: str) -> FileData:
+        f = self._get(file_id)
+        mime, name = f.get("mimeType", ""), f.get("name", file_id)
+        if mime in _OFFICE_EXPORTS:
+            target, extension = _OFFICE_EXPORTS[mime]
+            data = self._run(self.drive.files().export(fileId=file_id, mimeType=target))
+            return FileData(name=name if name.lower().endswith(extension) else name + extension, mime_type=target,
+                            data=data)
+        return self.download(file_id)
+
     def export_pdf(self, file_id: str) -> FileData:
         f = self._get(file_id, "id,name,mimeType")
         if not f.get("mimeType", "").startswith(GOOGLE_PREFIX) or f.get("mimeType") == FOLDER:
@@ -332,6 +348,23 @@ class DriveProvider(FilesProvider):
         return self._made(self._create(body, media))
 
     # --- writes that change what's there -------------------------------------------------------------------
+
+    def upload_version(self, file_id: str, data: FileData) -> Written[FileMeta]:
+        from googleapiclient.http import MediaInMemoryUpload
+
+        # Undo needs the version before: Drive's revisions of a Google file can't be put back through the API, so
+        # its content (as the Office file) is kept in Roadstar's files folder until then.
+        before = self.download_office(file_id)
+        kept_blob = storage.blob_write(self.connection, file_id, before.data, ".before")
+        f = self._get(file_id, "id,name,mimeType")
+        mime = content.mime_of(data.name, data.mime_type)
+        media = MediaInMemoryUpload(data.data, mimetype=mime, resumable=False)
+        updated = self._run(self.drive.files().update(fileId=file_id, media_body=media, body={},
+                                                      fields=FIELDS + ",version", supportsAllDrives=True))
+        return Written(self.meta(updated), {"op": "version", "file": file_id, "before_blob": kept_blob,
+                                            "before_mime": before.mime_type, "native": f.get("mimeType"),
+                                            "after_version": updated.get("version")})
+
 
     def move(self, file_id: str, *, folder_id: str) -> Written[list[str]]:
         parents = self._get(file_id, "id,name,parents").get("parents") or []
@@ -502,6 +535,16 @@ class DriveProvider(FilesProvider):
                     "fields": "userEnteredValue",
                 }},
             ]}))
+        elif op == "version":
+            from googleapiclient.http import MediaInMemoryUpload
+
+            f = self._get(file_id, "id,name,version")
+            if data.get("after_version") and f.get("version") != data["after_version"]:
+                raise _changed(f.get("name", file_id), "it has a newer version since")
+            before = storage.blob_read(data["before_blob"], name=f.get("name", file_id))
+            media = MediaInMemoryUpload(before, mimetype=data["before_mime"], resumable=False)
+            self._run(self.drive.files().update(fileId=file_id, media_body=media, body={}, fields="id",
+                                                supportsAllDrives=True))
         elif op == "append_rows":
             if not sheets.same_cells(self._values(file_id, data["range"], "FORMULA"), data["after"]):
                 raise _changed(data["range"], "the rows added there were changed since")

@@ -13,6 +13,7 @@ page, redirects included) and be at most MAX_BYTES once decoded (a compressed pa
 
 from __future__ import annotations
 
+import ssl
 import time
 from dataclasses import dataclass
 
@@ -52,12 +53,17 @@ class _PinnedBackend(httpcore.SyncBackend):
                                    local_address=local_address, socket_options=socket_options)
 
 
+def tls_context() -> ssl.SSLContext:
+    """The certificates a page's TLS is checked against: the system's usual authorities, as httpx has them."""
+    return httpx.create_ssl_context()
+
+
 def _pinned_client(target: Target) -> httpx.Client:
     transport = httpx.HTTPTransport(retries=0)
     # httpx builds its connection pool without a way to pass a network backend; this one is httpx's own pool with
     # ours (httpx and httpcore are pinned, and tests/integrations/test_web_fetch.py proves the pin holds).
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(), max_connections=1, retries=0,
+        ssl_context=tls_context(), max_connections=1, retries=0,
         network_backend=_PinnedBackend(target),
     )
     return httpx.Client(

@@ -91,6 +91,7 @@ def web_read(*, urls: list[str], objective: str | None) -> dict:
     """
     if configured_provider() is None:
         raise ToolError("unsupported", NOT_SET_UP)
+    network_call("web.read")  # the checks below ask DNS, which can be as slow as the fetches
     wanted = list(dict.fromkeys(urls))
     targets: dict[str, Target] = {}
     failed: dict[str, str] = {}
@@ -104,7 +105,6 @@ def web_read(*, urls: list[str], objective: str | None) -> dict:
 
     texts: dict[str, PageText] = {}
     if targets:
-        network_call("web.read")
         with ThreadPoolExecutor(max_workers=len(targets), thread_name_prefix="web-read") as pool:
             futures = {url: pool.submit(fetch_page, target) for url, target in targets.items()}
         for url, future in futures.items():

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "tools",
     "checks",
     "integrations",
+    "workspace",
     "search",
     "research",
     "mcp_server",
@@ -257,6 +258,24 @@ DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD") or ""
 # The local providers' bytes: files (integrations/files/storage.py) and mail (integrations/local/mailbox.py).
 ROADSTAR_FILES_ROOT = Path(os.environ.get("ROADSTAR_FILES_ROOT") or BASE_DIR / "var" / "files")
 ROADSTAR_MAIL_ROOT = Path(os.environ.get("ROADSTAR_MAIL_ROOT") or BASE_DIR / "var" / "mail")
+
+# The workspace (workspace/): the agents' sandboxed computer. Its folders (one per agent, and shared, per
+# workspace) stay between runs under WORKSPACE_ROOT; WORKSPACE_VENV is its own Python (requirements-workspace.txt,
+# made by `make run` / `make test`). A run's limits: the spec's 120 s and 300 tool calls, and what the spec leaves
+# to Roadstar (memory by RLIMIT_DATA, the largest file, processes, its private /tmp).
+WORKSPACE_ROOT = Path(os.environ.get("WORKSPACE_ROOT") or BASE_DIR / "var" / "workspace")
+WORKSPACE_VENV = Path(os.environ.get("WORKSPACE_VENV") or BASE_DIR / "var" / "workspace-venv")
+WORKSPACE_WALL_SECONDS = float(os.environ.get("WORKSPACE_WALL_SECONDS") or 120)
+WORKSPACE_TOOL_CALLS = int(os.environ.get("WORKSPACE_TOOL_CALLS") or 300)
+WORKSPACE_MEMORY_BYTES = int(os.environ.get("WORKSPACE_MEMORY_BYTES") or 1024 * 1024 * 1024)
+WORKSPACE_FILE_BYTES = int(os.environ.get("WORKSPACE_FILE_BYTES") or 100 * 1024 * 1024)
+WORKSPACE_PROCESSES = int(os.environ.get("WORKSPACE_PROCESSES") or 256)
+WORKSPACE_TMP_BYTES = int(os.environ.get("WORKSPACE_TMP_BYTES") or 256 * 1024 * 1024)
+# When Roadstar runs as root, each workspace's runs are made as a host user of their own (this number plus a slot
+# for the workspace): root's processes are exempt from the process limit that stops a fork bomb.
+WORKSPACE_UID_BASE = int(os.environ.get("WORKSPACE_UID_BASE") or 200_000)
+# What one agent's folder (and the shared folder) may hold: a run is refused past it.
+WORKSPACE_FOLDER_BYTES = int(os.environ.get("WORKSPACE_FOLDER_BYTES") or 2 * 1024 * 1024 * 1024)
 
 # Account tokens at rest (integrations/crypto.py): Fernet keys, comma-separated; empty derives one from SECRET_KEY.
 ROADSTAR_TOKEN_KEY = os.environ.get("ROADSTAR_TOKEN_KEY", "")

@@ -30,3 +30,7 @@ if CHANNEL_LAYERS["default"]["BACKEND"] == "roadstar.channel_layer.SQLiteChannel
     CHANNEL_LAYERS["default"]["CONFIG"]["path"] = str(
         Path(tempfile.gettempdir()) / f"roadstar-channels-{os.getpid()}.sqlite3"
     )
+
+# The workspace's wall clock in tests: a ceiling for a loaded machine, not the spec's 120 s; the tests that stop a
+# run set their own few seconds.
+WORKSPACE_WALL_SECONDS = 60

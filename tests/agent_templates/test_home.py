@@ -49,7 +49,8 @@ def test_the_ask_shows_on_home_with_its_questions_and_the_answers_the_agent_foun
     assert "Client desk: It fits the work you described." in page
     assert "How do clients pay you" in page and 'value="https://pay.fernhill.test/inv"' in page
     assert "found this in the owner&#x27;s signature" in page
-    assert "Chase a late invoice" in page and "Month-end close (at 0 8 1 * *)" in page
+    assert "Chase a late invoice" in page and "Month-end close (on the 1st of each month at 8 AM)" in page
+    assert "Overdue invoices (when an invoice goes overdue)" in page and "one agent, from Roadstar" in page
     assert "On your chart, under" in page
 
 
@@ -262,3 +263,12 @@ def test_a_shared_template_is_not_another_workspaces(org, other_org, owner, clie
     assert use_tool(other_ctx, "templates.read", {"id": "shared/desk"})["error"] == "not_found"
     out = use_tool(other_ctx, "templates.propose_add", {"id": "shared/desk", "why": "x"})
     assert out["error"] == "not_found"
+
+
+def test_a_skill_the_agent_has_already_is_refused_in_the_owners_words(org, owner, client, propose, agent):
+    skill_add(org=org, agent=agent, name="Chase a late invoice", about="Mine.", steps="1. My way.")
+    card = propose("roadstar/chase-a-late-invoice", to="Client desk")
+    response = add(client, card, place="Client desk", **{"answer-pay_how": "bank transfer"})
+    assert any("Client desk has a skill called “Chase a late invoice” already" in m for m in messages_of(response))
+    assert Skill.objects.get(agent=agent).steps == "1. My way."
+    assert Card.objects.get(id=card.id).resolved_at is None

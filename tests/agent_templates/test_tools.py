@@ -259,3 +259,24 @@ def test_propose_share_refuses_roadstar_and_unknown_agents(use):
 def test_propose_share_limits(use, inp, field):
     out = use("templates.propose_share", **inp)
     assert out["error"] == "bad_input" and field in out["message"], out
+
+
+@pytest.mark.parametrize(("cron", "words"), [
+    ("30 7 * * 1-5", "weekdays at 7:30 AM"), ("0 15 * * *", "every day at 3 PM"), ("0 9 * * 1", "Mondays at 9 AM"),
+    ("0 8 1 * *", "on the 1st of each month at 8 AM"), ("0 8 2 * *", "on the 2nd of each month at 8 AM"),
+    ("0 12 11 * *", "on the 11th of each month at 12 PM"), ("*/5 * * * *", "on the schedule */5 * * * *"),
+])
+def test_routine_times_are_said_in_words_for_the_owner(cron, words):
+    from agent_templates.selectors import cron_words
+
+    assert cron_words(cron) == words
+
+
+def test_every_catalogue_routine_is_said_in_words():
+    from agent_templates.catalogue import roadstar_templates
+    from agent_templates.selectors import when_for_owner
+
+    for body in roadstar_templates().values():
+        for agent in body.agents:
+            for routine in agent.routines:
+                assert "schedule" not in when_for_owner(routine.when) and "kind:" not in when_for_owner(routine.when)

@@ -10,6 +10,9 @@ Run as `python tests/browser/act.py COMMAND [ARG]` with the test stack's environ
 - `held_state ID`: the held email's state, and how many copies of it are in the account's sent mail.
 - `ask TITLE QUESTION`: Client desk's thread TITLE waits for the owner's yes and asks QUESTION (the rows an ask
   leaves, written directly: no turn runs).
+- `propose_template ID`: Client desk proposes adding template ID with templates.propose_add, as its thread would,
+  with the answer it found to the template's first question.
+- `agent_made NAME`: whether the workspace has agent NAME, whom it reports to, and its skills and routines.
 """
 
 from __future__ import annotations
@@ -168,7 +171,41 @@ def ask(title: str, question: str) -> dict:
     return {"id": str(created.id)}
 
 
+def propose_template(template_id: str) -> dict:
+    from agents.models import Agent
+    from core.actors import Actor
+    from core.context import ToolContext
+    from core.models import Organization
+    from tools.pipeline import use_tool
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    ctx = ToolContext(org=org, actor=Actor.for_agent(desk), conversation_id="browser-tests")
+    read = use_tool(ctx, "templates.read", {"id": template_id})
+    first = read["questions"][0]
+    result = use_tool(ctx, "templates.propose_add", {
+        "id": template_id, "why": "Meetings with clients take you a dozen emails each; this would book them.",
+        "answers": {first["blank"]: {"value": "Weekdays, 10 AM to 4 PM", "found": "your email signature"}},
+    })
+    assert "asked" in result, result
+    return {"asked": result["asked"], "name": read["name"]}
+
+
+def agent_made(name: str) -> dict:
+    from agents.models import Agent
+    from core.models import Organization
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    agent = Agent.objects.filter(organization=org, name=name).select_related("reports_to").first()
+    if agent is None:
+        return {"exists": False}
+    return {"exists": True, "reports_to": agent.reports_to.name if agent.reports_to else None,
+            "skills": list(agent.skills.values_list("name", flat=True)),
+            "routines": sorted(agent.routines.values_list("name", flat=True))}
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     print(json.dumps({"seed": seed, "change": change, "undoable": undoable, "held": held,
-                      "held_state": held_state, "ask": ask}[command](*args)))
+                      "held_state": held_state, "ask": ask, "propose_template": propose_template,
+                      "agent_made": agent_made}[command](*args)))

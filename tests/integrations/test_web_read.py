@@ -2,13 +2,14 @@
 connection pinned to the checked address, and the limits (size, redirects, time, kinds of page)."""
 
 import gzip
+import ssl
 
 import pytest
 
 from core.errors import ToolError
-from integrations.web import fetch
+from integrations.web import addresses, fetch
 from integrations.web.services import web_read
-from tests.integrations.web_fakes import HOURS_PAGE, Route, minimal_pdf
+from tests.integrations.web_fakes import HOURS_PAGE, FakeSite, Route, minimal_pdf, self_signed
 
 pytestmark = pytest.mark.usefixtures("web_on")
 
@@ -210,3 +211,39 @@ def test_a_name_that_does_not_resolve_is_listed_as_failed(site, dns):
     assert [p["text"] for p in result["pages"]] == ["A."]
     assert result["failed"] == [{"url": "https://nowhere.test/",
                                  "error": "https://nowhere.test/: no such host (nowhere.test has no address)."}]
+
+
+# --- TLS to the pinned address: the name is the server name and what the certificate is checked against -------
+
+
+@pytest.fixture
+def tls_site(tmp_path, monkeypatch):
+    cert, key = self_signed("shop.test", tmp_path)
+    server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_tls.load_cert_chain(cert, key)
+    names = []
+    server_tls.sni_callback = lambda sock, name, context: names.append(name)
+    # The client trusts this one certificate, as it trusts the public authorities in the product.
+    monkeypatch.setattr(fetch, "tls_context", lambda: ssl.create_default_context(cafile=str(cert)))
+    fake = FakeSite(tls=server_tls)
+    fake.server_names = names
+    with addresses.allowing_for_tests("127.0.0.1"):
+        yield fake
+    fake.close()
+
+
+def test_https_connects_to_the_checked_address_with_the_name_for_sni_and_the_certificate(tls_site, dns):
+    dns({"shop.test": [["127.0.0.1"], ["10.0.0.1"]]})
+    tls_site.page("/menu", "<p>Tarte 3.10</p>")
+    [page] = read(tls_site.url("/menu", host="shop.test", scheme="https"))["pages"]
+    assert page["text"] == "Tarte 3.10"
+    assert tls_site.server_names == ["shop.test"]
+    assert tls_site.seen == [{"path": "/menu", "host": f"shop.test:{tls_site.port}"}]
+
+
+def test_https_to_a_name_the_certificate_is_not_for_fails(tls_site, dns):
+    dns({"other.test": ["127.0.0.1"]})
+    tls_site.page("/menu", "<p>Tarte 3.10</p>")
+    [failed] = read(tls_site.url("/menu", host="other.test", scheme="https"))["failed"]
+    assert "couldn't be reached (ConnectError)" in failed["error"]
+    assert tls_site.seen == []

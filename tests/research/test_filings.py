@@ -155,6 +155,16 @@ def test_a_company_is_found_by_its_cik_or_its_exact_name_and_otherwise_said_not_
 
 
 @pytest.mark.django_db
+def test_a_cik_edgar_does_not_know_is_not_listed(research_on, org, use):
+    wrong = CompanyFactory(organization=org, name="Typo Inc", details={"CIK": "123"})
+    with respx.mock() as mock:
+        mock.get("https://data.sec.gov/submissions/CIK0000000123.json").respond(404, text="Not Found")
+        result = use("filings.latest", companyIds=[str(wrong.id)])
+    assert result["items"] == [] and [n["companyId"] for n in result["notListed"]] == [str(wrong.id)]
+    assert not CompanyListing.objects.filter(company=wrong).exists()
+
+
+@pytest.mark.django_db
 def test_latest_refuses_another_workspaces_company_before_calling_edgar(research_on, other_org, use):
     theirs = CompanyFactory(organization=other_org, name="Costco", details={"Ticker": "COST"})
     with respx.mock() as mock:

@@ -398,9 +398,51 @@ def test_undoing_create_sheet_trashes_it(use, fernhill, org):
 # --- save and save_attachment ---------------------------------------------------------------------------------
 
 
-def test_save_answers_unsupported_until_the_workspace_arrives(use, fernhill):
-    out = use("files.save", workspace="october-hours.xlsx", name="October hours", asGoogle=True)
-    assert (out["error"], "workspace" in out["message"]) == ("unsupported", True)
+def test_save_puts_a_workspace_file_in_drive_with_undo(use, fernhill, org):
+    use("workspace.write", path="october.csv", content="Client,Hours\nJuniper Dental,46.5\n")
+    out = use("files.save", workspace="october.csv", name="October hours", folderId=gid("Ortiz Bakery"))
+    assert out["name"] == "October hours"
+    assert "Juniper Dental" in text(use, out["id"])
+    assert last_change(org).tool == "files.save" and last_change(org).created
+    undo_last(org)
+    assert use("files.read", id=out["id"])["error"] == "not_found"
+
+
+def test_save_over_writes_a_new_version_of_the_file_it_was_opened_from(use, fernhill, org):
+    opened = use("workspace.open", files=[gid("notes.txt")])["opened"][0]
+    assert opened == {"path": "/work/inbox/notes.txt", "from": gid("notes.txt")}
+    use("workspace.edit", path=opened["path"], oldText="bag sizes", newText="box sizes")
+    out = use("files.save", workspace=opened["path"], over=opened["from"])
+    assert out["id"] == gid("notes.txt")
+    assert text(use, gid("notes.txt")).strip() == "Call Rosa about the box sizes."
+    undo_last(org)
+    assert text(use, gid("notes.txt")).strip() == "Call Rosa about the bag sizes."
+
+
+def test_save_over_a_file_that_changed_since_does_not_undo(use, fernhill, org):
+    use("workspace.write", path="n.txt", content="from the workspace")
+    use("files.save", workspace="n.txt", over=gid("notes.txt"))
+    change = last_change(org)
+    use("files.append_text", id=gid("notes.txt"), text="later")
+    with pytest.raises(ToolError) as raised:
+        change_undo(org=org, change_id=change.id, actor=Actor.for_user(org.owner))
+    assert raised.value.kind == "changed"
+
+
+def test_save_with_over_takes_no_name_or_folder(use, fernhill):
+    use("workspace.write", path="n.txt", content="x")
+    assert bad(use("files.save", workspace="n.txt", over=gid("notes.txt"), name="Other"), "over")
+
+
+def test_save_of_a_missing_or_outside_workspace_file(use, fernhill):
+    assert use("files.save", workspace="nothing.xlsx")["error"] == "not_found"
+    assert bad(use("files.save", workspace="/etc/passwd"), "workspace")
+    assert bad(use("files.save", workspace="../other/x.txt"), "workspace")
+
+
+def test_save_as_google_takes_only_office_files(use, fernhill):
+    use("workspace.write", path="n.txt", content="x")
+    assert bad(use("files.save", workspace="n.txt", asGoogle=True), "asGoogle")
 
 
 class FakeMail:

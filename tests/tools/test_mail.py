@@ -626,8 +626,22 @@ def test_attachments_over_25_mb_in_all_are_too_large(use, box):
     assert (out["error"], HeldEmail.objects.count()) == ("too_large", 0)
 
 
-def test_a_workspace_file_is_unsupported_until_the_workspace_arrives(use, box):
-    assert send(use, attach=[{"workspace": "shared/quote.pdf"}])["error"] == "unsupported"
+def test_a_workspace_file_travels_with_the_held_email(use, ctx, box):
+    use("workspace.write", path="/work/shared/quote.pdf", content="%PDF-1.4 Logo and signage")
+    out = send(use, attach=[{"workspace": "shared/quote.pdf"}])
+    assert "held" in out
+    held = HeldEmail.objects.get()
+    assert [a["name"] for a in held.attachments] == ["quote.pdf"]
+    # The bytes were kept with the held email: the file changing in the workspace now changes nothing that goes.
+    use("workspace.write", path="/work/shared/quote.pdf", content="changed after")
+    mail_hold.email_sweep(now=after_the_hold())
+    assert django_mail.outbox[0].attachments[0][:2] == ("quote.pdf", b"%PDF-1.4 Logo and signage")
+
+
+def test_a_workspace_path_outside_the_folder_is_bad_input_naming_it(use, box):
+    out = send(use, attach=[{"workspace": "../../etc/passwd"}])
+    assert out["error"] == "bad_input" and out["message"].startswith("attach[0].workspace:")
+    assert send(use, attach=[{"workspace": "missing.pdf"}])["error"] == "not_found"
 
 
 def test_a_reply_to_someone_the_owner_never_named_is_checked_with_them(owner_says, box, enquiry):

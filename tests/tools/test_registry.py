@@ -11,7 +11,7 @@ from tools.registry import Group, RegistryError, Tool, ToolInput
 # The groups this build has, each complete: every tool its spec page lists.
 BUILT_GROUPS = (
     "contacts", "companies", "projects", "docs", "integrations", "mail", "files", "calendar", "books", "filings",
-    "newsfeed", "templates", "help", "web",
+    "newsfeed", "templates", "help", "web", "workspace",
 )
 
 
@@ -152,3 +152,8 @@ def test_the_tools_whose_result_may_be_null_are_the_ones_the_spec_says_so():
     says_null = {name for name, t in spec_tools().items() if re.search(r"\bor null$", t["does"])}
     assert says_null == {"contacts.find"}
     assert {name for name, tool in registry.TOOLS.items() if tool.nullable} == says_null & set(registry.TOOLS)
+
+
+def test_a_tool_naming_an_error_the_spec_does_not_have_is_refused():
+    with pytest.raises(RegistryError, match="errors the spec doesn't have"):
+        registry.register(_tool(name="contacts.example_errors", errors=("bad_input", "oops")))

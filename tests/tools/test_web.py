@@ -233,3 +233,12 @@ def test_read_never_runs_with_a_transaction_open(use, web_on, site):
     with transaction.atomic(), pytest.raises(TransactionOpen):
         use("web.read", urls=[site.url("/a")])
     assert site.seen == []
+
+
+def test_the_help_pages_name_the_errors_the_web_tools_can_return():
+    from core.errors import ERROR_KINDS
+    from tools.help.generate import errors_of
+
+    search, read = (errors_of(registry.TOOLS[name]) for name in WEB_TOOLS)
+    assert set(search) <= set(ERROR_KINDS) and set(read) <= set(ERROR_KINDS)
+    assert "rate_limited" in search and "not_connected" not in search + read and "reauth" not in search + read

@@ -15,4 +15,5 @@ from tools.groups import (  # noqa: F401
     projects,
     search,
     web,
+    workspace,
 )

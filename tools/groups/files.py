@@ -10,6 +10,7 @@ from core.inputs import AppItem, Int, Number, Offset, Text, TimeText
 from integrations.files import services
 from integrations.services import Asker
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from workspace import services as workspace_services
 
 register_group(
     Group(
@@ -298,7 +299,10 @@ class SaveInput(ToolInput):
 
 
 def save(ctx, inp: SaveInput):
-    return _done(services.workspace_file_save(org=ctx.org, asker=_asker(ctx), workspace=inp.workspace))
+    return _done(workspace_services.workspace_file_save(
+        org=ctx.org, actor=ctx.actor, asker=_asker(ctx), workspace=inp.workspace, folder_id=inp.folder_id,
+        name=inp.name, as_google=inp.as_google, over=inp.over,
+    ))
 
 
 register(
@@ -311,6 +315,9 @@ register(
         kind=lambda ctx, inp: "changes" if inp.over else "makes",
         your_work="home_undo",
         undo=undo,
+        replaces=lambda ctx, inp: (services.file_replaces(org=ctx.org, asker=_asker(ctx), id=inp.over,
+                                                          version="a new version from the workspace")
+                                   if inp.over else None),
     )
 )
 

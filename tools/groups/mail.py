@@ -18,6 +18,7 @@ from integrations.mail_service import mail_draft, mail_read, mail_search, outgoi
 from integrations.providers.base import MailQuery
 from integrations.services import Asker
 from tools.registry import Done, Group, Tool, ToolInput, Writes, register, register_group
+from workspace import services as workspace_services
 
 register_group(
     Group(
@@ -154,9 +155,16 @@ class OutgoingInput(ToolInput):
     signature: bool = True
 
 
+def _workspace_file(ctx):
+    """`{ workspace: path }` in attach: the file in the agent's own folder (or shared), read as files.save does."""
+    return lambda path, field: workspace_services.workspace_file(org=ctx.org, actor=ctx.actor, path=path,
+                                                                 field=field)
+
+
 def _prepare(ctx, inp: OutgoingInput):
     return outgoing_prepare(org=ctx.org, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [],
-                            thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [])
+                            thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
+                            workspace_file=_workspace_file(ctx))
 
 
 # --- draft ----------------------------------------------------------------------------------------------------
@@ -170,7 +178,7 @@ def draft(ctx, inp: DraftInput):
     result, log = mail_draft(
         org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [], subject=inp.subject,
         text=inp.text, thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
-        signature=inp.signature,
+        signature=inp.signature, workspace_file=_workspace_file(ctx),
     )
 
     def write() -> Done:

@@ -59,6 +59,8 @@ register(
         run=search,
         kind="reads",
         calls_apps=True,
+        # Not set up (unsupported), and the search provider's own failures. Never not_connected: there's no account.
+        errors=("bad_input", "unsupported", "rate_limited", "unavailable", "vendor"),
     )
 )
 
@@ -85,5 +87,8 @@ register(
         run=read,
         kind="reads",
         calls_apps=True,
+        # A page that can't be read is listed in `failed` with why; the call itself fails only on its input (a
+        # refused address is bad_input), when the group isn't set up, or when Roadstar's database is busy.
+        errors=("bad_input", "unsupported", "unavailable"),
     )
 )

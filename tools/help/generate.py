@@ -144,7 +144,11 @@ def limit_words(schema: dict, defs: dict) -> str:
 def inputs_of(tool: registry.Tool) -> list[dict]:
     """The tool's inputs, nested ones as `people[].role`, each with its type, whether it's required, its limits
     and what it is (the field's own description, where the declaration gives one)."""
-    schema = tool.input_schema()
+    return schema_rows(tool.input_schema())
+
+
+def schema_rows(schema: dict) -> list[dict]:
+    """An input schema's properties as rows of the docs' input tables (two levels of nesting at most)."""
     defs = schema.get("$defs", {})
     rows: list[dict] = []
 
@@ -171,8 +175,24 @@ def inputs_of(tool: registry.Tool) -> list[dict]:
     return rows
 
 
+def input_table(rows: list[dict]) -> list[str]:
+    if not rows:
+        return ["No input."]
+    return [
+        "| Input | Type | Required | Limits | What it is |",
+        "| --- | --- | --- | --- | --- |",
+        *[
+            f"| `{r['name']}` | {_cell(r['type'])} | {'yes' if r['required'] else 'no'} | {_cell(r['limits'])} "
+            f"| {_cell(r['about'])} |"
+            for r in rows
+        ],
+    ]
+
+
 def errors_of(tool: registry.Tool) -> list[str]:
     """The error kinds a tool can return, from what its declaration says it does (spec/reference/errors)."""
+    if tool.errors is not None:
+        return list(tool.errors)
     kinds = ["bad_input"]
     takes_records = any(
         isinstance(meta, Record)
@@ -233,16 +253,7 @@ def tool_section(tool: registry.Tool) -> list[str]:
         f"**Owner's yes:** {yes_note(tool)} **On Home:** {listing[0].upper() + listing[1:]}.",
         "",
     ]
-    rows = inputs_of(tool)
-    if rows:
-        lines += ["| Input | Type | Required | Limits | What it is |", "| --- | --- | --- | --- | --- |"]
-        lines += [
-            f"| `{r['name']}` | {_cell(r['type'])} | {'yes' if r['required'] else 'no'} | {_cell(r['limits'])} "
-            f"| {_cell(r['about'])} |"
-            for r in rows
-        ]
-    else:
-        lines.append("No input.")
+    lines += input_table(inputs_of(tool))
     lines += ["", "**Errors it can return:** " + ", ".join(f"`{k}`" for k in errors_of(tool)) +
               ". See [errors](/reference/errors/)."]
     return lines
@@ -281,9 +292,7 @@ def all_tools_page() -> str:
         ("Besides the groups, an agent holds some tools directly: `hand_off` and `remember` everywhere, "
         "`start_thread` and the other thread tools in a chat, `make_agent` and `change_agent` in Roadstar's "
         "own chat, `skills` and `triggers` for routines, and `zoom_memory` and `message_date` for reading back "
-        "further in memory. See [chats and threads](/how-it-works/chats-and-threads/), "
-        "[hand-offs](/how-it-works/hand-offs/), [routines and skills](/how-it-works/routines-and-skills/) and "
-        "[notes and memory](/how-it-works/notes-and-memory/)."),
+        "further in memory. [Agent tools](/tools/agent-tools/) has each one, its input and where it is offered."),
     ]
     return "\n".join(lines) + "\n"
 
@@ -317,6 +326,48 @@ def catalog_page() -> str:
             f"| `{p}` | {type_words(s, {})} | {'yes' if p in required else 'no'} | {_cell(s.get('description', ''))} |"
             for p, s in properties.items()
         ]
+    return "\n".join(lines) + "\n"
+
+
+# Where an agent tool is offered, as the docs name the places (agents/runtime/agent_tools.py's place names).
+PLACES = {
+    "roadstar_chat": "Roadstar's chat",
+    "chat": "An agent's chat",
+    "thread": "A thread",
+    "outside": "An outside app",
+    "mac": "A Mac program",
+}
+
+
+def agent_tools_page(tools: list[dict]) -> str:
+    """The agent tools: those an agent holds directly, without find_tools. Each of `tools` is a dict of name,
+    description, schema (its input's JSON Schema), places (keys of PLACES), and limits: the limits the tool checks
+    when it runs, by input, where they are not in its schema."""
+    lines = [
+        "# Agent tools",
+        "",
+        "The tools an agent holds directly, without `find_tools`, and where each one is offered.",
+        "",
+        "Which tools an agent holds depends on where it is working: a chat passes work on and answers, a thread "
+        "does the work with every tool group, and an outside app or a program on the owner's Mac works like a "
+        "thread. See [chats and threads](/how-it-works/chats-and-threads/).",
+        "",
+        "## Where each is offered",
+        "",
+        "| Tool | " + " | ".join(PLACES.values()) + " |",
+        "| --- |" + " --- |" * len(PLACES),
+    ]
+    for tool in tools:
+        # A Mac program holds an outside app's tools too.
+        places = set(tool["places"]) | ({"mac"} if "outside" in tool["places"] else set())
+        marks = " | ".join("Yes" if place in places else "—" for place in PLACES)
+        lines.append(f"| [{tool['name']}](#{tool['name']}) | {marks} |")
+    for tool in tools:
+        lines += ["", f"## {tool['name']}", "", f"`{tool['name']}` · {_cell(tool['description'])}", ""]
+        rows = schema_rows(tool["schema"])
+        for row in rows:
+            row["limits"] = tool.get("limits", {}).get(row["name"], row["limits"])
+        lines += input_table(rows)
     return "\n".join(lines) + "\n"
 
 

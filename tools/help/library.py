@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -32,6 +33,14 @@ SECTIONS = {
     "use-cases": "Use cases",
     "reference": "Reference",
 }
+
+# The order to read the hand-written pages in, where it isn't their addresses' order.
+READING_ORDER = (
+    "/how-it-works/agents/", "/how-it-works/chats-and-threads/", "/how-it-works/hand-offs/", "/how-it-works/tools/",
+    "/how-it-works/the-owners-yes/", "/how-it-works/home-and-asks/", "/how-it-works/routines-and-skills/",
+    "/how-it-works/notes-and-memory/", "/how-it-works/connecting-apps/", "/how-it-works/computers-and-apps/",
+    "/reference/limits/", "/reference/errors/", "/reference/models/",
+)
 
 # Where a generated table goes in a hand-written page: the models page's prices are read from settings, the
 # errors page's reasons from the check's own.
@@ -131,10 +140,11 @@ class Library:
     def __init__(self, pages: dict[str, Page]):
         order = list(SECTIONS)
         # Tools: all tools, then browse/find/use, then the groups in browse's order; the rest by address.
-        tool_order = ["/tools/", "/tools/catalog/", *[f"/tools/{g}/" for g in registry.SPEC_GROUPS]]
+        reading = [*READING_ORDER, "/tools/", "/tools/catalog/", "/tools/agent-tools/",
+                   *[f"/tools/{g}/" for g in registry.SPEC_GROUPS]]
         self.pages = dict(sorted(pages.items(), key=lambda item: (
             order.index(item[1].section) if item[1].section in order else len(order),
-            tool_order.index(item[0]) if item[0] in tool_order else len(tool_order),
+            reading.index(item[0]) if item[0] in reading else len(reading),
             item[0],
         )))
 
@@ -143,6 +153,16 @@ class Library:
 
     def __iter__(self):
         return iter(self.pages.values())
+
+
+# Pages an app above this layer writes from its own declarations: the agent tools live in agents/, which registers
+# a source in its AppConfig.ready(). Each source returns markdown by address and is called when the library is built.
+PAGE_SOURCES: list[Callable[[], dict[str, str]]] = []
+
+
+def add_page_source(source: Callable[[], dict[str, str]]) -> None:
+    if source not in PAGE_SOURCES:
+        PAGE_SOURCES.append(source)
 
 
 _lock = threading.Lock()
@@ -157,11 +177,15 @@ def library() -> Library:
     key = (
         tuple((name, id(group)) for name, group in registry.GROUPS.items()),
         tuple((name, id(tool)) for name, tool in registry.TOOLS.items()),
+        tuple(id(source) for source in PAGE_SOURCES),
     )
     with _lock:
         if key not in _built:
             pages = {a: _page(a, t, generated=False) for a, t in _hand_written().items()}
-            for address, text in generate.generated_pages().items():
+            generated = generate.generated_pages()
+            for source in PAGE_SOURCES:
+                generated.update(source())
+            for address, text in generated.items():
                 if address in pages:
                     raise ValueError(f"the docs page {address} is both written by hand and generated")
                 pages[address] = _page(address, text, generated=True)

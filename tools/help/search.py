@@ -75,7 +75,11 @@ def _units(library: Library) -> tuple[Unit, ...]:
 
 
 def _matches(word: str, unit: Unit) -> int:
-    """How often the word occurs in the unit, counting longer words it starts."""
+    """How often the word occurs in the unit, counting longer words it starts. A dotted name the unit doesn't
+    have whole (`when.ask`, where a page writes `when` and `ask` apart) counts where every piece is there."""
+    if ("." in word or "-" in word) and not unit.counts.get(word):
+        pieces = [p for p in re.split(r"[.\-]", word) if p]
+        return min((_matches(p, unit) for p in pieces), default=0)
     if len(word) < PREFIX_FROM:
         return unit.counts.get(word, 0)
     return sum(n for w, n in unit.counts.items() if w.startswith(word))

@@ -1,0 +1,211 @@
+"""Pickup: how long from the owner's chat message being POSTed to the model being asked, over the real wire.
+
+daphne serves Roadstar on a free loopback port, `manage.py worker` runs django-q2's cluster, and an
+OpenAI-compatible fake model (in this process) notes when each request arrives and answers at once. The owner
+signs in over HTTP and sends chat messages one at a time; the figure is the time from the POST to the model
+request that carries the message's words: the web's write, the queue, the worker's pickup and the turn's start.
+
+    python bench/pickup.py              # the embedded default: SQLite in a temporary folder
+    python bench/pickup.py --postgres   # a fresh PostgreSQL database (127.0.0.1:5432), dropped after
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+MESSAGES = 25
+PASSWORD = "bench-pickup-pass"
+
+
+class FakeModel:
+    """Answers every chat completion at once with a line, and notes when a request with given words arrived."""
+
+    def __init__(self):
+        self.arrivals: dict[str, float] = {}
+        self.lock = threading.Lock()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers["Content-Length"])).decode()
+                arrived = time.time()
+                for mark in re.findall(r"pickup-[0-9a-f]{12}", raw):
+                    with model.lock:
+                        model.arrivals.setdefault(mark, arrived)
+                body = json.dumps({
+                    "id": "chatcmpl-bench", "object": "chat.completion", "created": int(arrived),
+                    "model": "bench", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": "Noted."}}],
+                }).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(check, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.005)
+    raise SystemExit(f"pickup bench: {what} within {timeout:.0f} s")
+
+
+def sign_in(client: httpx.Client) -> str:
+    client.get("/login/")
+    token = client.cookies["csrftoken"]
+    reply = client.post("/login/", data={"username": "sam", "password": PASSWORD, "csrfmiddlewaretoken": token})
+    if reply.status_code not in (200, 302) or "sessionid" not in client.cookies:
+        raise SystemExit(f"pickup bench: sign-in refused ({reply.status_code})")
+    return client.cookies["csrftoken"]
+
+
+def measure(database_url: str | None) -> list[float]:
+    folder = Path(tempfile.mkdtemp(prefix="roadstar-pickup-"))
+    model = FakeModel()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC")}
+    env.update({"DJANGO_SETTINGS_MODULE": "roadstar.settings.development", "SQLITE_PATH": str(folder / "db.sqlite3"),
+                "CHANNELS_SQLITE_PATH": str(folder / "channels.sqlite3"), "DEMO_PASSWORD": PASSWORD,
+                "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "bench", "DEBUG": "0",
+                "PYTHONWARNINGS": "ignore"})
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    run = lambda *args: subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,  # noqa: E731
+                                       capture_output=True, text=True, timeout=600)
+    run("migrate", "--noinput")
+    run("seed_demo")
+    desk = run("shell", "-c", "from agents.models import Agent; "
+                              "print(Agent.objects.get(name='Client desk').id)").stdout.strip().splitlines()[-1]
+    logs = [open(folder / f"{name}.log", "w") for name in ("daphne", "worker")]
+    processes = [
+        subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                          "roadstar.asgi:application"], cwd=ROOT, env=env, stdout=logs[0], stderr=subprocess.STDOUT,
+                         start_new_session=True),
+        subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=logs[1],
+                         stderr=subprocess.STDOUT, start_new_session=True),
+    ]
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Host": "localhost"}, timeout=30) as client:
+            def up():
+                try:
+                    return client.get("/login/").status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            wait_for(up, 60, "daphne did not answer")
+            csrf = sign_in(client)
+            # The first message warms the worker's turn path (it starts warm: this shows whether it is).
+            latencies, sent_at = [], {}
+            for _ in range(MESSAGES + 1):
+                mark = f"pickup-{uuid.uuid4().hex[:12]}"
+                sent = time.time()
+                sent_at[mark] = sent
+                reply = client.post(f"/chat/{desk}/", data={"text": f"Note {mark}", "csrfmiddlewaretoken": csrf},
+                                    headers={"X-Requested-With": "fetch", "X-CSRFToken": csrf})
+                if reply.status_code != 204:
+                    raise SystemExit(f"pickup bench: the chat POST answered {reply.status_code}")
+                arrived = wait_for(lambda: model.arrivals.get(mark), 60, "the model was not asked")  # noqa: B023
+                latencies.append((arrived - sent) * 1000)
+                time.sleep(0.3)  # the turn finishes; the next message finds the worker idle, as an owner's would
+            marks_sent = sent_at
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    # Where the time went: the web's write (POST to the owner's message saved), the queue (saved to the worker's
+    # run starting), the turn's start (run started to the model asked).
+    rows = json.loads(run("shell", "-c", (
+        "import json; from agents.models import Message, Run; "
+        "print(json.dumps({'messages': [(m.text, m.created_at.timestamp()) for m in "
+        "Message.objects.filter(role='owner', text__startswith='Note pickup-')], "
+        "'runs': sorted(r.started_at.timestamp() for r in Run.objects.filter(conversation__kind='chat'))}))"
+    )).stdout.strip().splitlines()[-1])
+    parts = []
+    for text, saved in rows["messages"]:
+        mark = text.split()[-1]
+        started = min((r for r in rows["runs"] if r >= saved), default=None)
+        if mark in marks_sent and mark in model.arrivals and started is not None:
+            parts.append(((saved - marks_sent[mark]) * 1000, (started - saved) * 1000,
+                          (model.arrivals[mark] - started) * 1000))
+    return latencies, parts
+
+
+def postgres_available() -> bool:
+    try:
+        import psycopg
+
+        psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", connect_timeout=2).close()
+        return True
+    except Exception:  # noqa: BLE001  (no server here: the PostgreSQL figure is left out, and says so)
+        print("(pickup on PostgreSQL left out: no server at 127.0.0.1:5432)")
+        return False
+
+
+def run(out, *, postgres: bool = False) -> None:
+    database_url = None
+    if postgres:
+        import psycopg
+
+        name = f"roadstar_pickup_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        database_url = f"postgres://postgres@127.0.0.1:5432/{name}"
+    try:
+        latencies, parts = measure(database_url)
+    finally:
+        if postgres:
+            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    first, rest = latencies[0], sorted(latencies[1:])
+    p95 = rest[int(len(rest) * 0.95) - 1]
+    out(f"## Pickup over the wire ({'PostgreSQL' if postgres else 'SQLite'}; POST to the model's request, "
+        f"{len(rest)} messages)\n")
+    out(f"median {statistics.median(rest):.0f} ms, p95 {p95:.0f} ms, min {rest[0]:.0f} ms, max {rest[-1]:.0f} ms; "
+        f"the first message after the worker started: {first:.0f} ms (target: median under 50 ms)\n")
+    web, queue, start = (statistics.median(p[i] for p in parts[1:]) for i in range(3))
+    out(f"Of which (medians): the web saves the message {web:.0f} ms; the queue, to the worker's run starting, "
+        f"{queue:.0f} ms; the turn, to the model's request, {start:.0f} ms.\n")
+
+
+if __name__ == "__main__":
+    run(print, postgres="--postgres" in sys.argv)
