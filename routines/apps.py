@@ -24,6 +24,8 @@ def _work_answered(sender, work, text, **kwargs):
     engine.summary_finished(work=work, text=text)
 
 
+# The wrappers import when called: apps.py is read before the models are, and routines.engine and services load
+# the agent runtime, which django.setup() should not.
 def _skill_names(*, agent) -> list[str]:
     from routines.services import skill_names
 
