@@ -21,14 +21,14 @@ from contacts.models import Contact
 from core.errors import ToolError
 from core.models import Organization
 from docs.models import Doc, Project
-from integrations.local.models_calendar import LocalEvent
-from integrations.local.models_files import FOLDER_MIME, LocalFile
 from integrations.files import content
 from integrations.local.mailbox import blob_get
+from integrations.local.models_calendar import LocalEvent
+from integrations.local.models_files import FOLDER_MIME, LocalFile
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.mail_text import address_list
-from integrations.providers.base import FileData
 from integrations.models import Connection
+from integrations.providers.base import FileData
 from search.models import (
     WORKSPACE,
     SearchItem,
