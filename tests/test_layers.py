@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[set[str]] = [
     {"core"},                                   # Organization, Change, Card, ToolError, the tool context, time zone
     {"contacts", "companies", "docs"},          # the owner's records
-    {"checks", "research"},                     # the owner's yes; public research (SEC filings, news feeds)
-    {"integrations"},                           # the owner's apps (mail, files, calendar, books)
+    {"checks"},                                 # the owner's yes
+    {"integrations"},                           # the owner's apps (mail, files, calendar, books), the web
+    {"research"},                               # public research (SEC filings, news feeds), over the web's fetcher
     {"workspace"},                              # the agents' sandboxed computer (brings in Drive files, mail)
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
