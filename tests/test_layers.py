@@ -23,8 +23,8 @@ LAYERS: list[set[str]] = [
     {"contacts", "companies", "docs"},          # the owner's records
     {"checks"},                                 # the owner's yes
     {"integrations"},                           # the owner's apps (mail, files, calendar, books), the web
-    {"research"},                               # public research (SEC filings, news feeds), over the web's fetcher
-    {"workspace"},                              # the agents' sandboxed computer (brings in Drive files, mail)
+    {"workspace", "search", "research"},        # the agents' sandboxed computer; search over records and copies;
+                                                # public research (SEC filings, news feeds) over the web's fetcher
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick
