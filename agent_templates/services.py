@@ -209,6 +209,9 @@ def template_add(*, org: Organization, user, card_id, answers: dict[str, str], p
             agent = _owner_agent(org=org, name=place, where="Give it to")
             if agent is None:
                 raise ToolError("bad_input", "Choose the agent that gets the skill.")
+            if Skill.objects.filter(agent=agent, slug=slugify(body.skill.name)[:80]).exists():
+                raise ToolError("bad_input", f"{agent.name} has a skill called “{body.skill.name}” already: give "
+                                             "this one to another agent, or say No.")
             made_skills.append(_skill(org, agent, body.skill.name, body.skill.when, body.skill.steps, filled, why))
             where = f"gave {agent.name} the skill “{body.skill.name}”"
         else:

@@ -263,3 +263,12 @@ def test_a_shared_template_is_not_another_workspaces(org, other_org, owner, clie
     assert use_tool(other_ctx, "templates.read", {"id": "shared/desk"})["error"] == "not_found"
     out = use_tool(other_ctx, "templates.propose_add", {"id": "shared/desk", "why": "x"})
     assert out["error"] == "not_found"
+
+
+def test_a_skill_the_agent_has_already_is_refused_in_the_owners_words(org, owner, client, propose, agent):
+    skill_add(org=org, agent=agent, name="Chase a late invoice", about="Mine.", steps="1. My way.")
+    card = propose("roadstar/chase-a-late-invoice", to="Client desk")
+    response = add(client, card, place="Client desk", **{"answer-pay_how": "bank transfer"})
+    assert any("Client desk has a skill called “Chase a late invoice” already" in m for m in messages_of(response))
+    assert Skill.objects.get(agent=agent).steps == "1. My way."
+    assert Card.objects.get(id=card.id).resolved_at is None
