@@ -262,11 +262,15 @@ def _listen(path: Path) -> socket.socket:
 
 
 _SHIM = """
-import os, sys
+import _signal, os, sys
 fd = int(sys.argv[1])
 pid = os.fork()
 if pid == 0:
     os.close(fd)
+    # Python ignores SIGPIPE and SIGXFSZ; the command gets the usual dispositions (a pipe's reader gone, a file
+    # past the size limit: the writer stops).
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
     os.execv("/usr/bin/bash", ["bash", "-c", sys.argv[2]])
 _, status, used = os.wait4(pid, 0)
 os.write(fd, b"%d %d" % (int((used.ru_utime + used.ru_stime) * 1000), used.ru_maxrss * 1024))
