@@ -3,7 +3,7 @@
 A feed URL is fetched by the worker, inside the server's network. Without a check, an owner (or an agent an owner's
 mail talked into it) could make Roadstar read `http://127.0.0.1:…`, the database port, a router's admin page or the
 cloud's metadata service (169.254.169.254) and show the answer back as stories. The check is the web group's
-(`integrations/web/addresses.py`: http(s) on the web's ports, no credentials, every address the name resolves to a
+(`core/web_addresses.py`: http(s) on the web's ports, no credentials, every address the name resolves to a
 public one, addresses in every form a resolver reads), run on the URL and again on every redirect, and each
 connection goes to the very address that was checked (`integrations.web.fetch.pinned_client`), so a DNS answer that
 changes between the check and the connection reaches nothing.
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from core import web_addresses
 from core.errors import ToolError
 from core.network import network_call
-from integrations.web import addresses
 from integrations.web.fetch import pinned_client
 
 MAX_REDIRECTS = 5
@@ -39,10 +39,10 @@ class Fetched:
     url: str
 
 
-def check_url(url: str) -> addresses.Target:
+def check_url(url: str) -> web_addresses.Target:
     """The checked target to connect to, or AddressRefused saying why in words."""
     try:
-        return addresses.check_url(url, field="url")
+        return web_addresses.check_url(url, field="url")
     except ToolError as error:
         raise AddressRefused(_why(error)) from error
 
