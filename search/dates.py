@@ -62,7 +62,7 @@ def start_of(words: str, *, time_zone: str, now: datetime.datetime) -> tuple[dat
     except (ValueError, OverflowError) as e:
         if "isn't a date" in str(e):
             raise
-        raise ValueError(f"{words!r} isn't a date; give {EXAMPLES}")
+        raise ValueError(f"{words!r} isn't a date; give {EXAMPLES}") from None
     if not FIRST_YEAR <= start.year <= LAST_YEAR:
         raise ValueError(f"{words!r} is out of range; give a date from the year {FIRST_YEAR} to {LAST_YEAR}")
     return start, f"{read} ({time_zone})"

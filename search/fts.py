@@ -110,3 +110,18 @@ def relevance(phrases: list[str]):
     return RawSQL(
         f"(SELECT -bm25({FTS_TABLE}, 10.0, 4.0, 1.0) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
         f"AND {FTS_TABLE}.rowid = {TABLE}.id)", [_sqlite_query(phrases)], output_field=FloatField())
+
+
+def ranked(items, phrases: list[str], start: int, count: int) -> list[tuple[int, str]]:
+    """(id, group) of the matches among `items`, best first, from `start`: on SQLite one join of the FTS table
+    ordered by bm25 (a bm25 per row in a subquery would run the whole MATCH again for every row)."""
+    if connection.vendor == "postgresql":
+        ordered = items.annotate(score=relevance(phrases)).order_by("-score", "-date", "-id")
+        return list(ordered.values_list("id", "group")[start:start + count])
+    inner, params = items.order_by().values("id").query.sql_with_params()
+    sql = (f'SELECT {TABLE}.id, {TABLE}."group" FROM {FTS_TABLE} JOIN {TABLE} ON {TABLE}.id = {FTS_TABLE}.rowid '
+           f"WHERE {FTS_TABLE} MATCH %s AND {TABLE}.id IN ({inner}) "
+           f"ORDER BY bm25({FTS_TABLE}, 10.0, 4.0, 1.0), {TABLE}.date DESC, {TABLE}.id DESC LIMIT %s OFFSET %s")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_sqlite_query(phrases), *params, count, start])
+        return [(row[0], row[1]) for row in cursor.fetchall()]

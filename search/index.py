@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -32,6 +33,7 @@ from search.models import (
     WorkspaceMark,
 )
 
+MARK_MARGIN = datetime.timedelta(seconds=10)
 # Past this, a body is cut for the copy: a search copy, not an archive; search.read says when it was cut.
 MAX_BODY = 1_000_000
 TYPES = ("email", "doc", "sheet", "slides", "pdf", "image", "file", "meeting", "page", "table", "contact", "project")
@@ -91,7 +93,8 @@ def put(org: Organization, entries: list[Entry]) -> None:
         SearchItem.objects.bulk_create(
             rows, update_conflicts=True, unique_fields=["organization", "key"], update_fields=_FIELDS, batch_size=200
         )
-        ids = dict(SearchItem.objects.filter(organization=org, key__in=[e.key for e in entries]).values_list("key", "id"))
+        keys = [e.key for e in entries]
+        ids = dict(SearchItem.objects.filter(organization=org, key__in=keys).values_list("key", "id"))
         SearchPerson.objects.filter(item_id__in=ids.values()).delete()
         SearchPlace.objects.filter(item_id__in=ids.values()).delete()
         SearchPerson.objects.bulk_create([
@@ -118,12 +121,16 @@ def remove(org_id, keys) -> int:
 
 
 def thread_states(org, threads) -> None:
-    """Who wrote last in each thread, people's mail only: waiting reads it from every item of the thread."""
+    """Who wrote last in each thread, people's mail only: waiting reads it from every item of the thread. One
+    UPDATE per 500 threads, each row reading its thread's newest message by the (organization, thread) index."""
     org_id = getattr(org, "id", org)
-    for thread in threads:
-        last = (SearchItem.objects.filter(organization_id=org_id, thread=thread, type="email", bulk=False)
-                .order_by("-date", "-id").values_list("dir", flat=True).first())
-        SearchItem.objects.filter(organization_id=org_id, thread=thread).update(thread_last_dir=last or "")
+    threads = list(threads)
+    newest = (SearchItem.objects.filter(organization_id=OuterRef("organization_id"), thread=OuterRef("thread"),
+                                        type="email", bulk=False)
+              .order_by("-date", "-id").values("dir")[:1])
+    for start in range(0, len(threads), 500):
+        SearchItem.objects.filter(organization_id=org_id, thread__in=threads[start:start + 500]).update(
+            thread_last_dir=Coalesce(Subquery(newest), Value("")))
 
 
 def _url(name: str, *args) -> str:
@@ -192,8 +199,9 @@ def workspace_catch_up(org: Organization) -> int:
     """Copy in the workspace's records written since the last catch-up (signals copy most as they happen; bulk
     writes send none, and this finds them by `updated_at`). Returns how many it copied."""
     copied = 0
+    marks = dict(WorkspaceMark.objects.filter(organization=org).values_list("kind", "updated_at"))
     for kind, (model, related, make) in WORKSPACE_KINDS.items():
-        mark = WorkspaceMark.objects.filter(organization=org, kind=kind).values_list("updated_at", flat=True).first()
+        mark = marks.get(kind)
         rows = model.objects.filter(organization=org)
         if mark is not None:
             rows = rows.filter(updated_at__gte=mark)
@@ -204,7 +212,10 @@ def workspace_catch_up(org: Organization) -> int:
             rows = rows.select_related(*related)
         batch = list(rows.prefetch_related(*_prefetch(kind)))
         put(org, [make(record) for record in batch])
-        WorkspaceMark.objects.update_or_create(organization=org, kind=kind, defaults={"updated_at": newest})
+        # A little before the newest: a record written in a transaction that commits after this catch-up, with an
+        # updated_at a moment older than the newest seen here, is still caught by the next one.
+        WorkspaceMark.objects.update_or_create(organization=org, kind=kind,
+                                               defaults={"updated_at": newest - MARK_MARGIN})
         copied += len(batch)
     return copied
 
@@ -237,7 +248,9 @@ def mail_entry(connection: Connection, message: LocalMailMessage, owner: set[str
         thread=f"mail:{key}:t:{message.thread.key}", title=message.subject or "(no subject)", body=message.text,
         date=message.date, people=people, sender=message.sender, recipients=[*message.to, *message.cc],
         dir="sent" if sent else "received",
-        bulk=not sent and is_bulk(senders[0][1] if senders else "", message.text),
+        # Received: from a machine's address, or with an unsubscribe link. Sent: only to machines' addresses.
+        bulk=(bool(to + cc) and all(_BULK_SENDER.match(a) for _, a in to + cc)) if sent
+        else is_bulk(senders[0][1] if senders else "", message.text),
         has_attachment=bool(attachments), places=[f"label:{message.box.upper()}"], attachments=attachments,
     )
 
@@ -285,7 +298,8 @@ def meeting_entry(connection: Connection, event: LocalEvent, owner: set[str]) ->
     people = [("from", "", connection.account.lower(), True)] + [("to", "", a, a in owner) for a in guests]
     return Entry(
         key=f"meeting:{connection.account_key}:{event.id}", type="meeting", source=connection.account,
-        connection_id=connection.id, title=event.title, body="\n".join(x for x in (event.location, event.description) if x),
+        connection_id=connection.id, title=event.title,
+        body="\n".join(x for x in (event.location, event.description) if x),
         date=event.start, people=people, recipients=guests, url=event.url,
     )
 

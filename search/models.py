@@ -57,8 +57,12 @@ class SearchItem(models.Model):
         indexes = [
             models.Index(fields=["organization", "-date"], name="search_item_org_date_idx"),
             models.Index(fields=["organization", "dir", "-date"], name="search_item_org_dir_idx"),
-            models.Index(fields=["organization", "type"], name="search_item_org_type_idx"),
+            # Covers the counts (GROUP BY type, source, year, dir) and the common filters, so a search over every
+            # item of a workspace reads this index alone, never the rows with their bodies.
+            models.Index(fields=["organization", "type", "source", "year", "dir", "date", "bulk", "thread_last_dir",
+                                 "connection"], name="search_item_facets_idx"),
             models.Index(fields=["organization", "group"], name="search_item_org_group_idx"),
+            models.Index(fields=["organization", "thread", "-date"], name="search_item_org_thread_idx"),
             models.Index(fields=["connection"], name="search_item_connection_idx"),
         ]
 
@@ -79,8 +83,12 @@ class SearchPerson(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["organization", "address"], name="search_person_address_idx"),
+            # Covers from/to/with by address and counts.people (GROUP BY address) without reading the rows.
+            models.Index(fields=["organization", "address", "owner", "role", "name", "item"],
+                         name="search_person_address_idx"),
             models.Index(fields=["organization", "domain"], name="search_person_domain_idx"),
+            # counts.people over a set of items: each item's people read from this index alone.
+            models.Index(fields=["item", "owner", "address", "name"], name="search_person_item_idx"),
             models.Index(fields=["organization", "name_key"], name="search_person_name_idx"),
         ]
 

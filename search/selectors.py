@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from companies.models import Company
@@ -134,11 +134,16 @@ _ROLES = {"from": ("from", "author"), "to": ("to",), "with": None}
 
 
 def visible(org: Organization):
-    """The workspace's own items, and the copies of accounts whose search is on."""
-    on = list(SearchCopy.objects.filter(connection__organization=org, on=True,
-                                        connection__status=Connection.Status.CONNECTED)
-              .values_list("connection_id", flat=True))
-    return SearchItem.objects.filter(organization=org).filter(Q(connection__isnull=True) | Q(connection_id__in=on))
+    """The workspace's own items, and the copies of accounts whose search is on. An account turned off (or
+    disconnected) is left out at once, until the sweep deletes its copy; with none such, nothing is filtered, so
+    counts read the indexes alone."""
+    shown = set(SearchCopy.objects.filter(connection__organization=org, on=True,
+                                          connection__status=Connection.Status.CONNECTED)
+                .values_list("connection_id", flat=True))
+    others = Connection.objects.filter(organization=org).exclude(id__in=shown).values_list("id", flat=True)
+    hidden = [c for c in others if SearchItem.objects.filter(connection_id=c).exists()]
+    items = SearchItem.objects.filter(organization=org)
+    return items.exclude(connection_id__in=hidden) if hidden else items
 
 
 def _places(value: str) -> str:
@@ -156,7 +161,7 @@ def _cursor_offset(filters: Filters) -> int:
         data = json.loads(base64.urlsafe_b64decode(filters.cursor.encode() + b"=" * (-len(filters.cursor) % 4)))
         offset, fingerprint = int(data["o"]), data["f"]
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came")
+        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came") from None
     if fingerprint != filters.fingerprint():
         raise BadInput("cursor", "this cursor is from a search with other filters; give the same filters with it")
     if not 0 <= offset <= 1_000_000:
@@ -205,7 +210,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
             try:
                 start, read = dates.start_of(value, time_zone=org.time_zone, now=now)
             except ValueError as e:
-                raise BadInput(name, str(e))
+                raise BadInput(name, str(e)) from None
             items = items.filter(date__gte=start) if name == "after" else items.filter(date__lt=start)
             understood[name] = f"{'from' if name == 'after' else 'before'} {read}"
 
@@ -230,8 +235,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
     if filters.thread:
         items = items.filter(thread=filters.thread.strip())
 
-    total = items.count()
-    counts = _counts(items)
+    total, counts = _counts(items)
     sort = filters.sort or ("relevance" if phrases else "newest")
     if sort == "relevance" and not phrases:
         sort = "newest"
@@ -253,58 +257,75 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
     return out
 
 
-def _counts(items) -> dict:
-    def by(field_name):
-        rows = items.order_by().values(field_name).annotate(n=Count("id")).order_by("-n", field_name)
-        return {str(r[field_name]) if r[field_name] != "" else "none": r["n"] for r in rows}
-
+def _counts(items) -> tuple[int, dict]:
+    """The exact total and the counts by type, source, year and dir, from one GROUP BY over every match, and the
+    people most on them (the owner left out)."""
+    rows = list(items.order_by().values("type", "source", "year", "dir").annotate(n=Count("id")))
+    total = sum(r["n"] for r in rows)
+    by: dict[str, dict] = {"type": {}, "source": {}, "year": {}, "dir": {}}
+    for row in rows:
+        for name in by:
+            if name == "dir" and not row["dir"]:
+                continue
+            key = str(row[name])
+            by[name][key] = by[name].get(key, 0) + row["n"]
     people = (SearchPerson.objects.filter(item_id__in=items.order_by().values("id"), owner=False)
               .exclude(address="").values("address").annotate(n=Count("item_id", distinct=True), name=Max("name"))
               .order_by("-n", "address")[:TOP_PEOPLE])
-    years = by("year")
-    return {
-        "type": by("type"),
-        "source": by("source"),
-        "year": dict(sorted(years.items(), reverse=True)),
-        "dir": {k: v for k, v in by("dir").items() if k != "none"},
+    counts = {
+        "type": _most_first(by["type"]),
+        "source": _most_first(by["source"]),
+        "year": dict(sorted(by["year"].items(), reverse=True)),
+        "dir": _most_first(by["dir"]),
         "people": {(f"{p['name']} <{p['address']}>" if p["name"] else p["address"]): p["n"] for p in people},
     }
+    return total, counts
+
+
+def _most_first(counts: dict) -> dict:
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+CHUNK = 400
+
+
+def _ordered_chunk(items, phrases, sort, start: int, count: int) -> list[tuple[int, str]]:
+    if sort == "relevance" and phrases:
+        return fts.ranked(items, phrases, start, count)
+    return list(items.order_by(*_item_order(sort)).values_list("id", "group")[start:start + count])
 
 
 def _page(org, items, phrases, sort, offset, limit, *, by_thread: bool) -> tuple[list[dict], bool]:
     if not by_thread:
-        ordered = items.order_by(*_item_order(sort, phrases))
-        rows = list(_with_rank(ordered, phrases, sort)[offset:offset + limit + 1])
-        more = len(rows) > limit
-        return [_result(org, row, phrases, 0) for row in rows[:limit]], more
-    groups = items.order_by().values("group").annotate(n=Count("id"), newest=Max("date"), oldest=Min("date"))
-    if sort == "relevance":
-        groups = groups.annotate(score=Max(fts.relevance(phrases))).order_by("-score", "-newest", "group")
-    elif sort == "oldest":
-        groups = groups.order_by("oldest", "group")
-    else:
-        groups = groups.order_by("-newest", "group")
-    page = list(groups[offset:offset + limit + 1])
-    more = len(page) > limit
-    page = page[:limit]
-    names = [g["group"] for g in page]
-    members = items.filter(group__in=names).order_by(*_item_order(sort if sort != "relevance" else "newest", []))
-    if sort == "relevance":
-        members = members.annotate(score=fts.relevance(phrases)).order_by("-score", "-date", "-id")
-    best: dict[str, SearchItem] = {}
-    for row in members:
-        best.setdefault(row.group, row)
-    return [_result(org, best[g["group"]], phrases, g["n"] - 1) for g in page if g["group"] in best], more
+        ids = [item_id for item_id, _ in _ordered_chunk(items, phrases, sort, offset, limit + 1)]
+        rows = {row.id: row for row in items.filter(id__in=ids)}
+        more = len(ids) > limit
+        return [_result(org, rows[i], phrases, 0) for i in ids[:limit] if i in rows], more
+    # One result per thread: walk the matches in order (newest first reads the date index and stops early), keeping
+    # each thread's first, until the page and one more are found.
+    wanted = offset + limit + 1
+    firsts: dict[str, int] = {}
+    start = 0
+    while len(firsts) < wanted:
+        chunk = _ordered_chunk(items, phrases, sort, start, CHUNK)
+        for item_id, group in chunk:
+            firsts.setdefault(group, item_id)
+            if len(firsts) >= wanted:
+                break
+        if len(chunk) < CHUNK:
+            break
+        start += CHUNK
+    page_groups = list(firsts)[offset:offset + limit + 1]
+    more = len(page_groups) > limit
+    page_groups = page_groups[:limit]
+    rows = {row.id: row for row in items.filter(id__in=[firsts[g] for g in page_groups])}
+    sizes = dict(items.order_by().filter(group__in=page_groups).values("group").annotate(n=Count("id"))
+                 .values_list("group", "n"))
+    return [_result(org, rows[firsts[g]], phrases, sizes.get(g, 1) - 1) for g in page_groups], more
 
 
-def _item_order(sort: str, phrases) -> list[str]:
+def _item_order(sort: str) -> list[str]:
     return ["date", "id"] if sort == "oldest" else ["-date", "-id"]
-
-
-def _with_rank(queryset, phrases, sort):
-    if sort == "relevance" and phrases:
-        return queryset.annotate(score=fts.relevance(phrases)).order_by("-score", "-date", "-id")
-    return queryset
 
 
 def _snippet(item: SearchItem, phrases: list[str]) -> str:

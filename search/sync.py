@@ -122,7 +122,8 @@ def count_at_source(connection: Connection) -> int:
     if connection.serves("mail"):
         total += LocalMailMessage.objects.filter(connection=connection).exclude(box=LocalMailMessage.Box.DRAFT).count()
     if connection.serves("files"):
-        total += LocalFile.objects.filter(connection=connection, trashed=False).exclude(mime_type=index.FOLDER_MIME).count()
+        files = LocalFile.objects.filter(connection=connection, trashed=False)
+        total += files.exclude(mime_type=index.FOLDER_MIME).count()
     if connection.serves("calendar"):
         total += LocalEvent.objects.filter(connection=connection, cancelled=False).count()
     return total
@@ -149,7 +150,8 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
     org = connection.organization
     done_batches = 0
     try:
-        if copy.state in (SearchCopy.State.WAITING, SearchCopy.State.OFF, SearchCopy.State.FAILED) and not copy.first_synced_at:
+        starting = (SearchCopy.State.WAITING, SearchCopy.State.OFF, SearchCopy.State.FAILED)
+        if copy.state in starting and not copy.first_synced_at:
             SearchCopy.objects.filter(pk=copy.pk, claim=token).update(
                 state=SearchCopy.State.COPYING, total=count_at_source(connection))
         for part in parts_of(connection):

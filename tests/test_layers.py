@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"contacts", "companies", "docs"},          # the owner's records
     {"checks", "research"},                     # the owner's yes; public research (SEC filings, news feeds)
     {"integrations"},                           # the owner's apps (mail, files, calendar, books)
-    {"workspace"},                              # the agents' sandboxed computer (brings in Drive files, mail)
+    {"workspace", "search"},                    # the agents' sandboxed computer; search over records and copies
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick
