@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from core import web_addresses
 from core.network import network_call
 
 MAX_REDIRECTS = 5
@@ -30,11 +31,10 @@ class AddressRefused(Exception):
 
 
 def _refused_ip(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
-    # Not global covers private, loopback, link-local (the metadata service's 169.254.169.254), carrier-grade NAT,
-    # reserved and unspecified addresses.
-    return not ip.is_global or ip.is_multicast or ip.is_loopback or ip.is_link_local or ip.is_private
+    # The web group's address policy (core/web_addresses.py), so both refuse the same: loopback, private,
+    # link-local, carrier-grade NAT, multicast, unspecified, reserved and cloud-metadata addresses, and IPv6 ones
+    # that carry such an IPv4 address (mapped, NAT64, 6to4).
+    return web_addresses.why_refused(ip) is not None
 
 
 def resolve(host: str, port: int) -> list[str]:
@@ -58,10 +58,7 @@ def check_url(url: str) -> None:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
         raise AddressRefused("the address has a port that isn't a number") from exc
-    try:
-        literal = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        literal = None
+    literal = web_addresses.literal_address(host)  # 2130706433, 0177.0.0.1 and 127.1 are addresses too
     if literal is not None:
         addresses = [str(literal)]
     else:
