@@ -1,6 +1,6 @@
 """Fetching one web page for `web.read`, with the address that was checked pinned.
 
-Each hop (the URL, then every redirect, at most MAX_REDIRECTS) is checked by `addresses.check_url`, and its
+Each hop (the URL, then every redirect, at most MAX_REDIRECTS) is checked by `core.web_addresses.check_url`, and its
 connection goes to the address that check resolved and approved: the transport's network backend ignores the name
 and connects to that address, while the request keeps the name in its Host header and TLS keeps it as the server
 name (SNI) and for the certificate. So a name that answers a public address to the check and a private one a
@@ -22,7 +22,7 @@ import httpx
 
 from core.errors import ToolError
 from core.network import network_call
-from integrations.web.addresses import Target, check_url
+from core.web_addresses import Target, check_url
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
@@ -73,6 +73,17 @@ def _pinned_client(target: Target) -> httpx.Client:
         timeout=httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
         headers={"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Language": "en;q=1.0, *;q=0.5"},
     )
+
+
+def pinned_client(target: Target, *, headers: dict | None = None, timeout: httpx.Timeout | None = None) -> httpx.Client:
+    """A client whose connections go only to the address `check_url` approved for `target`, for other readers of
+    an owner-given or agent-given URL (the newsfeed's feeds). It follows no redirects: check each hop again."""
+    client = _pinned_client(target)
+    if headers:
+        client.headers.update(headers)
+    if timeout is not None:
+        client.timeout = timeout
+    return client
 
 
 def fetch_page(target: Target) -> Fetched:

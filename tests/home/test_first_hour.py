@@ -146,7 +146,7 @@ def test_the_thread_page_shows_its_work_and_what_was_said(client, owner, org, de
     thread, _ = thread_with_work(desk)
     agent_services.message_append(conversation=thread, role="agent", text="Drafted the quote: $8,400.")
     html = get(client, reverse("thread", args=[desk.id, thread.id]))
-    assert "Juniper Dental · Client desk · Chats · Fernhill Studio · Roadstar" in html
+    assert "<title>Juniper Dental · Client desk · Chats · Roadstar</title>" in html
     assert "Quote Juniper Dental" in html and "Drafted the quote: $8,400." in html
 
 

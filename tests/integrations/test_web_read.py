@@ -6,8 +6,9 @@ import ssl
 
 import pytest
 
+from core import web_addresses as addresses
 from core.errors import ToolError
-from integrations.web import addresses, fetch
+from integrations.web import fetch
 from integrations.web.services import web_read
 from tests.integrations.web_fakes import HOURS_PAGE, FakeSite, Route, minimal_pdf, self_signed
 
