@@ -75,6 +75,17 @@ def _pinned_client(target: Target) -> httpx.Client:
     )
 
 
+def pinned_client(target: Target, *, headers: dict | None = None, timeout: httpx.Timeout | None = None) -> httpx.Client:
+    """A client whose connections go only to the address `check_url` approved for `target`, for other readers of
+    an owner-given or agent-given URL (the newsfeed's feeds). It follows no redirects: check each hop again."""
+    client = _pinned_client(target)
+    if headers:
+        client.headers.update(headers)
+    if timeout is not None:
+        client.timeout = timeout
+    return client
+
+
 def fetch_page(target: Target) -> Fetched:
     """The page at a checked URL, following up to MAX_REDIRECTS redirects, each checked again. Raises ToolError."""
     deadline = time.monotonic() + PAGE_DEADLINE
