@@ -9,14 +9,13 @@
     var counter = document.getElementById(field.id + "-count");
     if (!counter || !limit) return;
     var used = field.value.length;
-    if (used > limit) {
-      counter.textContent = number(used) + " of " + number(limit) + " characters: " + number(used - limit) +
-        " too many";
-      counter.classList.add("limit-count--over");
-    } else {
-      counter.textContent = number(used) + " of " + number(limit) + " characters";
-      counter.classList.remove("limit-count--over");
-    }
+    var over = used > limit;
+    var text = number(used) + " of " + number(limit) + " characters" +
+      (over ? ": " + number(used - limit) + " too many" : "");
+    // Only a real change is written: writing the counter is itself a change the MutationObserver below sees, and
+    // rewriting the same text made it call itself forever, so a page with a counter never finished loading.
+    if (counter.textContent !== text) counter.textContent = text;
+    if (counter.classList.contains("limit-count--over") !== over) counter.classList.toggle("limit-count--over", over);
   }
   function all(root) {
     var fields = (root || document).querySelectorAll("[data-limit]");
