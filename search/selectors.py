@@ -342,7 +342,7 @@ def _snippet(item: SearchItem, phrases: list[str]) -> str:
 
 def _where(item: SearchItem) -> str:
     places = list(item.places.values_list("place", flat=True)) if item.type != "email" else []
-    if item.type == "email":
+    if item.type == "email" or item.key.startswith("mail:"):
         return f"{item.source}, {'sent' if item.dir == 'sent' else 'received'} mail"
     if item.source == WORKSPACE:
         return "the workspace" + (f", project {places[0]}" if places and item.type in ("doc", "sheet") else "")
@@ -358,15 +358,16 @@ def _result(org, item: SearchItem, phrases, more_in_thread: int) -> dict:
         "where": _where(item),
         "match": _snippet(item, phrases),
     }
-    if item.type == "email":
+    if item.sender:
         result["from"] = item.sender
+    if item.recipients:
         result["to"] = ", ".join(item.recipients)
+    if item.dir:
         result["dir"] = item.dir
+    if item.thread:
         result["thread"] = item.thread
         if more_in_thread:
             result["moreInThread"] = more_in_thread
-    elif item.type == "meeting" and item.recipients:
-        result["to"] = ", ".join(item.recipients)
     if item.attachments:
         result["attachments"] = ", ".join(f"{a['name']} ({a['id']})" for a in item.attachments)
     money = list(dict.fromkeys(_MONEY.findall(f"{item.title}\n{item.body}")))[:5]
@@ -440,11 +441,6 @@ def read(*, org: Organization, item_id: str, offset: int = 0) -> dict:
         first = thread[0]
         attachments = [a for m in thread for a in m.attachments]
         shape = {"title": first.title, "url": first.url, "source": first.source}
-    elif ":a:" in item_id:
-        raise ToolError(
-            "unsupported",
-            "Attachments' text isn't copied into search yet: read it with mail.read, giving the thread's id and "
-            "this attachment's id.")
     else:
         item = items.filter(key=item_id).first()
         if item is None:
@@ -456,6 +452,6 @@ def read(*, org: Organization, item_id: str, offset: int = 0) -> dict:
     if offset + READ_PAGE < len(text):
         shape["nextOffset"] = offset + READ_PAGE
     if attachments:
-        shape["attachments"] = [{"id": a["id"], "name": a["name"], "quality": "not copied: read it with mail.read"}
+        shape["attachments"] = [{"id": a["id"], "name": a["name"], "quality": a.get("quality", "text")}
                                 for a in attachments]
     return shape

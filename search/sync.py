@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import LocalFile, LocalFileChange
-from integrations.local.models_mail import LocalMailMessage
+from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.models import Connection, SearchCopy
 from search import index
 
@@ -73,7 +73,7 @@ def _mail_batch(connection, position, owner, size):
         .exclude(box=LocalMailMessage.Box.DRAFT).select_related("thread").prefetch_related("attachments")
         .order_by("id")[:size]
     )
-    entries = [index.mail_entry(connection, m, owner) for m in rows]
+    entries = [entry for m in rows for entry in index.mail_entries(connection, m, owner)]
     return entries, [], ({"mail": rows[-1].id} if rows else {}), len(rows) == size
 
 
@@ -120,7 +120,8 @@ BATCHES = {"mail": _mail_batch, "files": _files_batch, "meetings": _meetings_bat
 def count_at_source(connection: Connection) -> int:
     total = 0
     if connection.serves("mail"):
-        total += LocalMailMessage.objects.filter(connection=connection).exclude(box=LocalMailMessage.Box.DRAFT).count()
+        messages = LocalMailMessage.objects.filter(connection=connection).exclude(box=LocalMailMessage.Box.DRAFT)
+        total += messages.count() + LocalMailAttachment.objects.filter(message__in=messages).count()
     if connection.serves("files"):
         files = LocalFile.objects.filter(connection=connection, trashed=False)
         total += files.exclude(mime_type=index.FOLDER_MIME).count()
