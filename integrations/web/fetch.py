@@ -96,11 +96,22 @@ def fetch_page(target: Target) -> Fetched:
             with _pinned_client(target) as client, client.stream("GET", target.url) as response:
                 if response.is_redirect:
                     location = response.headers.get("location", "")
-                    next_url = str(response.url.join(location))
+                    try:
+                        next_url = str(response.url.join(location))
+                    except httpx.InvalidURL:
+                        raise ToolError("vendor", f"{first} redirected to {location[:200]!r}, which isn't a valid "
+                                                  "link.") from None
                 else:
                     return _read(response, target.url, deadline)
         except httpx.TimeoutException:
             raise ToolError("unavailable", f"{target.url} didn't answer in time. Try again later, or say so.") from None
+        except httpx.InvalidURL:
+            raise ToolError("bad_input", f"{target.url} is not a link Roadstar can request.") from None
+        except httpx.RemoteProtocolError as error:
+            if "location header" in str(error):  # httpx reads a redirect's Location as it arrives
+                raise ToolError("vendor", f"{first} redirected to a link that isn't valid ({error})") from None
+            raise ToolError("unavailable", f"{target.url} answered in a way that isn't HTTP ({error}). Try again "
+                                           "later, or say so.") from None
         except httpx.HTTPError as error:
             raise ToolError("unavailable", f"{target.url} couldn't be reached ({error.__class__.__name__}). Try "
                                            "again later, or say so.") from None
