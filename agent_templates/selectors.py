@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from agent_templates.catalogue import (
     ROADSTAR_PREFIX,
-    CatalogueError,
     TemplateBody,
     roadstar_templates,
 )
@@ -52,7 +51,8 @@ def _shared_body(row: SharedTemplate) -> TemplateBody:
         return TemplateBody.model_validate(row.body)
     except ValueError:
         # Kept bodies were checked when shared; one that no longer holds is refused, not half-added.
-        raise CatalogueError(f"the shared template {row.slug!r} no longer holds together") from None
+        raise ToolError("unsupported", f"The shared template {SHARED_PREFIX}{row.slug} no longer holds together "
+                                       "with this version of Roadstar; the owner can share it again.") from None
 
 
 def _shared(org) -> list[Found]:
@@ -60,7 +60,7 @@ def _shared(org) -> list[Found]:
     for row in SharedTemplate.objects.filter(organization=org).order_by("name"):
         try:
             found.append(Found(id=SHARED_PREFIX + row.slug, body=_shared_body(row), from_=row.shared_by))
-        except CatalogueError:
+        except ToolError:
             continue
     return found
 
@@ -92,12 +92,18 @@ def _fields(body: TemplateBody) -> list[tuple[int, str, str]]:
     return fields
 
 
+def _stems(text: str) -> set[str]:
+    """The words that say something, stemmed a little further than routines' ask_words: "hire" and "hiring",
+    "schedule" and "scheduling" meet."""
+    return {w[:-1] if w.endswith("e") and len(w) > 3 else w for w in ask_words(text)}
+
+
 def _score(query_words: set[str], phrase: str, body: TemplateBody) -> tuple[int, str]:
     """How well the template answers the words, and the one place that matched best (`Name: …`)."""
     best_weight: dict[str, int] = {}
     best_field, best_field_score = "", 0
     for weight, label, text in _fields(body):
-        words = ask_words(text)
+        words = _stems(text)
         hits = query_words & words
         if not hits:
             continue
@@ -117,8 +123,8 @@ def _score(query_words: set[str], phrase: str, body: TemplateBody) -> tuple[int,
 
 def template_search(*, org, query: str, limit: int = SEARCH_LIMIT) -> list[dict]:
     """Templates matching the words, best first: the most words matched where they weigh most. Each says what
-    matched. A word matches its plural and -ing forms too (routines.services.ask_words)."""
-    words = ask_words(query)
+    matched. A word matches its plural and -ing forms too (`_stems`)."""
+    words = _stems(query)
     phrase = " ".join(query.lower().split())
     scored = []
     for found in all_templates(org=org):

@@ -127,7 +127,7 @@ def bench_home(lines: int, contacts: int, label: str, repeat: int = 30):
 def main():
     call_command("migrate", verbosity=0)
     print("# Roadstar benchmarks\n")
-    from bench import pickup, prompts, routines_bench, step_cost
+    from bench import pickup, prompts, routines_bench, step_cost, workspace_bench
 
     step_cost.run(print)
     pickup.run(print)
@@ -135,6 +135,7 @@ def main():
         pickup.run(print, postgres=True)
     prompts.run(print)
     routines_bench.run(print)
+    workspace_bench.run(print)
     print("## use_tool overhead (median of interleaved runs)\n")
     print("| tool | service called directly | through use_tool | ratio (target < 2x) |")
     print("| --- | ---: | ---: | ---: |")

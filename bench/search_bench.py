@@ -105,17 +105,24 @@ def median_ms(fn) -> float:
 
 
 def main() -> None:
+    from core.models import Organization
     from search.models import SearchItem
     from search.selectors import Filters, search
 
     call_command("migrate", verbosity=0)
-    _, org, _ = make_workspace("search-bench")
-    org.owner_email = OWNER
-    org.save()
-    seconds = load(org)
+    org = Organization.objects.filter(name="search-bench").first()
+    if org is None:
+        _, org, _ = make_workspace("search-bench")
+        org.owner_email = OWNER
+        org.save()
+        seconds = load(org)
+    else:  # SQLITE_PATH or DATABASE_URL of an earlier run: measure its copy again
+        seconds = None
     rows = SearchItem.objects.filter(organization=org).count()
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")
+        # As a running server's database would be: statistics gathered, and on PostgreSQL the visibility map set
+        # (autovacuum's work), so a COUNT(*) may read the index alone.
+        cursor.execute("VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
 
     def plain_count():
         with connection.cursor() as cursor:
@@ -134,8 +141,8 @@ def main() -> None:
         ("everything, newest first", Filters()),
     ]
     vendor = connection.vendor
-    print(f"search bench on {vendor}: {rows:,} items ({MESSAGES:,} messages, {FILES:,} files) copied in "
-          f"{seconds:.0f} s ({rows / seconds:,.0f} items/s)")
+    copied = f"copied in {seconds:.0f} s ({rows / seconds:,.0f} items/s)" if seconds else "copied in an earlier run"
+    print(f"search bench on {vendor}: {rows:,} items ({MESSAGES:,} messages, {FILES:,} files) {copied}")
     print(f"plain COUNT(*) over the table: {baseline:.2f} ms (median of {REPEAT})")
     print("| search | matches | median | x COUNT(*) |")
     print("| --- | --- | --- | --- |")

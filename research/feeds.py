@@ -22,6 +22,7 @@ from research import netguard
 
 USER_AGENT = "Roadstar newsfeed (+https://docs.roadstar.app/tools/newsfeed)"
 TIMEOUT = httpx.Timeout(20.0, connect=10.0)
+ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
 MAX_FEED_BYTES = 5 * 1024 * 1024
 MAX_ITEMS = 200  # a feed's newest items read per visit
 HEADLINE_LIMIT = 500
@@ -147,25 +148,20 @@ def _bozo_words(parsed) -> str:
     return words[:200] or "its XML is broken"
 
 
-def read(url: str, *, etag: str = "", modified: str = "", transport: httpx.BaseTransport | None = None) -> FeedRead:
+def read(url: str, *, etag: str = "", modified: str = "") -> FeedRead:
     """Fetch and parse one feed. Asks for what changed since `etag`/`modified`; never raises for the feed's faults."""
-    headers = {
-        "User-Agent": USER_AGENT,
-        "Accept": "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
-    }
+    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
     if etag:
         headers["If-None-Match"] = etag
     if modified:
         headers["If-Modified-Since"] = modified
     try:
-        with httpx.Client(timeout=TIMEOUT, transport=transport) as client:
-            got = netguard.fetch(client, url, headers=headers, max_bytes=MAX_FEED_BYTES)
+        got = netguard.fetch(url, headers=headers, timeout=TIMEOUT, max_bytes=MAX_FEED_BYTES)
     except netguard.AddressRefused as error:
         return FeedRead("refused", problem=f"Roadstar doesn't read this address: {error}.")
     except netguard.TooLarge:
-        return FeedRead(
-            "malformed", problem=f"It is larger than a feed ({MAX_FEED_BYTES // (1024 * 1024)} MB or more)."
-        )
+        too_big = f"It is larger than a feed ({MAX_FEED_BYTES // (1024 * 1024)} MB or more)."
+        return FeedRead("malformed", problem=too_big)
     except httpx.TimeoutException:
         return FeedRead("unreachable", problem="It didn't answer in time.")
     except httpx.HTTPError as error:

@@ -2,78 +2,29 @@
 
 A feed URL is fetched by the worker, inside the server's network. Without a check, an owner (or an agent an owner's
 mail talked into it) could make Roadstar read `http://127.0.0.1:…`, the database port, a router's admin page or the
-cloud's metadata service (169.254.169.254) and show the answer back as stories. So every address the name
-resolves to must be a public one, and every redirect is checked again the same way (`fetch` follows them itself).
-
-What this doesn't cover: a name whose DNS answer changes between the check and the connection (rebinding). The
-connection is made to the name again, so a hostile DNS server could still swap the answer in that instant.
+cloud's metadata service (169.254.169.254) and show the answer back as stories. The check is the web group's
+(`core/web_addresses.py`: http(s) on the web's ports, no credentials, every address the name resolves to a
+public one, addresses in every form a resolver reads), run on the URL and again on every redirect, and each
+connection goes to the very address that was checked (`integrations.web.fetch.pinned_client`), so a DNS answer that
+changes between the check and the connection reaches nothing.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from core import web_addresses
+from core.errors import ToolError
 from core.network import network_call
+from integrations.web.fetch import pinned_client
 
 MAX_REDIRECTS = 5
-# Names that are the machine itself or a cloud's metadata service, whatever they resolve to here.
-REFUSED_NAMES = frozenset({"localhost", "metadata.google.internal", "metadata", "instance-data"})
 
 
 class AddressRefused(Exception):
     """The URL points at this machine, a private network or a metadata service: it was not requested."""
-
-
-def _refused_ip(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
-    # Not global covers private, loopback, link-local (the metadata service's 169.254.169.254), carrier-grade NAT,
-    # reserved and unspecified addresses.
-    return not ip.is_global or ip.is_multicast or ip.is_loopback or ip.is_link_local or ip.is_private
-
-
-def resolve(host: str, port: int) -> list[str]:
-    """The addresses `host` resolves to (a seam for tests, which give names without a DNS server)."""
-    return sorted({info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)})
-
-
-def check_url(url: str) -> None:
-    """Raise AddressRefused unless `url` is http(s) to a name or address that is public, as resolved now."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise AddressRefused("only http and https addresses are read")
-    host = (parts.hostname or "").rstrip(".").lower()
-    if not host:
-        raise AddressRefused("the address has no host name")
-    if parts.username or parts.password:
-        raise AddressRefused("addresses with a user name or password in them are not read")
-    if host in REFUSED_NAMES or host.endswith((".localhost", ".local", ".internal")):
-        raise AddressRefused(f"{host} is this machine or its private network")
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError as exc:
-        raise AddressRefused("the address has a port that isn't a number") from exc
-    try:
-        literal = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        literal = None
-    if literal is not None:
-        addresses = [str(literal)]
-    else:
-        try:
-            addresses = resolve(host, port)
-        except (socket.gaierror, UnicodeError) as error:
-            raise AddressRefused(f"{host} could not be found") from error
-    if not addresses:
-        raise AddressRefused(f"{host} could not be found")
-    for address in addresses:
-        if _refused_ip(ipaddress.ip_address(address.split("%")[0])):
-            raise AddressRefused(f"{host} is a private, local or reserved address ({address})")
 
 
 class TooLarge(Exception):
@@ -88,15 +39,33 @@ class Fetched:
     url: str
 
 
-def fetch(client: httpx.Client, url: str, *, headers: dict | None = None, max_bytes: int = 5 * 1024 * 1024) -> Fetched:
-    """GET `url` with `client`, checking it and every redirect's target before each request, reading at most
-    `max_bytes` of the answer (TooLarge past that)."""
+def check_url(url: str) -> web_addresses.Target:
+    """The checked target to connect to, or AddressRefused saying why in words."""
+    try:
+        return web_addresses.check_url(url, field="url")
+    except ToolError as error:
+        raise AddressRefused(_why(error)) from error
+
+
+def _why(error: ToolError) -> str:
+    if error.kind == "not_found":
+        return "its host name could not be found"
+    # "url: <url> is refused: <why>. Only public web pages can be read."
+    why = error.message.split(" is refused: ", 1)[-1]
+    return why.removesuffix(" Only public web pages can be read.").rstrip(".")
+
+
+def fetch(url: str, *, headers: dict | None = None, timeout: httpx.Timeout | None = None,
+          max_bytes: int = 5 * 1024 * 1024) -> Fetched:
+    """GET `url`, checking it and every redirect's target before each request and connecting only to the checked
+    address, reading at most `max_bytes` of the answer (TooLarge past that)."""
     for _ in range(MAX_REDIRECTS + 1):
-        check_url(url)
+        target = check_url(url)
         network_call(f"reading {url}")
-        with client.stream("GET", url, headers=headers, follow_redirects=False) as response:
+        with pinned_client(target, headers=headers, timeout=timeout) as client, \
+                client.stream("GET", target.url) as response:
             if response.is_redirect and response.headers.get("location"):
-                url = urljoin(str(response.url), response.headers["location"])
+                url = str(response.url.join(response.headers["location"]))
                 continue
             body = bytearray()
             for chunk in response.iter_bytes():
@@ -104,4 +73,4 @@ def fetch(client: httpx.Client, url: str, *, headers: dict | None = None, max_by
                 if len(body) > max_bytes:
                     raise TooLarge(f"the answer is over {max_bytes // (1024 * 1024)} MB")
             return Fetched(response.status_code, response.headers, bytes(body), str(response.url))
-    raise AddressRefused(f"more than {MAX_REDIRECTS} redirects")
+    raise AddressRefused(f"it redirects more than {MAX_REDIRECTS} times")

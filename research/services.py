@@ -366,14 +366,14 @@ def feed_claim(*, feed_id, now: datetime.datetime) -> bool:
     ).update(claimed_until=now + FEED_CLAIM))
 
 
-def feed_refresh(*, feed_id, now: datetime.datetime | None = None, transport=None) -> str | None:
+def feed_refresh(*, feed_id, now: datetime.datetime | None = None) -> str | None:
     """Read one due feed if this worker wins its claim: the new items stored once each, the feed's state set.
     Returns the feed's state after, or None when it wasn't due or another worker had it."""
     now = now or timezone.now()
     if not feed_claim(feed_id=feed_id, now=now):
         return None
     feed = Feed.objects.get(id=feed_id)
-    result = feed_reader.read(feed.url, etag=feed.etag, modified=feed.modified, transport=transport)
+    result = feed_reader.read(feed.url, etag=feed.etag, modified=feed.modified)
     return feed_store(feed=feed, result=result, now=now)
 
 

@@ -18,13 +18,17 @@ from django.utils import timezone
 
 from companies.models import Company
 from contacts.models import Contact
+from core.errors import ToolError
 from core.models import Organization
 from docs.models import Doc, Project
+from integrations.files import content
+from integrations.local.mailbox import blob_get
 from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import FOLDER_MIME, LocalFile
-from integrations.local.models_mail import LocalMailMessage
+from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.mail_text import address_list
 from integrations.models import Connection
+from integrations.providers.base import FileData
 from search.models import (
     WORKSPACE,
     SearchItem,
@@ -236,16 +240,29 @@ def is_bulk(sender_address: str, text: str) -> bool:
     return bool(_BULK_SENDER.match(sender_address or "")) or bool(_UNSUBSCRIBE.search(text[-3000:] if text else ""))
 
 
-def mail_entry(connection: Connection, message: LocalMailMessage, owner: set[str]) -> Entry:
+def mail_entries(connection: Connection, message: LocalMailMessage, owner: set[str]) -> list[Entry]:
+    """A message, and each of its attachments with its text, in the message's thread (so a thread is still one
+    result) with its people, so from/to/with find them too."""
     key = connection.account_key
     senders = address_list(message.sender)
     to, cc = address_list(message.to or []), address_list(message.cc or [])
     people = [("from", n, a, a in owner) for n, a in senders] + [("to", n, a, a in owner) for n, a in to + cc]
     sent = message.box == LocalMailMessage.Box.SENT
-    attachments = [{"id": f"mail:{key}:a:{a.key}", "name": a.name} for a in message.attachments.all()]
-    return Entry(
+    thread = f"mail:{key}:t:{message.thread.key}"
+    attachments, files = [], []
+    for attachment in message.attachments.all():
+        text, quality = attachment_text(connection, attachment)
+        item_id = f"mail:{key}:a:{attachment.key}"
+        attachments.append({"id": item_id, "name": attachment.name, "quality": quality})
+        files.append(Entry(
+            key=item_id, type=file_type(attachment.mime_type), source=connection.account, connection_id=connection.id,
+            thread=thread, title=attachment.name, body=text, date=message.date, people=people,
+            sender=message.sender, recipients=[*message.to, *message.cc], dir="sent" if sent else "received",
+            places=[f"label:{message.box.upper()}"],
+        ))
+    email = Entry(
         key=f"mail:{key}:m:{message.key}", type="email", source=connection.account, connection_id=connection.id,
-        thread=f"mail:{key}:t:{message.thread.key}", title=message.subject or "(no subject)", body=message.text,
+        thread=thread, title=message.subject or "(no subject)", body=message.text,
         date=message.date, people=people, sender=message.sender, recipients=[*message.to, *message.cc],
         dir="sent" if sent else "received",
         # Received: from a machine's address, or with an unsubscribe link. Sent: only to machines' addresses.
@@ -253,6 +270,21 @@ def mail_entry(connection: Connection, message: LocalMailMessage, owner: set[str
         else is_bulk(senders[0][1] if senders else "", message.text),
         has_attachment=bool(attachments), places=[f"label:{message.box.upper()}"], attachments=attachments,
     )
+    return [email, *files]
+
+
+def attachment_text(connection: Connection, attachment: LocalMailAttachment) -> tuple[str, str]:
+    """An attachment's text for the copy, and how well it was read (search.read lists it)."""
+    try:
+        data = FileData(attachment.name, attachment.mime_type, blob_get(connection.organization_id, attachment.sha256))
+        extracted = content.extract(data)
+    except ToolError as e:
+        return "", f"no text: {e.message}"
+    except OSError:
+        return "", "no text: its bytes are missing"
+    if extracted.image is not None:
+        return "", "a picture: no text to search"
+    return extracted.text, "text" if extracted.text.strip() else "no text found (a scan?)"
 
 
 _FILE_TYPES = [

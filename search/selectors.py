@@ -251,7 +251,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
         out["words"] = " ".join(f'"{p}"' for p in phrases)
     if understood:
         out["understood"] = understood
-    hint = _hint(org, total, filters)
+    hint = _hint(org, total, out["sources"])
     if hint:
         out["hint"] = hint
     return out
@@ -342,7 +342,7 @@ def _snippet(item: SearchItem, phrases: list[str]) -> str:
 
 def _where(item: SearchItem) -> str:
     places = list(item.places.values_list("place", flat=True)) if item.type != "email" else []
-    if item.type == "email":
+    if item.type == "email" or item.key.startswith("mail:"):
         return f"{item.source}, {'sent' if item.dir == 'sent' else 'received'} mail"
     if item.source == WORKSPACE:
         return "the workspace" + (f", project {places[0]}" if places and item.type in ("doc", "sheet") else "")
@@ -358,15 +358,16 @@ def _result(org, item: SearchItem, phrases, more_in_thread: int) -> dict:
         "where": _where(item),
         "match": _snippet(item, phrases),
     }
-    if item.type == "email":
+    if item.sender:
         result["from"] = item.sender
+    if item.recipients:
         result["to"] = ", ".join(item.recipients)
+    if item.dir:
         result["dir"] = item.dir
+    if item.thread:
         result["thread"] = item.thread
         if more_in_thread:
             result["moreInThread"] = more_in_thread
-    elif item.type == "meeting" and item.recipients:
-        result["to"] = ", ".join(item.recipients)
     if item.attachments:
         result["attachments"] = ", ".join(f"{a['name']} ({a['id']})" for a in item.attachments)
     money = list(dict.fromkeys(_MONEY.findall(f"{item.title}\n{item.body}")))[:5]
@@ -406,7 +407,11 @@ def copy_words(connection: Connection, copy: SearchCopy | None) -> str:
             "own tools")
 
 
-def _hint(org, total: int, filters: Filters) -> str | None:
+def _hint(org, total: int, source_states: dict) -> str | None:
+    copying = [account for account, words in source_states.items() if "being copied" in words]
+    if copying:
+        return (f"{', '.join(copying)} {'is' if len(copying) == 1 else 'are'} still being copied into search: what "
+                "isn't copied yet is found with mail.search, files.search or calendar's own tools.")
     if total:
         return None
     return ("Nothing matched. Search is literal: try other words, fewer words or filters, or a name instead of an "
@@ -440,11 +445,6 @@ def read(*, org: Organization, item_id: str, offset: int = 0) -> dict:
         first = thread[0]
         attachments = [a for m in thread for a in m.attachments]
         shape = {"title": first.title, "url": first.url, "source": first.source}
-    elif ":a:" in item_id:
-        raise ToolError(
-            "unsupported",
-            "Attachments' text isn't copied into search yet: read it with mail.read, giving the thread's id and "
-            "this attachment's id.")
     else:
         item = items.filter(key=item_id).first()
         if item is None:
@@ -456,6 +456,6 @@ def read(*, org: Organization, item_id: str, offset: int = 0) -> dict:
     if offset + READ_PAGE < len(text):
         shape["nextOffset"] = offset + READ_PAGE
     if attachments:
-        shape["attachments"] = [{"id": a["id"], "name": a["name"], "quality": "not copied: read it with mail.read"}
+        shape["attachments"] = [{"id": a["id"], "name": a["name"], "quality": a.get("quality", "text")}
                                 for a in attachments]
     return shape

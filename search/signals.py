@@ -10,7 +10,7 @@ from contacts.models import Contact
 from docs.models import Doc, Project
 from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import LocalFile
-from integrations.local.models_mail import LocalMailMessage
+from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.models import Connection
 from search import index
 from search.models import SearchItem
@@ -55,3 +55,10 @@ def _meeting_deleted(sender, instance, **kwargs):
     org_id, key = _account(instance)
     if org_id:
         index.remove(org_id, [f"meeting:{key}:{instance.id}"])
+
+
+@receiver(post_delete, sender=LocalMailAttachment, dispatch_uid="search.attachment_deleted")
+def _attachment_deleted(sender, instance, **kwargs):
+    org_id, key = _account(instance)
+    if org_id:
+        index.remove(org_id, [f"mail:{key}:a:{instance.key}"])

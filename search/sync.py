@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
+import time
 
 from django.db import transaction
 from django.db.models import Max, Q
@@ -25,13 +26,14 @@ from django.utils import timezone
 
 from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import LocalFile, LocalFileChange
-from integrations.local.models_mail import LocalMailMessage
+from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.models import Connection, SearchCopy
 from search import index
 
 logger = logging.getLogger(__name__)
 
 BATCH = 500
+SWEEP_SECONDS = 40
 LEASE = datetime.timedelta(minutes=5)
 PARTS = (("mail", "mail"), ("files", "files"), ("meetings", "calendar"))  # (part, the group that serves it)
 
@@ -73,7 +75,7 @@ def _mail_batch(connection, position, owner, size):
         .exclude(box=LocalMailMessage.Box.DRAFT).select_related("thread").prefetch_related("attachments")
         .order_by("id")[:size]
     )
-    entries = [index.mail_entry(connection, m, owner) for m in rows]
+    entries = [entry for m in rows for entry in index.mail_entries(connection, m, owner)]
     return entries, [], ({"mail": rows[-1].id} if rows else {}), len(rows) == size
 
 
@@ -120,7 +122,8 @@ BATCHES = {"mail": _mail_batch, "files": _files_batch, "meetings": _meetings_bat
 def count_at_source(connection: Connection) -> int:
     total = 0
     if connection.serves("mail"):
-        total += LocalMailMessage.objects.filter(connection=connection).exclude(box=LocalMailMessage.Box.DRAFT).count()
+        messages = LocalMailMessage.objects.filter(connection=connection).exclude(box=LocalMailMessage.Box.DRAFT)
+        total += messages.count() + LocalMailAttachment.objects.filter(message__in=messages).count()
     if connection.serves("files"):
         files = LocalFile.objects.filter(connection=connection, trashed=False)
         total += files.exclude(mime_type=index.FOLDER_MIME).count()
@@ -132,8 +135,10 @@ def count_at_source(connection: Connection) -> int:
 # --- copying --------------------------------------------------------------------------------------------------
 
 
-def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | None = None) -> str:
-    """Copy what is new in one account since its positions, batch by batch, under the claim. Returns the state."""
+def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | None = None,
+             max_seconds: float | None = None) -> str:
+    """Copy what is new in one account since its positions, batch by batch, under the claim. Returns the state.
+    With max_batches or max_seconds it stops there (releasing its claim), and the next run goes on from there."""
     copy = SearchCopy.objects.filter(connection=connection).first()
     if copy is None or not copy.on:
         return "off"
@@ -149,13 +154,19 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
     owner = index.owner_addresses(connection)
     org = connection.organization
     done_batches = 0
+    deadline = time.monotonic() + max_seconds if max_seconds is not None else None
+    stopped = False
     try:
         starting = (SearchCopy.State.WAITING, SearchCopy.State.OFF, SearchCopy.State.FAILED)
         if copy.state in starting and not copy.first_synced_at:
             SearchCopy.objects.filter(pk=copy.pk, claim=token).update(
                 state=SearchCopy.State.COPYING, total=count_at_source(connection))
         for part in parts_of(connection):
-            while max_batches is None or done_batches < max_batches:
+            while True:
+                if (max_batches is not None and done_batches >= max_batches) or (
+                        deadline is not None and time.monotonic() > deadline):
+                    stopped = True
+                    break
                 copy.refresh_from_db(fields=["position", "copied", "claim"])
                 if copy.claim != token:
                     return "busy"  # the lease ran out and another worker took over
@@ -171,7 +182,7 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
                 done_batches += 1
                 if not more:
                     break
-        if max_batches is not None and done_batches >= max_batches:
+        if stopped:
             _release(copy.pk, token)
             return SearchCopy.State.COPYING
         now = timezone.now()
@@ -190,7 +201,8 @@ def sweep() -> None:
         connection__status=Connection.Status.CONNECTED
     ):
         if copy.on:
-            copy_run(copy.connection)
+            # A first sync of a large account goes on over several sweeps: each stops well inside the task's time.
+            copy_run(copy.connection, max_seconds=SWEEP_SECONDS)
         else:
             drop_copy(copy.connection)
 

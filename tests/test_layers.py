@@ -23,9 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[set[str]] = [
     {"core"},                                   # Organization, Change, Card, ToolError, the tool context, time zone
     {"contacts", "companies", "docs"},          # the owner's records
-    {"checks", "research"},                     # the owner's yes; public research (SEC filings, news feeds)
-    {"integrations"},                           # the owner's apps (mail, files, calendar, books)
-    {"workspace", "search"},                    # the agents' sandboxed computer; search over records and copies
+    {"checks"},                                 # the owner's yes
+    {"integrations"},                           # the owner's apps (mail, files, calendar, books), the web
+    {"workspace", "search", "research"},        # the agents' sandboxed computer; search over records and copies;
+                                                # public research (SEC filings, news feeds) over the web's fetcher
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick

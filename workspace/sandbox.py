@@ -262,14 +262,21 @@ def _listen(path: Path) -> socket.socket:
 
 
 _SHIM = """
-import os, resource, signal, subprocess, sys
+import _signal, os, sys
 fd = int(sys.argv[1])
-os.set_inheritable(fd, False)
-code = subprocess.run(["/usr/bin/bash", "-c", sys.argv[2]], close_fds=True).returncode
-used = resource.getrusage(resource.RUSAGE_CHILDREN)
-os.write(fd, ("%d %d\\n" % (int((used.ru_utime + used.ru_stime) * 1000), used.ru_maxrss * 1024)).encode())
+pid = os.fork()
+if pid == 0:
+    os.close(fd)
+    # Python ignores SIGPIPE and SIGXFSZ; the command gets the usual dispositions (a pipe's reader gone, a file
+    # past the size limit: the writer stops).
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
+    os.execv("/usr/bin/bash", ["bash", "-c", sys.argv[2]])
+_, status, used = os.wait4(pid, 0)
+os.write(fd, b"%d %d" % (int((used.ru_utime + used.ru_stime) * 1000), used.ru_maxrss * 1024))
 os.close(fd)
-sys.exit(128 - code if code < 0 else code)
+code = os.waitstatus_to_exitcode(status)
+os._exit(128 - code if code < 0 else code)
 """
 
 
@@ -513,7 +520,8 @@ def _kill(process: subprocess.Popen) -> None:
 
 
 def _reap(process: subprocess.Popen, *, deadline: float):
-    """Wait for bwrap with its resource usage (its children's, which it waited for, included)."""
+    """Wait for bwrap with its resource usage. Its output has ended (or it was killed), so it is exiting now."""
+    pause = 0.0005
     while True:
         pid, status, rusage = os.wait4(process.pid, os.WNOHANG)
         if pid == process.pid:
@@ -522,7 +530,8 @@ def _reap(process: subprocess.Popen, *, deadline: float):
         if time.monotonic() > deadline:
             _kill(process)
             deadline = time.monotonic() + 10
-        time.sleep(0.005)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
 
 
 def _exit_code(status) -> int | None:

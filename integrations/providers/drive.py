@@ -251,7 +251,9 @@ class DriveProvider(FilesProvider):
         return FileData(name=name, mime_type=content.mime_of(name, mime), data=data)
 
     def download_office(self, file_id: str) -> FileData:
-        f = self._get(file_id)
+        return self._office(self._get(file_id), file_id)
+
+    def _office(self, f: dict, file_id: str) -> FileData:
         mime, name = f.get("mimeType", ""), f.get("name", file_id)
         if mime in _OFFICE_EXPORTS:
             target, extension = _OFFICE_EXPORTS[mime]
@@ -354,9 +356,11 @@ class DriveProvider(FilesProvider):
 
         # Undo needs the version before: Drive's revisions of a Google file can't be put back through the API, so
         # its content (as the Office file) is kept in Roadstar's files folder until then.
-        before = self.download_office(file_id)
+        f = self._get(file_id)
+        if f.get("mimeType") == FOLDER:
+            raise ToolError("bad_input", f"over: {f.get('name', file_id)} is a folder, not a file")
+        before = self._office(f, file_id)
         kept_blob = storage.blob_write(self.connection, file_id, before.data, ".before")
-        f = self._get(file_id, "id,name,mimeType")
         mime = content.mime_of(data.name, data.mime_type)
         media = MediaInMemoryUpload(data.data, mimetype=mime, resumable=False)
         updated = self._run(self.drive.files().update(fileId=file_id, media_body=media, body={},
@@ -364,7 +368,6 @@ class DriveProvider(FilesProvider):
         return Written(self.meta(updated), {"op": "version", "file": file_id, "before_blob": kept_blob,
                                             "before_mime": before.mime_type, "native": f.get("mimeType"),
                                             "after_version": updated.get("version")})
-
 
     def move(self, file_id: str, *, folder_id: str) -> Written[list[str]]:
         parents = self._get(file_id, "id,name,parents").get("parents") or []

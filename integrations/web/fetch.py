@@ -1,6 +1,6 @@
 """Fetching one web page for `web.read`, with the address that was checked pinned.
 
-Each hop (the URL, then every redirect, at most MAX_REDIRECTS) is checked by `addresses.check_url`, and its
+Each hop (the URL, then every redirect, at most MAX_REDIRECTS) is checked by `core.web_addresses.check_url`, and its
 connection goes to the address that check resolved and approved: the transport's network backend ignores the name
 and connects to that address, while the request keeps the name in its Host header and TLS keeps it as the server
 name (SNI) and for the certificate. So a name that answers a public address to the check and a private one a
@@ -22,7 +22,7 @@ import httpx
 
 from core.errors import ToolError
 from core.network import network_call
-from integrations.web.addresses import Target, check_url
+from core.web_addresses import Target, check_url
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
@@ -75,6 +75,17 @@ def _pinned_client(target: Target) -> httpx.Client:
     )
 
 
+def pinned_client(target: Target, *, headers: dict | None = None, timeout: httpx.Timeout | None = None) -> httpx.Client:
+    """A client whose connections go only to the address `check_url` approved for `target`, for other readers of
+    an owner-given or agent-given URL (the newsfeed's feeds). It follows no redirects: check each hop again."""
+    client = _pinned_client(target)
+    if headers:
+        client.headers.update(headers)
+    if timeout is not None:
+        client.timeout = timeout
+    return client
+
+
 def fetch_page(target: Target) -> Fetched:
     """The page at a checked URL, following up to MAX_REDIRECTS redirects, each checked again. Raises ToolError."""
     deadline = time.monotonic() + PAGE_DEADLINE
@@ -85,11 +96,22 @@ def fetch_page(target: Target) -> Fetched:
             with _pinned_client(target) as client, client.stream("GET", target.url) as response:
                 if response.is_redirect:
                     location = response.headers.get("location", "")
-                    next_url = str(response.url.join(location))
+                    try:
+                        next_url = str(response.url.join(location))
+                    except httpx.InvalidURL:
+                        raise ToolError("vendor", f"{first} redirected to {location[:200]!r}, which isn't a valid "
+                                                  "link.") from None
                 else:
                     return _read(response, target.url, deadline)
         except httpx.TimeoutException:
             raise ToolError("unavailable", f"{target.url} didn't answer in time. Try again later, or say so.") from None
+        except httpx.InvalidURL:
+            raise ToolError("bad_input", f"{target.url} is not a link Roadstar can request.") from None
+        except httpx.RemoteProtocolError as error:
+            if "location header" in str(error):  # httpx reads a redirect's Location as it arrives
+                raise ToolError("vendor", f"{first} redirected to a link that isn't valid ({error})") from None
+            raise ToolError("unavailable", f"{target.url} answered in a way that isn't HTTP ({error}). Try again "
+                                           "later, or say so.") from None
         except httpx.HTTPError as error:
             raise ToolError("unavailable", f"{target.url} couldn't be reached ({error.__class__.__name__}). Try "
                                            "again later, or say so.") from None

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from core.errors import ToolError
 from core.network import network_call
-from integrations.web.addresses import Target, check_url
+from core.web_addresses import Target, check_url
 from integrations.web.extract import PageText, page_text, rank_texts, select_passages
 from integrations.web.fetch import fetch_page
 from integrations.web.providers import Hit, configured_provider

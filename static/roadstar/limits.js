@@ -9,14 +9,12 @@
     var counter = document.getElementById(field.id + "-count");
     if (!counter || !limit) return;
     var used = field.value.length;
-    if (used > limit) {
-      counter.textContent = number(used) + " of " + number(limit) + " characters: " + number(used - limit) +
-        " too many";
-      counter.classList.add("limit-count--over");
-    } else {
-      counter.textContent = number(used) + " of " + number(limit) + " characters";
-      counter.classList.remove("limit-count--over");
-    }
+    var over = used > limit;
+    var words = number(used) + " of " + number(limit) + " characters" +
+      (over ? ": " + number(used - limit) + " too many" : "");
+    // Only a change is written: a write is itself a mutation, and the observer below must come to rest.
+    if (counter.textContent !== words) counter.textContent = words;
+    if (counter.classList.contains("limit-count--over") !== over) counter.classList.toggle("limit-count--over", over);
   }
   function all(root) {
     var fields = (root || document).querySelectorAll("[data-limit]");
@@ -26,6 +24,17 @@
     if (event.target.hasAttribute && event.target.hasAttribute("data-limit")) update(event.target);
   });
   document.addEventListener("DOMContentLoaded", function () { all(); });
-  // The live pages put new forms in place: count those too.
-  new MutationObserver(function () { all(); }).observe(document.documentElement, { childList: true, subtree: true });
+  // The live pages put new forms in place: count those too (only when a form with a limit was added).
+  new MutationObserver(function (records) {
+    for (var i = 0; i < records.length; i++) {
+      var added = records[i].addedNodes;
+      for (var j = 0; j < added.length; j++) {
+        var node = added[j];
+        if (node.nodeType === 1 && (node.hasAttribute("data-limit") || node.querySelector("[data-limit]"))) {
+          all(node.parentNode || document);
+          return;
+        }
+      }
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true });
 })();

@@ -280,3 +280,19 @@ def test_every_catalogue_routine_is_said_in_words():
         for agent in body.agents:
             for routine in agent.routines:
                 assert "schedule" not in when_for_owner(routine.when) and "kind:" not in when_for_owner(routine.when)
+
+
+@pytest.mark.parametrize(("query", "first"), [
+    ("hire", "roadstar/hiring-coordinator"), ("schedule meetings", "roadstar/scheduler"),
+    ("cake orders", "roadstar/bakery-order-desk"), ("bookkeeping", "roadstar/bookkeeper"),
+    ("lawyer", "roadstar/legal-intake"), ("Weekly Pipeline Review", "roadstar/weekly-pipeline-review"),
+])
+def test_search_finds_what_an_owner_would_call_it(use, query, first):
+    assert use("templates.search", query=query)[0]["id"] == first
+
+
+def test_a_shared_template_that_no_longer_holds_is_left_out_of_search_and_unsupported_to_read(use, org):
+    row = _shared(org)
+    SharedTemplate.objects.filter(id=row.id).update(body={"slug": "ortiz-client-desk", "kind": "robot"})
+    assert use("templates.search", query="wedding") == []
+    assert use("templates.read", id="shared/ortiz-client-desk")["error"] == "unsupported"

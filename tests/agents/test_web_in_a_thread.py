@@ -14,7 +14,8 @@ from agents.models import Message, ToolCall
 from agents.runtime import scheduler
 from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime.scheduler import drain
-from integrations.web import addresses, fetch
+from core import web_addresses as addresses
+from integrations.web import fetch
 from tests.factories import AgentFactory
 from tests.integrations.web_fakes import HOURS_PAGE, FakeSite, recorded
 

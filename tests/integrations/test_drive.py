@@ -657,3 +657,47 @@ def test_search_across_a_drive_that_is_limiting_requests_lists_it_in_failed(use,
     with patch:
         out = use("files.search", query="proposal")
     assert ([f["kind"] for f in out["failed"]], out["searched"]) == (["rate_limited"], [])
+
+
+# --- the workspace: Office files in, new versions out -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mime, name, exported", [
+    (GOOGLE_SHEET, "Timesheet 2026.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    (GOOGLE_DOC, "Timesheet 2026.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+    ("application/vnd.google-apps.presentation", "Timesheet 2026.pptx",
+     "application/vnd.openxmlformats-officedocument.presentationml.presentation"),
+])
+def test_google_files_come_into_the_workspace_as_office_files(google, mime, name, exported):
+    files, http = drive(google, (200, file(mime=mime, name="Timesheet 2026")), (200, b"PK office"))
+    data = files.download_office("1Abc")
+    assert (data.name, data.mime_type, data.data) == (name, exported, b"PK office")
+    assert calls(http)[1][1].endswith("/files/1Abc/export") and calls(http)[1][2]["mimeType"] == exported
+
+
+def test_a_new_version_keeps_the_one_before_for_undo(writer, settings, tmp_path):
+    settings.ROADSTAR_FILES_ROOT = str(tmp_path / "files")
+    from integrations.files.content import XLSX
+    from integrations.providers.base import FileData
+
+    sheet = file(mime=GOOGLE_SHEET, name="Timesheet 2026")
+    files, http = drive(writer, (200, sheet), (200, b"PK before"), (200, {**sheet, "version": "12"}))
+    written = files.upload_version("1Abc", FileData("Timesheet 2026.xlsx", XLSX, b"PK after"))
+    method, path, query, _ = calls(http)[2]
+    assert (method, path) == ("PATCH", "/upload/drive/v3/files/1Abc")
+    assert b"PK after" in _bytes(http.request_sequence[2][2])
+    assert (written.undo["op"], written.undo["after_version"], written.value.name) == (
+        "version", "12", "Timesheet 2026")
+
+    files, http = drive(writer, (200, {"id": "1Abc", "name": "Timesheet 2026", "version": "12"}), (200, {"id": "1Abc"}))
+    files.undo(written.undo)
+    assert b"PK before" in _bytes(http.request_sequence[1][2])
+
+    files, http = drive(writer, (200, {"id": "1Abc", "name": "Timesheet 2026", "version": "13"}))
+    with raises("changed"):
+        files.undo(written.undo)
+    assert len(http.request_sequence) == 1
+
+
+def _bytes(body) -> bytes:
+    return body if isinstance(body, bytes) else str(body).encode()

@@ -3,9 +3,9 @@ refused, in every spelling, before and after DNS resolution, with `bad_input` na
 
 import pytest
 
+from core import web_addresses as addresses
 from core.errors import ToolError
-from integrations.web import addresses
-from integrations.web.addresses import check_url
+from core.web_addresses import check_url
 
 
 def refusal(url: str) -> str:

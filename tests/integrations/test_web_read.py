@@ -6,8 +6,9 @@ import ssl
 
 import pytest
 
+from core import web_addresses as addresses
 from core.errors import ToolError
-from integrations.web import addresses, fetch
+from integrations.web import fetch
 from integrations.web.services import web_read
 from tests.integrations.web_fakes import HOURS_PAGE, FakeSite, Route, minimal_pdf, self_signed
 
@@ -247,3 +248,13 @@ def test_https_to_a_name_the_certificate_is_not_for_fails(tls_site, dns):
     [failed] = read(tls_site.url("/menu", host="other.test", scheme="https"))["failed"]
     assert "couldn't be reached (ConnectError)" in failed["error"]
     assert tls_site.seen == []
+
+
+@pytest.mark.parametrize("location", ["http://[::1", "//[zz]/", "http://ex\tample/\x7f"])
+def test_a_redirect_to_a_broken_link_is_listed_as_failed(site, location):
+    site.redirect("/go", location)
+    site.page("/ok", "<p>Fine.</p>")
+    result = read(site.url("/go"), site.url("/ok"))
+    assert [p["text"] for p in result["pages"]] == ["Fine."]
+    [failed] = result["failed"]
+    assert failed["url"] == site.url("/go") and "redirected to" in failed["error"]

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from integrations.web import addresses
+from core import web_addresses as addresses
 
 RECORDED = Path(__file__).parent / "web_recorded"
 

@@ -97,3 +97,10 @@ def test_a_signed_in_owner_reads_them_in_the_sites_frame(client, org):
     client.force_login(org.owner)
     html = client.get("/help/how-it-works/the-owners-yes/").content.decode()
     assert 'class="nav' in html and "The owner&#x27;s yes" in html
+
+
+@pytest.mark.parametrize("url", ["/help/..%2F..%2Froadstar%2Fsettings%2Fbase.md", "/help/../manage.md",
+                                 "/help/tools/../../README.md", "/help/%2e%2e/ARCHITECTURE.md"])
+def test_no_address_reads_a_file_outside_the_docs(client, db, url):
+    response = client.get(url)
+    assert response.status_code in (404, 301) and b"SECRET_KEY" not in response.content

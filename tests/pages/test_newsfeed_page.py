@@ -21,7 +21,7 @@ EVIL_RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Evil</tit
 
 @pytest.fixture(autouse=True)
 def names_without_dns(monkeypatch):
-    monkeypatch.setattr("research.netguard.resolve", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr("core.web_addresses.resolver", lambda host, port: ["93.184.216.34"])
 
 
 def test_the_owner_turns_the_research_tools_on_and_off(owner, org):
@@ -53,7 +53,7 @@ def test_the_owner_follows_a_feed_for_a_project_and_removes_it(owner, org):
     ("not a link", "Give the feed's web address"),
 ])
 def test_a_refused_address_is_told_in_words(owner, org, url, words, monkeypatch):
-    monkeypatch.setattr("research.netguard.resolve", lambda host, port: ["127.0.0.1"])
+    monkeypatch.setattr("core.web_addresses.resolver", lambda host, port: ["127.0.0.1"])
     response = owner.post(reverse("pages:feed_add"), {"url": url}, follow=True)
     assert words in html.unescape(response.content.decode())
     assert not Feed.objects.exists()

@@ -32,7 +32,7 @@ def names_without_dns(monkeypatch):
             raise socket.gaierror(f"{host}: no such name in the test table")
         return ADDRESSES[host]
 
-    monkeypatch.setattr("research.netguard.resolve", resolve)
+    monkeypatch.setattr("core.web_addresses.resolver", resolve)
 
 
 @pytest.fixture

@@ -52,4 +52,4 @@ def test_two_workers_sweeping_at_once_read_a_due_feed_once(transactional_db):
 
 @pytest.fixture(autouse=True)
 def _public_names(monkeypatch):
-    monkeypatch.setattr("research.netguard.resolve", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr("core.web_addresses.resolver", lambda host, port: ["93.184.216.34"])

@@ -203,12 +203,12 @@ def test_addresses_inside_the_network_are_refused_when_added(research_on, org, u
 @pytest.mark.django_db
 def test_a_name_that_later_points_inside_is_refused_when_read(research_on, org, monkeypatch):
     feed = services.feed_add(org=org, url="https://feeds.example.net/rss")
-    monkeypatch.setattr("research.netguard.resolve", lambda host, port: ["127.0.0.1"])
+    monkeypatch.setattr("core.web_addresses.resolver", lambda host, port: ["127.0.0.1"])
     with respx.mock() as mock:
         tasks.feeds_sweep()
     assert not mock.calls
     feed.refresh_from_db()
-    assert feed.state == Feed.State.REFUSED and "private, local or reserved" in feed.problem
+    assert feed.state == Feed.State.REFUSED and "127.0.0.1 is a loopback address" in feed.problem
 
 
 @pytest.mark.django_db

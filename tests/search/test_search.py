@@ -211,3 +211,42 @@ def test_counts_are_over_every_match_not_the_page(ctx, mailbox):
     assert out["counts"]["year"] == {"2026": 8}
     assert out["counts"]["source"] == {"sam@fernhill.test": 8}
     assert out["counts"]["dir"] == {"received": 4, "sent": 4}
+
+
+def test_attachments_text_is_copied_found_and_read(ctx, box):
+    message = received(box, sender="Marco Ruiz <marco@ruizprint.test>", subject="Proofs", text="See attached",
+                       at=day(1), thread="att", attachments=[("proof-notes.txt", "text/plain",
+                                                              b"Matte finish, 350gsm, Pantone 7621 C")])
+    copy_now(box)
+    out = run(ctx, {"query": "Pantone 7621"})
+    assert out["total"] == 1 and out["results"][0]["type"] == "doc"
+    assert out["results"][0]["thread"] == f"mail:{box.account_key}:t:att"
+    attachment_id = out["results"][0]["id"]
+    assert run(ctx, {"id": attachment_id}, "search.read")["text"] == "Matte finish, 350gsm, Pantone 7621 C"
+    email = run(ctx, {"query": "See attached"})["results"][0]
+    assert email["attachments"] == f"proof-notes.txt ({attachment_id})"
+    assert run(ctx, {"id": email["id"]}, "search.read")["attachments"] == [
+        {"id": attachment_id, "name": "proof-notes.txt", "quality": "text"}]
+    # The thread is one result: the email and its attachment.
+    assert run(ctx, {"from": ["marco@ruizprint.test"]})["results"][0]["moreInThread"] == 1
+    LocalMailMessage.objects.filter(pk=message.pk).delete()
+    assert run(ctx, {"query": "Pantone"})["total"] == 0
+
+
+def test_a_first_sync_goes_on_over_several_sweeps_and_says_so_meanwhile(ctx, org, box):
+    from integrations.models import SearchCopy
+    from search import sync
+
+    for n in range(5):
+        received(box, sender="dana@juniperdental.test", subject=f"Note {n}", text="Cornflower blue", at=day(n),
+                 thread=f"n{n}")
+    assert sync.copy_run(box, batch=2, max_seconds=0) == "copying"  # its time was up before the first batch
+    assert sync.copy_run(box, batch=2, max_batches=1) == "copying"
+    copy = SearchCopy.objects.get(connection=box)
+    assert (copy.state, copy.copied, copy.total, copy.claim) == ("copying", 2, 5, "")
+    out = run(ctx, {"query": "cornflower"})
+    assert out["total"] == 2 and "still being copied" in out["hint"]
+    assert "being copied (2 of about 5)" in out["sources"]["sam@fernhill.test"]
+    assert sync.copy_run(box, batch=2) == "current"
+    out = run(ctx, {"query": "cornflower"})
+    assert out["total"] == 5 and "hint" not in out

@@ -856,3 +856,13 @@ def test_seeding_the_example_files_again_adds_nothing(org, example):
     from integrations.files.example import seed_files
 
     assert (seed_files(org, example), LocalFile.objects.filter(connection=example).count()) == ([], 7)
+
+
+def test_save_over_asks_the_owner_first_when_they_did_not_ask_for_it(owner_says, fernhill, org):
+    from tools.pipeline import use_tool
+
+    checked_ctx = owner_says("What's in my timesheet?")
+    use_tool(checked_ctx, "workspace.write", {"path": "n.txt", "content": "rewritten"})
+    out = use_tool(checked_ctx, "files.save", {"workspace": "n.txt", "over": gid("notes.txt")})
+    assert "not_done_yet" in out
+    assert "bag sizes" in use_tool(checked_ctx, "files.read", {"id": gid("notes.txt")})["text"]

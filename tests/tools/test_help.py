@@ -354,3 +354,8 @@ def test_a_dotted_name_a_page_writes_apart_counts_where_both_pieces_are():
     assert query_words("when.ask") == ["when.ask"]
     result = search(library(), "when.ask", 20)
     assert result["total"] > 0
+
+
+@pytest.mark.parametrize("page", ["../../roadstar/settings/base", "/../../../etc/passwd", "/tools/../../README.md"])
+def test_read_never_reaches_a_file_outside_the_docs(use, page):
+    assert use("help.read", page=page)["error"] == "not_found"

@@ -246,3 +246,18 @@ def test_the_node_module_exports_every_group_roadstar_has():
     index = (sandbox.CLIENTS / "node" / "roadstar" / "index.js").read_text()
     for group in registry.GROUPS:
         assert f"export const {group} = core.group(\"{group}\");" in index, group
+
+
+@needs_sandbox
+def test_the_office_round_trip_gives_the_drive_file_a_new_version(use, drive, org):
+    opened = use("workspace.open", files=[gid("Timesheet 2026.xlsx")])["opened"][0]
+    use("workspace.write", path="fix.py", content=(
+        "import openpyxl\nbook = openpyxl.load_workbook('/work/inbox/Timesheet 2026.xlsx')\n"
+        "book['Log'].append(['2026-10-31', 'Harbor Florists', 2])\nbook.save('/work/inbox/Timesheet 2026.xlsx')\n"))
+    assert use("workspace.bash", command="python fix.py")["exitCode"] == 0
+    before = LocalFile.objects.get(name="Timesheet 2026.xlsx").blob
+    assert use("files.save", workspace=opened["path"], over=opened["from"])["id"] == opened["from"]
+    row = LocalFile.objects.get(name="Timesheet 2026.xlsx")
+    assert row.blob != before
+    log = dict(provider_for(row.connection, "files").tabs(row.file_id))["Log"]
+    assert log[-1] == ["2026-10-31", "Harbor Florists", "2"]

@@ -193,3 +193,9 @@ def _nothing_left_running(marker: str) -> None:
     while _running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _running(marker) == []
+
+
+def test_a_pipe_whose_reader_is_gone_ends_as_in_any_shell(bash):
+    # SIGPIPE as usual (Python, which runs the measuring shim, ignores it; the command must not inherit that).
+    result = bash("yes | head -n 2")
+    assert (result["exitCode"], result["output"]) == (0, "y\ny\n")

@@ -285,7 +285,9 @@ def all_tools_page() -> str:
     lines += [
         "",
         ("A group marked not available yet isn't in this Roadstar: `browse_tools` lists it so you know it exists, "
-        "and its tools answer `unsupported`."),
+        "and its tools answer `unsupported`. A group can also be off for one workspace, such as the optional "
+        "research tools until the owner turns them on: `browse_tools` then leaves it out of its list, and names "
+        "it `not_available` if you ask for it."),
         "",
         "## Agent tools",
         "",

@@ -1,4 +1,5 @@
-"""Which URLs Roadstar's server may fetch for `web.read`: server-side request forgery refused.
+"""Which URLs Roadstar's server may fetch for an agent or an owner (`web.read`, research's feeds): server-side
+request forgery refused.
 
 An agent's URL comes from what it read (a page, an email), so it is hostile by default: a link to the cloud's
 metadata service, the database on the private network or Roadstar's own admin on loopback would otherwise be read
