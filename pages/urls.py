@@ -3,7 +3,7 @@ roadstar's), and Roadstar's own docs at /help/, /llms.txt and /tools.json."""
 
 from django.urls import path, re_path
 
-from pages import help_views, newsfeed, views
+from pages import help_views, newsfeed, views, workspace_views
 
 app_name = "pages"
 
@@ -21,6 +21,8 @@ urlpatterns = [
     path("agents/", views.agents, name="agents"),
     path("agents/<uuid:agent_id>/budget", views.agent_budget, name="agent_budget"),
     path("routines/", views.routines, name="routines"),
+    path("workspace/", workspace_views.workspace, name="workspace"),
+    path("workspace/<str:folder>/<path:path>", workspace_views.workspace_file, name="workspace_file"),
     path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
     path("newsfeed/", newsfeed.newsfeed, name="newsfeed"),
     path("newsfeed/groups", newsfeed.research_groups, name="research_groups"),

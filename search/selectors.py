@@ -251,7 +251,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
         out["words"] = " ".join(f'"{p}"' for p in phrases)
     if understood:
         out["understood"] = understood
-    hint = _hint(org, total, filters)
+    hint = _hint(org, total, out["sources"])
     if hint:
         out["hint"] = hint
     return out
@@ -407,7 +407,11 @@ def copy_words(connection: Connection, copy: SearchCopy | None) -> str:
             "own tools")
 
 
-def _hint(org, total: int, filters: Filters) -> str | None:
+def _hint(org, total: int, source_states: dict) -> str | None:
+    copying = [account for account, words in source_states.items() if "being copied" in words]
+    if copying:
+        return (f"{', '.join(copying)} {'is' if len(copying) == 1 else 'are'} still being copied into search: what "
+                "isn't copied yet is found with mail.search, files.search or calendar's own tools.")
     if total:
         return None
     return ("Nothing matched. Search is literal: try other words, fewer words or filters, or a name instead of an "

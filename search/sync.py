@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
+import time
 
 from django.db import transaction
 from django.db.models import Max, Q
@@ -32,6 +33,7 @@ from search import index
 logger = logging.getLogger(__name__)
 
 BATCH = 500
+SWEEP_SECONDS = 40
 LEASE = datetime.timedelta(minutes=5)
 PARTS = (("mail", "mail"), ("files", "files"), ("meetings", "calendar"))  # (part, the group that serves it)
 
@@ -133,8 +135,10 @@ def count_at_source(connection: Connection) -> int:
 # --- copying --------------------------------------------------------------------------------------------------
 
 
-def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | None = None) -> str:
-    """Copy what is new in one account since its positions, batch by batch, under the claim. Returns the state."""
+def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | None = None,
+             max_seconds: float | None = None) -> str:
+    """Copy what is new in one account since its positions, batch by batch, under the claim. Returns the state.
+    With max_batches or max_seconds it stops there (releasing its claim), and the next run goes on from there."""
     copy = SearchCopy.objects.filter(connection=connection).first()
     if copy is None or not copy.on:
         return "off"
@@ -150,13 +154,19 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
     owner = index.owner_addresses(connection)
     org = connection.organization
     done_batches = 0
+    deadline = time.monotonic() + max_seconds if max_seconds is not None else None
+    stopped = False
     try:
         starting = (SearchCopy.State.WAITING, SearchCopy.State.OFF, SearchCopy.State.FAILED)
         if copy.state in starting and not copy.first_synced_at:
             SearchCopy.objects.filter(pk=copy.pk, claim=token).update(
                 state=SearchCopy.State.COPYING, total=count_at_source(connection))
         for part in parts_of(connection):
-            while max_batches is None or done_batches < max_batches:
+            while True:
+                if (max_batches is not None and done_batches >= max_batches) or (
+                        deadline is not None and time.monotonic() > deadline):
+                    stopped = True
+                    break
                 copy.refresh_from_db(fields=["position", "copied", "claim"])
                 if copy.claim != token:
                     return "busy"  # the lease ran out and another worker took over
@@ -172,7 +182,7 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
                 done_batches += 1
                 if not more:
                     break
-        if max_batches is not None and done_batches >= max_batches:
+        if stopped:
             _release(copy.pk, token)
             return SearchCopy.State.COPYING
         now = timezone.now()
@@ -191,7 +201,8 @@ def sweep() -> None:
         connection__status=Connection.Status.CONNECTED
     ):
         if copy.on:
-            copy_run(copy.connection)
+            # A first sync of a large account goes on over several sweeps: each stops well inside the task's time.
+            copy_run(copy.connection, max_seconds=SWEEP_SECONDS)
         else:
             drop_copy(copy.connection)
 

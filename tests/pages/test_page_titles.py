@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from agents import services as agent_services
 
-SECTIONS = ("Home", "Chats", "Contacts", "Companies", "Docs", "Agents", "Routines", "Newsfeed", "Connections", "Help")
+SECTIONS = ("Home", "Chats", "Contacts", "Companies", "Docs", "Agents", "Routines", "Workspace", "Newsfeed",
+            "Connections", "Help")
 PATTERN = re.compile(r"^(?:[^·<>{}]+ · )*(?:" + "|".join(SECTIONS) + r") · Roadstar$")
 
 
@@ -40,6 +41,7 @@ def pages(ws, thread) -> dict[str, str]:
         reverse("pages:doc", args=[ws.doc.id]): "Dana rebrand quote · Docs · Roadstar",
         reverse("pages:agents"): "Agents · Roadstar",
         reverse("pages:routines"): "Routines · Roadstar",
+        reverse("pages:workspace"): "Workspace · Roadstar",
         reverse("pages:newsfeed"): "Newsfeed · Roadstar",
         reverse("integrations:index"): "Connections · Roadstar",
         reverse("integrations:connect", args=["google"]): "Connect Gmail, Drive and Calendar · Connections · Roadstar",

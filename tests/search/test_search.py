@@ -231,3 +231,22 @@ def test_attachments_text_is_copied_found_and_read(ctx, box):
     assert run(ctx, {"from": ["marco@ruizprint.test"]})["results"][0]["moreInThread"] == 1
     LocalMailMessage.objects.filter(pk=message.pk).delete()
     assert run(ctx, {"query": "Pantone"})["total"] == 0
+
+
+def test_a_first_sync_goes_on_over_several_sweeps_and_says_so_meanwhile(ctx, org, box):
+    from integrations.models import SearchCopy
+    from search import sync
+
+    for n in range(5):
+        received(box, sender="dana@juniperdental.test", subject=f"Note {n}", text="Cornflower blue", at=day(n),
+                 thread=f"n{n}")
+    assert sync.copy_run(box, batch=2, max_seconds=0) == "copying"  # its time was up before the first batch
+    assert sync.copy_run(box, batch=2, max_batches=1) == "copying"
+    copy = SearchCopy.objects.get(connection=box)
+    assert (copy.state, copy.copied, copy.total, copy.claim) == ("copying", 2, 5, "")
+    out = run(ctx, {"query": "cornflower"})
+    assert out["total"] == 2 and "still being copied" in out["hint"]
+    assert "being copied (2 of about 5)" in out["sources"]["sam@fernhill.test"]
+    assert sync.copy_run(box, batch=2) == "current"
+    out = run(ctx, {"query": "cornflower"})
+    assert out["total"] == 5 and "hint" not in out
