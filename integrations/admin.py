@@ -6,7 +6,7 @@ from django.contrib import admin
 
 # The local apps' admin pages register themselves when imported.
 from integrations.local import admin_books, admin_calendar, admin_files  # noqa: F401
-from integrations.models import Connection
+from integrations.models import Connection, SearchCopy
 
 
 @admin.register(Connection)
@@ -26,3 +26,18 @@ class ConnectionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+
+
+@admin.register(SearchCopy)
+class SearchCopyAdmin(admin.ModelAdmin):
+    """Whether search is on for an account and how far its copy got; the owner turns it on and off on Connections."""
+
+    list_display = ("connection", "on", "state", "copied", "total", "synced_at")
+    list_filter = ("on", "state")
+    list_select_related = ("connection",)
+    raw_id_fields = ("connection",)
+    readonly_fields = ("connection", "on", "on_since", "state", "position", "copied", "total", "first_synced_at",
+                       "synced_at", "claim", "claimed_until", "error")
+
+    def has_add_permission(self, request):
+        return False

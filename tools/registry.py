@@ -132,6 +132,9 @@ class Tool:
     calls_apps: bool | None = None
     # Its undo calls an app (by default, when the tool does): Undo then runs with no transaction open.
     undo_calls_apps: bool | None = None
+    # Its body may call other tools (code in the workspace calling tools from code): what it does can't be rolled
+    # back, so a turn marks it started first and never runs it again after a worker died in it.
+    calls_tools: bool = False
     # The error kinds it can return, where what it declares can't tell them (the help pages read them from here):
     # the web tools call out like an app's but have no account, so never answer not_connected or reauth.
     errors: tuple[str, ...] | None = None

@@ -99,7 +99,7 @@ def writes_to_an_app(name: str, arguments) -> bool:
         return False
     registry.load_all()
     tool = registry.get_tool(arguments["name"])
-    return tool is not None and bool(tool.calls_apps) and tool.kind != "reads"
+    return tool is not None and bool(tool.calls_apps) and (tool.kind != "reads" or tool.calls_tools)
 
 
 def run_agent_tool(turn, name: str, arguments: dict) -> dict | None:

@@ -50,3 +50,15 @@ def test_turning_search_on_needs_a_post_and_a_sign_in(client, org, plain_box):
     assert not SearchCopy.objects.filter(connection=plain_box).exists()
     client.force_login(org.owner)
     assert client.get(f"/connections/search/{plain_box.account_key}").status_code == 405
+
+
+def test_staff_read_the_copy_and_its_state_in_the_admin(client, org, plain_box):
+    from integrations.services import connection_search_set
+    from tests.factories import UserFactory
+
+    connection_search_set(org=org, account_key=plain_box.account_key, on=True)
+    received(plain_box, sender="dana@juniperdental.test", subject="Hello there", text="Hi", at=DAY)
+    sync.sweep()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    assert "Hello there" in client.get("/admin/search/searchitem/").content.decode()
+    assert client.get("/admin/integrations/searchcopy/").status_code == 200

@@ -101,3 +101,11 @@ def test_workspace_bash_cant_be_called_from_code(ctx):
 def test_the_socket_is_not_the_network(ctx):
     out = _run(ctx, {"where.py": "import os\nprint(os.environ['ROADSTAR_SOCKET'])\n"}, "python where.py")
     assert out["output"].strip().startswith("/run/roadstar/")
+
+
+def test_node_scripts_written_as_commonjs_reach_the_tools_too(ctx):
+    script = ("const { contacts } = require(\"roadstar\");\n"
+              "contacts.create({ name: \"Rosa Ortiz\" }).then((made) => console.log(\"made\", typeof made.id));\n")
+    out = _run(ctx, {"old.cjs": script}, "node old.cjs")
+    assert out["output"] == "made string\n", out
+    assert Change.objects.filter(tool="contacts.create").count() == 1

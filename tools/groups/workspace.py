@@ -110,8 +110,10 @@ register(
         input=BashInput,
         run=bash,
         kind="reads",
-        # A run takes up to two minutes and its code may call apps: no transaction stays open across it.
+        # A run takes up to two minutes and its code may call apps: no transaction stays open across it. Its code
+        # may send or change things through tools, so a run a dead worker left is never run again.
         calls_apps=True,
+        calls_tools=True,
     )
 )
 
