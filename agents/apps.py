@@ -6,15 +6,21 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        # The agent tools' docs page is written from their declarations here; the docs library is in tools/.
-        from agents.docs import agent_tool_pages
         from core.undo import undo_loader_register
         from tools.help.library import add_page_source
 
-        add_page_source(agent_tool_pages)
-        # make_agent's undo registers with core when the agent tools load; Undo loads them through this loader
-        # (they bring the model client, so not before they are needed).
+        # The agent tools' docs page is written from their declarations here; the docs library is in tools/.
+        add_page_source(_agent_tool_pages)
+        # make_agent's undo registers with core when the agent tools load; Undo loads them through this loader.
         undo_loader_register(_load_agent_tools)
+
+
+# Both import when called: the agent tools bring the model client, which django.setup() should not load (the
+# worker loads it once before it forks: core/management/commands/worker.py).
+def _agent_tool_pages() -> dict[str, str]:
+    from agents.docs import agent_tool_pages
+
+    return agent_tool_pages()
 
 
 def _load_agent_tools() -> None:
