@@ -105,10 +105,6 @@ class Conversation(models.Model):
     def __str__(self):
         return f"{self.agent.name}: {self.title or self.kind}"
 
-    @property
-    def is_open(self) -> bool:
-        return self.closed_at is None
-
 
 class Message(models.Model):
     """One message of a conversation, numbered from 0 in order: what the model reads, and what memory folds."""

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import datetime
-import zoneinfo
 from decimal import Decimal
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max, Sum
+from django.db.models import F, Max
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
+from agents.selectors import agent_spend_this_month
 from core import limits, live
 from core.actors import Actor
 from core.errors import ToolError
@@ -146,21 +145,6 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
     if about is not None and note is None and forget is None:
         return {"about": "saved"}
     return {"notes": list(agent.notes)}
-
-
-def _owner_zone(org) -> zoneinfo.ZoneInfo | datetime.timezone:
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
-
-
-def agent_spend_this_month(*, agent: Agent) -> Decimal:
-    """Dollars spent since the first of this month, the owner's month (in the workspace's time zone)."""
-    local = timezone.localtime(timezone.now(), _owner_zone(agent.organization))
-    start = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-    total = Usage.objects.filter(agent=agent, at__gte=start).aggregate(total=Sum("cost"))["total"]
-    return total or Decimal(0)
 
 
 def usage_record(*, org, agent: Agent | None, conversation: Conversation | None, purpose: str, model_id: str,

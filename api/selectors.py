@@ -3,18 +3,13 @@ workspace's agent, conversation or doc is `not_found`, never a leak."""
 
 from __future__ import annotations
 
-import datetime
-import zoneinfo
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Prefetch, Sum
-from django.utils import timezone
-
-from agents.models import Agent, Conversation, Message, Usage, Work
+from agents.models import Agent, Conversation, Message, Work
+from agents.selectors import spend_this_month
 from core.errors import ToolError
 from core.models import Card, Change
-from docs.models import DocNote
 from docs.selectors import page
 
 MESSAGE_PAGE = 50
@@ -30,25 +25,10 @@ def agent_get(*, org, agent_id) -> Agent:
     return agent
 
 
-def _month_start(org) -> datetime.datetime:
-    # The owner's month, as agents.services.agent_spend_this_month counts it (the workspace's time zone).
-    try:
-        zone = zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = datetime.UTC
-    local = timezone.localtime(timezone.now(), zone)
-    return local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-
-
 def agents_with_spend(*, org) -> list[tuple[Agent, Decimal]]:
     """Every agent, Roadstar first, with its spend this month: two queries, whatever the number of agents."""
     agents = list(Agent.objects.filter(organization=org).select_related("reports_to"))
-    spent = dict(
-        Usage.objects.filter(organization=org, agent__isnull=False, at__gte=_month_start(org))
-        .values_list("agent_id")
-        .annotate(total=Sum("cost"))
-        .values_list("agent_id", "total")
-    )
+    spent = spend_this_month(org=org)
     return [(agent, spent.get(agent.id) or Decimal(0)) for agent in agents]
 
 
@@ -137,16 +117,3 @@ def work_page(*, org, offset: int = 0) -> tuple[list[Work], int | None]:
         .order_by("-created_at", "-id")
     )
     return page(rows, offset=offset)
-
-
-# --- the owner's notes on docs ----------------------------------------------------------------------------
-
-
-def doc_notes_with_answers(*, doc) -> list[DocNote]:
-    """The owner's notes on the doc, oldest first, each with the answers to it (`answers_loaded`)."""
-    answers = DocNote.objects.order_by("created_at", "id")
-    return list(
-        DocNote.objects.filter(doc=doc, parent__isnull=True)
-        .order_by("created_at", "id")
-        .prefetch_related(Prefetch("answers", queryset=answers, to_attr="answers_loaded"))
-    )

@@ -17,10 +17,11 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents.forms import MAX_BUDGET
+
 MAX_OFFSET = 1_000_000_000  # past any workspace's rows, and within what a database takes as a number
 MAX_DAYS = 36_500
 MAX_SEQ = 2**31 - 1
-MAX_BUDGET = Decimal("99999999.99")  # the most Agent.monthly_budget holds
 
 
 def Text(min_length: int = 0, max_length: int | None = None, **kwargs):  # noqa: N802  (reads like a type)

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from agents import selectors as agent_selectors
 from agents import services as agent_services
 from agents.models import Conversation
 from api import openapi as doc
@@ -44,6 +45,7 @@ from companies.shapes import company_read_shape, company_record, company_row, ti
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from contacts.shapes import contact_compact, contact_read_shape, log_entry_shape
+from core import selectors as core_selectors
 from core import services as home_services
 from core.actors import Actor
 from core.errors import ToolError
@@ -51,7 +53,6 @@ from core.timefmt import iso
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from docs.shapes import doc_list_item, doc_read_shape, project_shape
-from home import selectors as home_selectors
 
 
 class ApiView(APIView):
@@ -110,7 +111,7 @@ class AgentDetail(ApiView):
     )
     def get(self, request, agent_id):
         agent = selectors.agent_get(org=self.org, agent_id=agent_id)
-        return Response(agent_shape(agent, spent=agent_services.agent_spend_this_month(agent=agent)))
+        return Response(agent_shape(agent, spent=agent_selectors.agent_spend_this_month(agent=agent)))
 
     @extend_schema(
         operation_id="agents_set_budget", tags=["agents"],
@@ -121,7 +122,7 @@ class AgentDetail(ApiView):
         budget = self.body(serializers.AgentBudgetInput).validated_data["monthlyBudget"]
         agent = selectors.agent_get(org=self.org, agent_id=agent_id)
         agent = agent_services.agent_raise_budget(org=self.org, agent=agent, monthly_budget=budget)
-        return Response(agent_shape(agent, spent=agent_services.agent_spend_this_month(agent=agent)))
+        return Response(agent_shape(agent, spent=agent_selectors.agent_spend_this_month(agent=agent)))
 
 
 # --- conversations ----------------------------------------------------------------------------------------
@@ -493,7 +494,7 @@ class DocNotes(ApiView):
     )
     def get(self, request, doc_id):
         found = doc_selectors.doc_get(org=self.org, doc_id=doc_id)
-        return Response({"items": [doc_note_shape(n) for n in selectors.doc_notes_with_answers(doc=found)]})
+        return Response({"items": [doc_note_shape(n) for n in doc_selectors.doc_notes_with_answers(doc=found)]})
 
     @extend_schema(
         operation_id="docs_note_add", tags=["docs"],
@@ -516,7 +517,7 @@ def _work_page(org, offset: int) -> dict:
 
 
 def _change_page(org, before) -> dict:
-    found = home_selectors.home_work_lines(org=org, before=before)
+    found = core_selectors.home_work_lines(org=org, before=before)
     return {
         "items": [change_line_shape(c, owner_id=org.owner_id) for c in found.lines],
         "nextBefore": iso_exact(found.next_before),
@@ -524,7 +525,7 @@ def _change_page(org, before) -> dict:
 
 
 def _cards(org) -> list[dict]:
-    return [card_shape(c) for c in home_selectors.home_cards(org=org)]
+    return [card_shape(c) for c in core_selectors.home_cards(org=org)]
 
 
 class HomeView(ApiView):

@@ -105,10 +105,9 @@ def median_ms(fn) -> float:
 
 
 def main() -> None:
+    from core.models import Organization
     from search.models import SearchItem
     from search.selectors import Filters, search
-
-    from core.models import Organization
 
     call_command("migrate", verbosity=0)
     org = Organization.objects.filter(name="search-bench").first()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from checks.models import Ask, CheckDecision
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
@@ -72,14 +71,3 @@ def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
             alwaysAsk=c.always_ask or any(co.always_ask for co in companies),
         ))
     return out
-
-
-def asks_waiting(*, org, conversation_id: str | None = None):
-    asks = Ask.objects.filter(organization=org, state=Ask.State.WAITING).select_related("decision")
-    if conversation_id:
-        asks = asks.filter(decision__conversation_id=conversation_id)
-    return asks.order_by("-created_at")
-
-
-def check_decisions_recent(*, org, limit: int = 50):
-    return CheckDecision.objects.filter(organization=org).order_by("-created_at")[:limit]

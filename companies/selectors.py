@@ -7,7 +7,6 @@ whatever its length.
 from __future__ import annotations
 
 import datetime
-import uuid
 from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
@@ -19,18 +18,11 @@ from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, OpenItem
 from contacts.selectors import HasLabel, emails_taken
 from core.errors import ToolError, bad_input
+from core.inputs import as_uuid
 from docs.models import Doc, ProjectLink
 
 PAGE_SIZE = 50
 TIMELINE_PAGE = 20
-
-
-def as_uuid(value) -> uuid.UUID | None:
-    """The id as a UUID, or None when it is not one (then no row can have it: not_found, not a crash)."""
-    try:
-        return uuid.UUID(str(value).strip())
-    except ValueError:
-        return None
 
 
 def owner_time(org, value: datetime.datetime) -> datetime.datetime:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,8 +17,6 @@ from django.utils import timezone
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from core.errors import ToolError
 from core.timefmt import iso
-from integrations.mail_timeline import mail_timeline
-from integrations.meetings import meeting_timeline
 
 PAGE_SIZE = 50
 LOG_SIZE = 20
@@ -208,12 +207,17 @@ class TimelineSource:
     provider: Callable[..., TimelineProvider | None] = _not_built
 
 
-# Where contacts.timeline reads from. The mail and calendar apps are not built yet: when they are, each
-# replaces its entry's `provider` with one that finds the workspace's connection (integrations/).
+# Where contacts.timeline reads from. The integrations app, a layer above, gives each its provider (one that finds
+# the workspace's connection) when it loads (IntegrationsConfig.ready); until then a source reads as not connected.
 TIMELINE_SOURCES: dict[str, TimelineSource] = {
-    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads", mail_timeline),
-    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings", meeting_timeline),
+    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads"),
+    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings"),
 }
+
+
+def timeline_provider_register(source: str, provider: Callable[..., TimelineProvider | None]) -> None:
+    """Give the timeline source `source` ("mail", "calendar") the function that finds a workspace's provider."""
+    TIMELINE_SOURCES[source] = dataclasses.replace(TIMELINE_SOURCES[source], provider=provider)
 
 
 def contact_timeline(*, org, actor, contact: Contact, limit: int) -> dict:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from agents.models import Agent
+from django.db import models
 
 ActorKind = Literal["agent", "user", "system"]
 
@@ -16,10 +15,11 @@ class Actor:
     kind: ActorKind
     id: str
     name: str
-    agent: Agent | None = None
+    # The agents app's Agent when an agent acts. Typed as a model: core, the bottom layer, can't import agents.
+    agent: models.Model | None = None
 
     @classmethod
-    def for_agent(cls, agent: Agent) -> Actor:
+    def for_agent(cls, agent) -> Actor:
         return cls(kind="agent", id=str(agent.id), name=agent.name, agent=agent)
 
     @classmethod

@@ -36,6 +36,14 @@ def _uuid_text(value: Any) -> str:
         ) from exc
 
 
+def as_uuid(value) -> uuid.UUID | None:
+    """The id as a UUID, or None when it is not one (then no row can have it: not_found, not a crash)."""
+    try:
+        return uuid.UUID(str(value).strip())
+    except ValueError:
+        return None
+
+
 # A Roadstar record id. Any text is taken, then it must be a UUID; which workspace holds it is the service's
 # question (another workspace's id is `not_found`, never a leak).
 Id = Annotated[str, BeforeValidator(_uuid_text), Field(json_schema_extra={"format": "uuid"})]

@@ -9,7 +9,7 @@ from core import live
 from core.actors import Actor
 from core.errors import ToolError
 from core.models import Card, Change, Organization
-from core.undo import UNDO_HANDLERS
+from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS, undo_handlers_load
 
 
 def change_record(
@@ -28,32 +28,17 @@ def change_record(
     return change
 
 
-def _load_undo_handlers():
-    # Tool groups and agent tools register their undo handlers when imported.
-    import agents.runtime.agent_tools  # noqa: F401
-    from tools import registry
-
-    registry.load_all()
-
-
-def _undo_calls_apps(tool_name: str) -> bool:
-    from tools import registry
-
-    tool = registry.get_tool(tool_name)
-    return tool is not None and bool(tool.undo_calls_apps)
-
-
 def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
     """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too.
 
     A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
     is undone with no transaction open: the change is claimed first (a conditional write, so two presses undo it
     once), the app is called, and the Undo is recorded after; a failed undo gives the claim back."""
-    _load_undo_handlers()
+    undo_handlers_load()
     change = Change.objects.filter(organization=org, id=change_id).first()
     if change is None:
         raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
-    if not _undo_calls_apps(change.tool):
+    if change.tool not in UNDO_CALLS_APPS:
         with transaction.atomic():
             change = Change.objects.select_for_update().get(id=change.id)
             handler = _undo_handler(change)

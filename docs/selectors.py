@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from core.errors import ToolError
 from core.models import Change
@@ -122,3 +122,14 @@ def _is_uuid(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def doc_notes_with_answers(*, doc: Doc) -> list[DocNote]:
+    """The owner's notes on the doc, oldest first, each with the agents' answers to it (`answers_loaded`): the doc
+    page and the REST API show them alike."""
+    answers = DocNote.objects.order_by("created_at", "id")
+    return list(
+        DocNote.objects.filter(doc=doc, parent__isnull=True)
+        .order_by("created_at", "id")
+        .prefetch_related(Prefetch("answers", queryset=answers, to_attr="answers_loaded"))
+    )

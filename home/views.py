@@ -3,22 +3,19 @@ cards Dismiss, Try again and Raise the budget; an agent's ask answered in place)
 Both are live: `home_live` and `chat_live` are the parts a page fetches again when its websocket says something
 changed (core/live.py).
 
-Reads go through home.selectors and writes through core.services, as every other caller's do.
+Reads go through home.selectors (and core.selectors for Your work's change lines and the cards) and writes
+through core.services, as every other caller's do.
 """
 
 from __future__ import annotations
 
 import datetime
-import decimal
 import re
-import uuid
-import zoneinfo
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -34,19 +31,24 @@ from django.views.decorators.http import require_POST
 from agent_templates import selectors as template_selectors
 from agent_templates import services as template_services
 from agent_templates.catalogue import CatalogueError
+from agents import selectors as agent_selectors
 from agents import services as agent_services
+from agents.forms import BudgetForm
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import model_connected
 from checks import services as check_services
 from checks.judge import configured_judge
 from checks.models import Ask
+from core import selectors as core_selectors
 from core import services
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import workspace_of as _workspace
+from core.http import workspace_or_404 as _workspace_or_404
+from core.inputs import as_uuid
 from core.models import Card, Change, Organization
+from core.owner_zone import owner_zone as _zone
 from home import ask_words, selectors
-
-MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 
 # --- Home -------------------------------------------------------------------------------------------------
 
@@ -84,7 +86,7 @@ def home_live(request: HttpRequest) -> HttpResponse:
 def _home_context(request: HttpRequest, org: Organization) -> dict:
     tz = _zone(org)
     before = _parse_before(request.GET.get("before"), tz=tz)
-    page = selectors.home_work_lines(org=org, before=before)
+    page = core_selectors.home_work_lines(org=org, before=before)
     now = timezone.now()
     query = request.GET.urlencode()
     asks = selectors.home_asks(org=org)
@@ -98,7 +100,7 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "asks": [_ask_for_owner(ask) for ask in asks],
         # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
         # at all once a model is connected.
-        "cards": _cards_for_owner(org, [c for c in selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
+        "cards": _cards_for_owner(org, [c for c in core_selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
         "agent_work": [
             _timed_work(group, tz=tz, now=now)
             for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
@@ -210,13 +212,6 @@ def _with_safe_action(card):
     return card
 
 
-def _workspace(request: HttpRequest) -> Organization | None:
-    try:
-        return request.user.organization
-    except ObjectDoesNotExist:
-        return None
-
-
 def _parse_before(value: str | None, *, tz) -> datetime.datetime | None:
     # A hand-edited or stale `before` shows the newest page rather than an error.
     if not value:
@@ -235,13 +230,6 @@ def _parse_before(value: str | None, *, tz) -> datetime.datetime | None:
 def _iso(value: datetime.datetime) -> str:
     # Microseconds matter: the page boundary is exact, and lines a microsecond apart must not be skipped.
     return value.astimezone(datetime.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def _zone(org: Organization) -> datetime.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
 
 
 def _work_line(change: Change, *, org: Organization, tz, now: datetime.datetime) -> WorkLine:
@@ -332,14 +320,14 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
         from integrations.mail_hold import email_try_again
 
         try:
-            email_try_again(org=org, held_id=_uuid(card.data["held_email_id"]))
+            email_try_again(org=org, held_id=as_uuid(card.data["held_email_id"]))
         except ToolError as error:
             messages.error(request, f"Couldn't try again. {error.message}")
         else:
             messages.success(request, "Sending it again.")
         return _back(request)
     try:
-        agent_services.conversation_try_again(org=org, conversation_id=_uuid(card.data.get("conversation_id")))
+        agent_services.conversation_try_again(org=org, conversation_id=as_uuid(card.data.get("conversation_id")))
     except ToolError as error:
         messages.error(request, f"Couldn't try again. {error.message}")
     else:
@@ -414,21 +402,22 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     if card.resolved_at is not None:
         messages.info(request, "That was dealt with already.")
         return _back(request)
-    agent = Agent.objects.filter(organization=org, id=_uuid(card.data.get("agent_id"))).first()
+    agent = Agent.objects.filter(organization=org, id=as_uuid(card.data.get("agent_id"))).first()
     if agent is None:
         messages.error(request, "That agent is no longer on your staff, so there is no budget to raise.")
         return _back(request)
-    amount = _dollars(request.POST.get("monthly_budget", ""))
-    if amount is None:
+    form = BudgetForm(request.POST)
+    if not form.is_valid():
         messages.error(request, f"Give {agent.name}'s new monthly budget in dollars, such as 60 or 75.50.")
         return _back(request)
+    amount = form.cleaned_data["monthly_budget"]
     try:
         agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
     except ToolError as error:
         messages.error(request, f"Couldn't raise the budget. {error.message}")
         return _back(request)
     if agent.paused:
-        spent = agent_services.agent_spend_this_month(agent=agent)
+        spent = agent_selectors.agent_spend_this_month(agent=agent)
         messages.error(
             request,
             f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
@@ -481,7 +470,7 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     decision = ask.decision
     agent = None
     if decision.actor_kind == "agent":
-        agent = Agent.objects.filter(organization=org, id=_uuid(decision.actor_id)).first()
+        agent = Agent.objects.filter(organization=org, id=as_uuid(decision.actor_id)).first()
     if agent is None:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
@@ -496,7 +485,7 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     text = words or (DEFAULT_YES if yes else DEFAULT_NO)
     action = ask_words.in_a_line(ask_words.describe(tool=decision.tool, input=decision.input,
                                                     replaces=decision.replaces))
-    where = Conversation.objects.filter(organization=org, id=_uuid(decision.conversation_id), kind="thread").first()
+    where = Conversation.objects.filter(organization=org, id=as_uuid(decision.conversation_id), kind="thread").first()
     if where is not None:
         note = (f"{org.owner_first_name} answers, from Home, the question your thread “{where.title}” asked "
                 f"(held back because {decision.reason or 'the check asked'}). Their answer follows: send it to that "
@@ -528,7 +517,7 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
     if card.resolved_at is not None:
         messages.info(request, "That was answered already.")
         return _back(request)
-    agent = Agent.objects.filter(organization=org, id=_uuid(card.data.get("agent_id"))).first()
+    agent = Agent.objects.filter(organization=org, id=as_uuid(card.data.get("agent_id"))).first()
     if agent is None:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
@@ -738,7 +727,7 @@ def _budget_pause(agent: Agent) -> dict | None:
     if not agent.paused:
         return None
     return {
-        "spent": agent_services.agent_spend_this_month(agent=agent),
+        "spent": agent_selectors.agent_spend_this_month(agent=agent),
         "budget": agent.monthly_budget,
         "card": Card.objects.filter(organization_id=agent.organization_id, kind=Card.Kind.BUDGET,
                                     subject=f"budget:{agent.id}", resolved_at__isnull=True).first(),
@@ -747,7 +736,7 @@ def _budget_pause(agent: Agent) -> dict | None:
 
 def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, Ask]:
     """The asks the owner answered from Home that the chat's notes speak of, in one query: what happened next."""
-    ids = {_uuid((m.data or {}).get("ask_id")) for m in shown if (m.data or {}).get("ask_id")} - {None}
+    ids = {as_uuid((m.data or {}).get("ask_id")) for m in shown if (m.data or {}).get("ask_id")} - {None}
     if not ids:
         return {}
     from checks.models import CheckDecision
@@ -820,31 +809,6 @@ def _card_or_404(org: Organization, card_id, kind: str) -> Card:
     if card is None:
         raise Http404("No such card in this workspace.")
     return card
-
-
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
-
-
-def _dollars(value: str) -> decimal.Decimal | None:
-    """A positive amount of dollars to the cent, as typed ("60", "$75.50", "1,200"); None when it isn't one."""
-    try:
-        amount = decimal.Decimal(value.strip().lstrip("$").replace(",", ""))
-    except decimal.InvalidOperation:
-        return None
-    if not amount.is_finite() or amount <= 0 or amount > MAX_BUDGET:
-        return None
-    return amount.quantize(decimal.Decimal("0.01"))
-
-
-def _workspace_or_404(request: HttpRequest) -> Organization:
-    org = _workspace(request)
-    if org is None:
-        raise Http404("This sign-in has no workspace.")
-    return org
 
 
 def _back(request: HttpRequest) -> HttpResponseRedirect:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from core.models import Organization
-from integrations.meetings import owner_zone
+from core.owner_zone import owner_zone
 from integrations.providers.base import BooksProvider, Invoice
 from integrations.providers.registry import provider_for
 from integrations.selectors import require_connection

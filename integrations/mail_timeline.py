@@ -1,6 +1,6 @@
 """contacts.timeline's mail: live threads with a contact's addresses, across the workspace's mail accounts.
 
-Kept apart from the mail service (which writes contacts' logs) so contacts.selectors can import it.
+Kept apart from the mail service (which writes contacts' logs); IntegrationsConfig.ready gives it to contacts.
 """
 
 from __future__ import annotations

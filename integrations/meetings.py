@@ -9,12 +9,12 @@ its card), Undo of a hold, and the meeting part of contacts.timeline. The apps' 
 from __future__ import annotations
 
 import datetime
-import zoneinfo
 
 from django.utils import timezone
 
 from core.errors import ToolError, bad_input
 from core.models import Organization
+from core.owner_zone import owner_zone
 from core.timefmt import iso
 from integrations.models import Connection
 from integrations.providers.base import Meeting, Written
@@ -27,13 +27,6 @@ GROUP = "calendar"
 TIMELINE_BACK = datetime.timedelta(days=365)
 TIMELINE_AHEAD = datetime.timedelta(days=180)
 TIMELINE_SCAN = 250
-
-
-def owner_zone(org: Organization) -> datetime.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
 
 
 def parse_time(value: str, *, field: str, org: Organization) -> datetime.datetime:

@@ -7,6 +7,7 @@ reauth error carries `card`, and the owner must find that card there).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from core.errors import ToolError
 from core.models import Organization
@@ -113,12 +114,11 @@ def require_connection(
     raise needs_write(connection, group=group, label=label, asked_by=asked_by)
 
 
-def apps_overview(*, org: Organization) -> dict:
-    """integrations.list: what is connected, what could be, and what isn't built yet (from the provider registry)."""
+def apps_overview(*, org: Organization, tool_count: Callable[[str], int]) -> dict:
+    """integrations.list: what is connected, what could be, and what isn't built yet (from the provider registry).
+    `tool_count(group)` is how many tools a group has: the tool registry sits above this app, so it is passed in."""
     from integrations.providers.registry import registered
-    from tools.registry import load_all, tools_of
 
-    load_all()
     built = registered()
     rows = connections(org=org)
     apps, seen = [], set()
@@ -129,7 +129,7 @@ def apps_overview(*, org: Organization) -> dict:
             label = connection.app_info.group_labels.get(group, connection.app_info.label)
             if (group, label) not in seen:
                 seen.add((group, label))
-                apps.append({"name": group, "app": label, "tools": len(tools_of(group))})
+                apps.append({"name": group, "app": label, "tools": tool_count(group)})
     connected = []
     for connection in rows:
         entry = {"integration": connection.app, "account": connection.account or None}

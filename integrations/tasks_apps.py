@@ -31,7 +31,7 @@ from integrations.local.models_calendar import CalendarWatch
 from integrations.models import Connection
 from integrations.providers.base import Invoice, Meeting
 from integrations.providers.registry import provider_for
-from routines.models import Event
+from integrations.signals import event_emit
 
 logger = logging.getLogger(__name__)
 
@@ -49,9 +49,7 @@ def _connected(group: str) -> list[Connection]:
     return [c for c in rows if c.serves(group)]
 
 
-def _emit(**kwargs) -> Event:
-    from routines.engine import event_emit
-
+def _emit(**kwargs):
     return event_emit(**kwargs)
 
 
@@ -63,7 +61,7 @@ def meetings_watch() -> int:
     return sum(len(meetings_watch_one(c)) for c in _connected("calendar"))
 
 
-def meeting_event(org, meeting: Meeting) -> Event:
+def meeting_event(org, meeting: Meeting):
     guests = list(meeting.guests)
     return _emit(
         org=org, kind="meeting.added", keys=[f"with:{g.lower()}" for g in guests],
@@ -72,7 +70,7 @@ def meeting_event(org, meeting: Meeting) -> Event:
     )
 
 
-def meetings_watch_one(connection: Connection, **options) -> list[Event]:
+def meetings_watch_one(connection: Connection, **options) -> list:
     """One calendar's new meetings since the last look. `options` go to its provider (tests: a fake transport)."""
     watch, _ = CalendarWatch.objects.get_or_create(connection=connection)
     try:
@@ -98,7 +96,7 @@ def invoices_overdue_watch() -> int:
     return sum(len(invoices_overdue_watch_one(c)) for c in _connected("books"))
 
 
-def invoice_event(org, invoice: Invoice, *, today: datetime.date) -> Event:
+def invoice_event(org, invoice: Invoice, *, today: datetime.date):
     shape = invoice_shape(invoice, today=today)
     keys = [f"invoice:qb:{invoice.id}"] + ([f"customer:qb:{invoice.customer_id}"] if invoice.customer_id else [])
     owed = f"{amount(invoice.balance):,}" + (f" {invoice.currency}" if invoice.currency else "")
@@ -110,7 +108,7 @@ def invoice_event(org, invoice: Invoice, *, today: datetime.date) -> Event:
 
 
 def invoices_overdue_watch_one(connection: Connection, *, today: datetime.date | None = None,
-                               **options) -> list[Event]:
+                               **options) -> list:
     """One books account's look: tell each invoice that fell overdue since the last look, once."""
     org = connection.organization
     today = today or owner_today(org)
@@ -130,7 +128,7 @@ def invoices_overdue_watch_one(connection: Connection, *, today: datetime.date |
 
 
 def _overdue_spells(connection: Connection, overdue: list[Invoice], *, complete: bool,
-                    today: datetime.date) -> list[Event]:
+                    today: datetime.date) -> list:
     watch, first_look = BooksWatch.objects.select_for_update().get_or_create(connection=connection)
     spells = OverdueSpell.objects.select_for_update().filter(connection=connection, ended_at__isnull=True)
     open_ids = {s.invoice: s for s in spells}

@@ -23,6 +23,7 @@ from integrations.mail_service import mail_provider
 from integrations.mail_text import address_list, owner_addresses, plain_address, strip_quoted
 from integrations.models import Connection
 from integrations.providers.base import MailMessage
+from integrations.signals import event_emit
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +72,6 @@ def mail_event_payload(message: MailMessage, connection: Connection) -> dict:
 def poll_connection(connection: Connection, *, provider=None) -> int:
     """Tell of one account's new mail since its cursor; returns how many events it made. The first poll of an
     account only starts watching: mail that was there before isn't new."""
-    from routines.engine import event_emit
-
     watch, _ = MailWatch.objects.get_or_create(connection=connection)
     provider = provider or mail_provider(connection)
     with kept():  # a reauth card stands

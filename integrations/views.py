@@ -11,7 +11,6 @@ import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,6 +18,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import workspace_or_404 as _workspace
+from core.owner_zone import owner_zone
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
 from integrations.models import Connection, SearchCopy
@@ -27,13 +28,6 @@ logger = logging.getLogger(__name__)
 
 SESSION_KEY = "integrations.oauth.{app}"
 REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_REDIRECT_URI"}
-
-
-def _workspace(request):
-    try:
-        return request.user.organization
-    except ObjectDoesNotExist as exc:
-        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _connectable(app: str) -> catalog.App:
@@ -260,14 +254,7 @@ def held_email(request, held_id):
 
 def _owner_time(at, org) -> str:
     """"Tue, Nov 10, 2026, 10:02 AM EST": in the owner's time zone, as Home gives exact times."""
-    import datetime
-    import zoneinfo
-
-    try:
-        tz = zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        tz = datetime.UTC
-    local = at.astimezone(tz)
+    local = at.astimezone(owner_zone(org))
     return f"{local:%a, %b} {local.day}, {local.year}, {local.hour % 12 or 12}:{local:%M %p %Z}"
 
 
@@ -279,8 +266,8 @@ def search_setting(request, account_key: str):
     on = request.POST.get("on") == "1"
     try:
         copy = services.connection_search_set(org=org, account_key=account_key, on=on)
-    except ToolError:
-        raise Http404("No such account in your workspace.")
+    except ToolError as exc:
+        raise Http404("No such account in your workspace.") from exc
     account = copy.connection.account
     if on:
         messages.success(request, f"Search is on for {account}: Roadstar starts copying it within a minute.")

@@ -38,7 +38,3 @@ class McpToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.hint}…)"
-
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -17,16 +17,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents.models import Agent
 from core.errors import ToolError
+from core.http import workspace_or_404 as _workspace
 from mcp_server import selectors, services
 from mcp_server.instructions import MAC_FILES, mac_instructions
 from mcp_server.server import mcp_url
-
-
-def _workspace(request):
-    try:
-        return request.user.organization
-    except ObjectDoesNotExist as exc:
-        raise Http404("This sign-in has no workspace.") from exc
 
 
 def _agents(org):

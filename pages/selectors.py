@@ -6,29 +6,14 @@ finds nothing (None, or an empty result), which the views answer with a 404.
 
 from __future__ import annotations
 
-import datetime
-import uuid
-import zoneinfo
-from decimal import Decimal
-
-from django.db.models import Prefetch, Sum
-from django.utils import timezone
-
-from agents.models import Agent, Usage
+from agents.models import Agent
 from companies.models import Company
 from contacts.models import Contact, LogEntry
+from core.inputs import as_uuid
 from core.models import Change, Organization
-from docs.models import Doc, DocNote, DocVersion, Project
-from routines.models import Routine
+from docs.models import Doc, DocVersion, Project
 
 LOG_PAGE = 50
-
-
-def as_uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 # --- who did it -------------------------------------------------------------------------------------------
@@ -87,16 +72,6 @@ def doc_version(*, doc: Doc, number: int) -> DocVersion | None:
     return doc.versions.filter(number=number).first()
 
 
-def doc_notes_with_answers(*, doc: Doc) -> list[DocNote]:
-    """The owner's notes on the doc, oldest first, each with the agents' answers to it (`answers_loaded`)."""
-    answers = DocNote.objects.order_by("created_at", "id")
-    return list(
-        DocNote.objects.filter(doc=doc, parent__isnull=True)
-        .order_by("created_at", "id")
-        .prefetch_related(Prefetch("answers", queryset=answers, to_attr="answers_loaded"))
-    )
-
-
 # --- agents -----------------------------------------------------------------------------------------------
 
 
@@ -108,47 +83,6 @@ def agents_of(*, org: Organization) -> list[Agent]:
 def agent_get(*, org: Organization, agent_id) -> Agent | None:
     agent_id = as_uuid(agent_id)
     return Agent.objects.filter(organization=org, id=agent_id).first() if agent_id else None
-
-
-def month_start(org: Organization) -> datetime.datetime:
-    """The first of this month in the owner's time zone, as agents.services.agent_spend_this_month counts."""
-    try:
-        zone = zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = datetime.UTC
-    local = timezone.localtime(timezone.now(), zone)
-    return local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-
-
-def spend_this_month(*, org: Organization) -> dict:
-    """Dollars each agent spent this month, by agent id, in one query (agent_spend_this_month, for all)."""
-    rows = (
-        Usage.objects.filter(organization=org, agent__isnull=False, at__gte=month_start(org))
-        .values("agent_id")
-        .annotate(total=Sum("cost"))
-        .order_by()
-    )
-    return {row["agent_id"]: row["total"] or Decimal(0) for row in rows}
-
-
-# --- routines ---------------------------------------------------------------------------------------------
-
-
-def routines_of(*, org: Organization) -> list[Routine]:
-    """Every routine with its agent and skill; each holds `org` itself, so when_text costs no query."""
-    routines = list(
-        Routine.objects.filter(organization=org).select_related("agent", "skill").order_by("agent__name", "id")
-    )
-    for routine in routines:
-        routine.organization = org
-    return routines
-
-
-def routine_get(*, org: Organization, routine_id) -> Routine | None:
-    routine = Routine.objects.filter(organization=org, id=routine_id).select_related("agent").first()
-    if routine is not None:
-        routine.organization = org
-    return routine
 
 
 # --- roadstar links ---------------------------------------------------------------------------------------

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import zoneinfo
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -24,7 +22,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
+from agents import selectors as agent_selectors
 from agents import services as agent_services
+from agents.forms import BudgetForm
 from agents.models import Agent
 from companies import selectors as company_selectors
 from companies import shapes as company_shapes
@@ -34,35 +34,23 @@ from contacts.models import OpenItem
 from core import services as roadstar_services
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import workspace_or_404 as _workspace
 from core.models import Organization
+from core.owner_zone import owner_zone as _zone
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from pages import mdx, selectors
 from pages.links import WorkspaceLinks
+from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine
 
-MAX_BUDGET = decimal.Decimal("99999999.99")  # the most Agent.monthly_budget holds
 NOTE_LIMIT = 4000
 NOTE_ON_LIMIT = 2000
 TIMELINE_PAGE = 20
 
 
 # --- the workspace, and pages drawn in its time zone ------------------------------------------------------
-
-
-def _workspace(request: HttpRequest) -> Organization:
-    try:
-        return request.user.organization
-    except ObjectDoesNotExist as exc:
-        raise Http404("This sign-in has no workspace.") from exc
-
-
-def _zone(org: Organization) -> datetime.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
 
 
 def _page(request: HttpRequest, org: Organization, template: str, context: dict, status: int = 200) -> HttpResponse:
@@ -384,7 +372,7 @@ def _doc_page(request: HttpRequest, org: Organization, found, *, text, version, 
         "body": rendered,
         "version": version,
         "versions": selectors.doc_versions(doc=found),
-        "notes": selectors.doc_notes_with_answers(doc=found),
+        "notes": doc_selectors.doc_notes_with_answers(doc=found),
         "note_limit": NOTE_LIMIT,
         "note_on_limit": NOTE_ON_LIMIT,
     }, status=status)
@@ -473,22 +461,11 @@ def _chart(agents: list[Agent], spend: dict) -> ChartNode | None:
 def agents(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     staff = selectors.agents_of(org=org)
-    spend = selectors.spend_this_month(org=org)
+    spend = agent_selectors.spend_this_month(org=org)
     return _page(request, org, "pages/agents.html", {
         "chart": _chart(staff, spend),
         "count": sum(1 for a in staff if not a.is_roadstar),
     })
-
-
-def _dollars(value: str) -> decimal.Decimal | None:
-    """A positive amount of dollars to the cent, as typed ("60", "$75.50", "1,200"); None when it isn't one."""
-    try:
-        amount = decimal.Decimal(value.strip().lstrip("$").replace(",", ""))
-    except decimal.InvalidOperation:
-        return None
-    if not amount.is_finite() or amount <= 0 or amount > MAX_BUDGET:
-        return None
-    return amount.quantize(decimal.Decimal("0.01"))
 
 
 @require_POST
@@ -499,17 +476,18 @@ def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
     if agent is None:
         raise Http404("No such agent in this workspace.")
     back = reverse("pages:agents")
-    amount = _dollars(request.POST.get("monthly_budget", ""))
-    if amount is None:
+    form = BudgetForm(request.POST)
+    if not form.is_valid():
         messages.error(request, f"Give {agent.name}'s monthly budget in dollars, such as 60 or 75.50.")
         return _back_to(back, f"agent-{agent.id}")
+    amount = form.cleaned_data["monthly_budget"]
     try:
         agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
     except ToolError as error:
         messages.error(request, f"Couldn't set the budget. {error.message}")
         return _back_to(back, f"agent-{agent.id}")
     if agent.paused:
-        spent = agent_services.agent_spend_this_month(agent=agent)
+        spent = agent_selectors.agent_spend_this_month(agent=agent)
         messages.error(
             request,
             f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
@@ -528,7 +506,7 @@ def routines(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     staff = selectors.agents_of(org=org)
     by_agent: dict = {a.id: [] for a in staff}
-    for routine in selectors.routines_of(org=org):
+    for routine in routine_selectors.routines_of(org=org):
         by_agent.setdefault(routine.agent_id, []).append({
             "routine": routine,
             "when": routine_services.when_text(routine),
@@ -543,7 +521,7 @@ def routines(request: HttpRequest) -> HttpResponse:
 @login_required
 def routine_on(request: HttpRequest, routine_id: int) -> HttpResponse:
     org = _workspace(request)
-    routine = selectors.routine_get(org=org, routine_id=routine_id)
+    routine = routine_selectors.routine_get(org=org, routine_id=routine_id)
     if routine is None:
         raise Http404("No such routine in this workspace.")
     back = reverse("pages:routines")

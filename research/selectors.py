@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import datetime
-import uuid
 from zoneinfo import ZoneInfo
 
 from django.db.models.functions import Coalesce
@@ -12,6 +11,7 @@ from django.utils import timezone
 
 from companies.models import Company
 from core.errors import ToolError, not_found
+from core.inputs import as_uuid
 from research.models import CompanyListing, Feed, Filing, ResearchSettings, Story
 
 OPTIONAL_GROUPS = ("filings", "newsfeed")
@@ -30,20 +30,13 @@ def group_on(*, org, group: str) -> bool:
     return bool(getattr(research_settings(org=org), f"{group}_on"))
 
 
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value).strip())
-    except ValueError:
-        return None
-
-
 # --- filings ----------------------------------------------------------------------------------------------------
 
 
 def companies_get(*, org, company_ids: list[str]) -> list[Company]:
     """The workspace's companies, in the order asked, once each; not_found names the first id it doesn't hold."""
     wanted = list(dict.fromkeys(company_ids))
-    ids = [_uuid(i) for i in wanted]
+    ids = [as_uuid(i) for i in wanted]
     found = {c.id: c for c in Company.objects.filter(organization=org, id__in=[i for i in ids if i])}
     for raw, parsed in zip(wanted, ids, strict=True):
         if parsed not in found:
@@ -80,7 +73,7 @@ def feeds_of(*, org) -> list[Feed]:
 
 
 def feed_get(*, org, feed_id) -> Feed:
-    parsed = _uuid(feed_id)
+    parsed = as_uuid(feed_id)
     feed = Feed.objects.filter(organization=org, id=parsed).first() if parsed else None
     if feed is None:
         raise not_found("feed", feed_id)

@@ -6,7 +6,6 @@ import datetime
 import hashlib
 import json
 import re
-import zoneinfo
 
 from croniter import croniter
 from django.db import transaction
@@ -19,6 +18,7 @@ from core import limits
 from core.errors import ToolError
 from core.inputs import in_range
 from core.locking import lock
+from core.owner_zone import owner_zone
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
@@ -115,11 +115,7 @@ def skill_change(*, skill: Skill, name: str | None, about: str | None, steps: st
 # --- when -------------------------------------------------------------------------------------------------------
 
 
-def owner_zone(org) -> zoneinfo.ZoneInfo:
-    return zoneinfo.ZoneInfo(org.time_zone or "UTC")
-
-
-def next_cron_time(cron: str, *, zone: zoneinfo.ZoneInfo, after: datetime.datetime) -> datetime.datetime:
+def next_cron_time(cron: str, *, zone: datetime.tzinfo, after: datetime.datetime) -> datetime.datetime:
     """The next time the cron line comes round in the owner's zone, after `after`; right across DST changes."""
     local_after = after.astimezone(zone)
     # croniter steps in local wall time when given an aware datetime of a ZoneInfo zone.

@@ -294,7 +294,7 @@ def register(tool: Tool) -> Tool:
     if tool.undo is not None:
         from core.undo import register_undo
 
-        register_undo(tool.name, tool.undo)
+        register_undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps))
     return tool
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from django.db import transaction
+from django.utils.module_loading import autodiscover_modules
 from pydantic import Field, ValidationError
 
 from agents import services
@@ -639,5 +640,6 @@ def reply(turn, inp: ReplyInput):
         work.requester.agent.name if work.requester_id else "the owner" for work in answered})}
 
 
-# The routines app's agent tools (triggers, skills) register themselves on import.
-import routines.agent_tools  # noqa: E402, F401
+# Every app's agent_tools module registers its agent tools on import (routines': triggers and skills), found by
+# name so this app names none above it. Last, as they import this module's declarations.
+autodiscover_modules("agent_tools")

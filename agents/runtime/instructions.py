@@ -6,7 +6,22 @@ prefix across steps and turns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agents.models import Agent, Conversation
+
+# How an agent's instructions name its skills ("Chase an invoice (id chase-an-invoice)"). Skills are the routines
+# app's, a layer above this one: it registers its function when it loads (RoutinesConfig.ready).
+_skill_names: list[Callable[..., list[str]]] = []
+
+
+def skill_names_register(names: Callable[..., list[str]]) -> None:
+    _skill_names[:] = [names]
+
+
+def skill_names(*, agent: Agent) -> list[str]:
+    return _skill_names[0](agent=agent) if _skill_names else []
+
 
 CHAT_RULES = """You are in your chat. A chat sends work and answers; it holds no work tools. In at most 4 steps, decide where the work goes, in this order:
 1. If you can answer from what you know, your memory or a thread's answer, answer.

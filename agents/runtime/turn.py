@@ -27,7 +27,7 @@ from agents.runtime.agent_tools import (
     writes_to_an_app,
 )
 from agents.runtime.host import ToolHost
-from agents.runtime.instructions import instructions_for
+from agents.runtime.instructions import instructions_for, skill_names
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.signals import work_answered
 from core import live
@@ -35,7 +35,6 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.network import network_call
 from core.services import card_open
-from routines.services import skill_names
 
 logger = logging.getLogger(__name__)
 

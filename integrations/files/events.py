@@ -23,7 +23,7 @@ from integrations.local.models_files import FilesWatch
 from integrations.models import Connection
 from integrations.providers.base import FileMeta
 from integrations.providers.registry import provider_for
-from routines.models import Event
+from integrations.signals import event_emit
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def docs_watch() -> int:
     return told
 
 
-def docs_watch_one(connection: Connection, **options) -> list[Event]:
+def docs_watch_one(connection: Connection, **options) -> list:
     """One account's changed files since the last look. `options` go to its provider (tests: a fake transport)."""
     watch, _ = FilesWatch.objects.get_or_create(connection=connection)
     try:
@@ -81,9 +81,8 @@ def _texts(provider, changed: list[FileMeta]) -> dict[str, str]:
     return texts
 
 
-def doc_event(connection: Connection, meta: FileMeta, text: str) -> Event:
-    from routines.engine import event_emit
-
+def doc_event(connection: Connection, meta: FileMeta, text: str):
+    """The routines Event for a changed doc."""
     payload = {"id": meta.id, "title": meta.name, "type": meta.kind, "url": meta.url, "source": connection.account}
     if meta.modified is not None:
         payload["modified"] = iso(meta.modified)

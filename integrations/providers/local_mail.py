@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import zoneinfo
 
 from django.core.mail import EmailMessage as DjangoEmail
 from django.core.mail import mailers
@@ -22,6 +21,7 @@ from django.utils import timezone
 
 from core.errors import ToolError
 from core.network import network_call
+from core.owner_zone import owner_zone
 from integrations.local.mailbox import Incoming, blob_get, message_store
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage, LocalMailThread
 from integrations.mail_text import owner_addresses, people_on, strip_quoted
@@ -175,10 +175,7 @@ class LocalMailProvider(MailProvider):
     sent_mail_tells = False
 
     def _zone(self) -> datetime.tzinfo:
-        try:
-            return zoneinfo.ZoneInfo(self.connection.organization.time_zone)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            return datetime.UTC
+        return owner_zone(self.connection.organization)
 
     def url(self, thread_key: str) -> str:
         # The local mailbox has no web page of its own: a Roadstar link, as packets name mail (`mail:<id>`).

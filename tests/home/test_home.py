@@ -16,9 +16,9 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Usage
 from contacts.models import Contact
+from core import selectors as core_selectors
 from core.models import Card, Change
 from core.services import card_open
-from home import selectors
 from home.views import exact_time, relative_time
 from tests.factories import ContactFactory
 
@@ -340,8 +340,8 @@ def test_an_unreadable_before_shows_the_newest_page(client, owner, org):
 def test_lines_made_at_the_same_instant_are_never_split_across_pages(org):
     make_lines(org, 4, step=datetime.timedelta(minutes=1))
     same = make_lines(org, 3, start=NOW - datetime.timedelta(minutes=10), step=datetime.timedelta(0))
-    first = selectors.home_work_lines(org=org, limit=5)
-    second = selectors.home_work_lines(org=org, before=first.next_before, limit=5)
+    first = core_selectors.home_work_lines(org=org, limit=5)
+    second = core_selectors.home_work_lines(org=org, before=first.next_before, limit=5)
     assert [len(first.lines), len(second.lines)] == [4, 3]
     assert {c.id for c in second.lines} == {c.id for c in same}
 
@@ -349,7 +349,7 @@ def test_lines_made_at_the_same_instant_are_never_split_across_pages(org):
 def test_a_page_all_made_at_one_instant_shows_every_line_of_it(org):
     same = make_lines(org, 7, step=datetime.timedelta(0))
     make_lines(org, 2, start=NOW - datetime.timedelta(hours=1))
-    result = selectors.home_work_lines(org=org, limit=5)
+    result = core_selectors.home_work_lines(org=org, limit=5)
     assert {c.id for c in result.lines} == {c.id for c in same} and result.next_before is not None
 
 

@@ -9,7 +9,7 @@ import datetime
 import pytest
 from django.db import connection
 
-from home.selectors import _lines
+from core.selectors import _lines
 
 pytestmark = pytest.mark.skipif(connection.vendor != "sqlite", reason="checks SQLite's query plan")
 

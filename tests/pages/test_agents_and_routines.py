@@ -11,11 +11,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from agents import selectors as agent_selectors
 from agents import services as agent_services
 from agents.models import Agent, Usage
 from core.models import Card
 from core.services import card_open
-from pages import selectors
 from routines import services as routine_services
 from routines.models import Routine
 from tests.factories import AgentFactory
@@ -107,7 +107,7 @@ def test_each_agent_shows_its_spend_this_month(owner, staff):
 def test_spend_this_month_matches_the_agents_own_count(org, staff):
     spend(staff["desk"], "3.10")
     spend(staff["books"], "11")
-    by_agent = selectors.spend_this_month(org=org)
+    by_agent = agent_selectors.spend_this_month(org=org)
     assert {k: by_agent.get(staff[k].id, 0) for k in ("desk", "books", "scout")} == {
         k: agent_services.agent_spend_this_month(agent=staff[k]) for k in ("desk", "books", "scout")
     }

@@ -6,7 +6,7 @@ from core.errors import ToolError
 from core.inputs import Text
 from integrations import catalog, selectors, services
 from integrations.providers.registry import registered
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group, tools_of
 
 register_group(
     Group(
@@ -28,7 +28,7 @@ class ListInput(ToolInput):
 
 
 def list_(ctx, inp: ListInput):
-    return selectors.apps_overview(org=ctx.org)
+    return selectors.apps_overview(org=ctx.org, tool_count=lambda group: len(tools_of(group)))
 
 
 register(

@@ -9,9 +9,9 @@ process gets them. It stops the rest in order: the pusher stops taking tasks, ea
 runs, the monitor saves the results, and each parent reaps its children. A task cut short by a SIGKILL is handed
 out again by the broker after `retry` (tasks are idempotent).
 
-Before the cluster starts, `warm_up` imports what a turn needs (the model client and `openai`, about a second to
-import): the cluster forks its workers from this process, so each starts with them loaded, and the first turn of
-a worker is not a second slower than the rest.
+Before the cluster starts, `warm_up` imports every app's `tasks` module (the turn's whole runtime with the model
+client among them) and `openai` (about a second to import): the cluster forks its workers from this process, so
+each starts with them loaded, and the first turn of a worker is not a second slower than the rest.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import signal
 import time
 
 from django.core.management.base import BaseCommand
+from django.utils.module_loading import autodiscover_modules
 
 STOPPING = {signal.SIGTERM, signal.SIGINT}
 
@@ -29,8 +30,9 @@ def warm_up() -> None:
     import openai
     from openai.resources.chat import completions  # noqa: F401  (loaded lazily on a client's first call)
 
-    import agents.runtime.model  # noqa: F401
-    import agents.tasks  # noqa: F401  (the turn's whole runtime: scheduler, turn, tools)
+    # Every installed app's tasks.py, found by name, so core (the bottom layer) names no app above it: agents'
+    # brings the turn's whole runtime (scheduler, turn, model client, tools).
+    autodiscover_modules("tasks")
 
     # Building a client loads the SDK's HTTP layer; it holds no connection until a call is made.
     openai.OpenAI(api_key="warm-up", max_retries=0).chat.completions  # noqa: B018

@@ -1,0 +1,24 @@
+"""What the apps' views share: the signed-in owner's workspace."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest
+
+from core.models import Organization
+
+
+def workspace_of(request: HttpRequest) -> Organization | None:
+    """The signed-in owner's workspace; None for a sign-in without one (a staff user made in the admin)."""
+    try:
+        return request.user.organization
+    except ObjectDoesNotExist:  # the reverse one-to-one raises rather than answering None
+        return None
+
+
+def workspace_or_404(request: HttpRequest) -> Organization:
+    """The signed-in owner's workspace; a sign-in without one gets a 404, never another workspace's page."""
+    org = workspace_of(request)
+    if org is None:
+        raise Http404("This sign-in has no workspace.")
+    return org
