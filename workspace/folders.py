@@ -58,6 +58,8 @@ class Place:
 
     def ensure(self) -> None:
         for path in (self.folder, self.shared, self.inbox, self.folder / "shared"):
+            if path.is_symlink():  # a run's link where a folder of ours belongs: it goes, never followed
+                path.unlink()
             path.mkdir(parents=True, exist_ok=True)
             own(path, self.uid)
 

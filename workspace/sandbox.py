@@ -170,9 +170,13 @@ def run(*, folder: Path, shared: Path, command: str, uid: int | None = None, lim
     require_available()
     limits = limits or Limits.from_settings()
     for path in (folder, shared, folder / "shared", folder / "inbox"):  # shared's mount point, the inbox
+        if path.is_symlink():
+            # A run may have put a link where the inbox or shared's mount point was: never follow it from here (a
+            # chown through it would give the run a file of this machine's). It goes; a folder takes its place.
+            path.unlink()
         path.mkdir(parents=True, exist_ok=True)
         if uid is not None:
-            os.chown(path, uid, uid)
+            os.chown(path, uid, uid, follow_symlinks=False)
     before = _snapshot([folder, shared])
     with tempfile.TemporaryDirectory(prefix="roadstar-run-") as private, _Descriptors() as fds:
         private_dir = Path(private)

@@ -199,3 +199,20 @@ def test_a_pipe_whose_reader_is_gone_ends_as_in_any_shell(bash):
     # SIGPIPE as usual (Python, which runs the measuring shim, ignores it; the command must not inherit that).
     result = bash("yes | head -n 2")
     assert (result["exitCode"], result["output"]) == (0, "y\ny\n")
+
+
+def test_a_link_put_where_the_inbox_was_is_never_followed_from_outside(bash, ctx, use, tmp_path):
+    host_file = tmp_path / "host-owned.txt"
+    host_file.write_text("the server's")
+    before, folder_before = os.stat(host_file), os.stat(tmp_path)
+    result = bash(f"rm -rf inbox shared; ln -s {host_file} inbox; ln -s {tmp_path} shared; ls -l")
+    assert result["exitCode"] == 0, result
+    # The next run, and the tools that make the folders, put folders back instead of following the links.
+    assert bash("ls -ld inbox shared")["exitCode"] == 0
+    use("workspace.write", path="/work/inbox/x.txt", content="x")
+    after = os.stat(host_file)
+    assert (after.st_uid, after.st_gid, after.st_mode) == (before.st_uid, before.st_gid, before.st_mode)
+    assert os.stat(tmp_path).st_uid == folder_before.st_uid
+    assert host_file.read_text() == "the server's" and not (tmp_path / "x.txt").exists()
+    folder = folders.place_for(org=ctx.org, actor=ctx.actor).folder
+    assert (folder / "inbox").is_dir() and not (folder / "inbox").is_symlink()
