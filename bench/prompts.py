@@ -41,7 +41,6 @@ def spec_tool_schemas() -> list[dict]:
     built has its real schema (the same find_tools sends); one not built yet, a schema made from the spec."""
     from tools import registry
 
-    registry.load_all()
     tools = []
     for tool in json.loads(SPEC_TOOLS.read_text()):
         built = registry.get_tool(tool["name"])

@@ -199,7 +199,6 @@ def _validate_when(*, org, when: dict) -> dict:
             raise ToolError("bad_input", f"when.check.everyMinutes: {MIN_CHECK_MINUTES} or more")
         if every > MAX_CHECK_MINUTES:
             raise ToolError("bad_input", f"when.check.everyMinutes: at most {MAX_CHECK_MINUTES:,} (a year)")
-        registry.load_all()
         name = f"{check['tool']}.{check['action']}"
         tool = registry.get_tool(name)
         if tool is None:

@@ -9,12 +9,7 @@ import pytest
 from core.actors import Actor
 from core.context import ToolContext
 from tests.factories import AgentFactory, OrganizationFactory
-from tools import registry
 from tools.pipeline import use_tool
-
-# Load every tool group now, outside any test: pydantic can't build input models that use datetime while a test
-# has frozen time (freezegun), so the first test to load them must not be one that does.
-registry.load_all()
 
 
 @pytest.fixture(autouse=True)

@@ -6,14 +6,8 @@ class ToolsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        # Undo (core.services.change_undo) loads the tool groups, which register their undo handlers with core,
-        # through this loader: core names no app above it, and the groups load only when first needed.
-        from core.undo import undo_loader_register
+        # Every group module by convention (tools/groups/*.py, each app's tool_groups.py), once per process: the
+        # tools, and the undo handlers they hand core, are there before anything lists, runs or undoes a tool.
+        from tools import registry
 
-        undo_loader_register(_load_tool_groups)
-
-
-def _load_tool_groups() -> None:
-    from tools import registry
-
-    registry.load_all()
+        registry.load_all()

@@ -29,7 +29,6 @@ NOT_AVAILABLE = "not available yet"
 def ordered_groups(org=None) -> list[registry.Group]:
     """The registered groups, in the spec's order; a group the spec doesn't list goes last. Given a workspace,
     only those it has (an optional group may be off)."""
-    registry.load_all()
     rank = {name: i for i, name in enumerate(registry.SPEC_GROUPS)}
     groups = sorted(registry.GROUPS.values(), key=lambda g: rank.get(g.name, len(rank)))
     return [g for g in groups if g.on_for(org)] if org is not None else groups
@@ -40,7 +39,6 @@ def browse_description(org=None) -> str:
     has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
     than counted, so a thread knows it exists and doesn't try it. Given a workspace, an optional group it has off
     is absent."""
-    registry.load_all()
     lines = [BROWSE_INTRO]
     for name, summary in _all_group_lines():
         if name in registry.GROUPS:
@@ -60,7 +58,6 @@ def _all_group_lines() -> list[tuple[str, str]]:
 
 
 def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
-    registry.load_all()
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
     result: dict = {}
@@ -84,7 +81,6 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
 
 
 def find_tools(ctx: ToolContext, names: list[str]) -> dict:
-    registry.load_all()
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return {"error": "bad_input", "message": "names: must be a list of tool names"}
     found, how_to, no_such_tool = [], {}, {}

@@ -84,7 +84,6 @@ def take_recording() -> Recording | None:
 
 
 def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None:
-    registry.load_all()
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None:
         return _no_such_tool(name)

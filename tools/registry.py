@@ -3,17 +3,25 @@
 How to add a tool: in the group's module under `tools/groups/`, declare its input model (a `ToolInput`
 carrying the spec's limits), write a `run(ctx, inp)` that calls one service, and `register(Tool(...))` with the
 spec's one-line description word for word, its owner's-yes kind and its Home listing. How to add a group:
-`register_group(Group(...))` with the line `browse_tools` shows and the group's how-to word for word, then
-import its module in `tools/groups/__init__.py`. The registry refuses a duplicate name, a tool of an unknown
-group, and a declaration whose parts disagree (an Undo without a Home listing that offers it, …).
+`register_group(Group(...))` with the line `browse_tools` shows and the group's how-to word for word, in a new
+module found by convention, with no edit anywhere else: `tools/groups/<group>.py` for a group over the apps below
+tools, or the `tool_groups.py` module of an app above tools (agent_templates'), which tools can't import by name.
+Django's app loading imports them all once (ToolsConfig.ready calls `load_all()`), the way Wagtail finds
+`wagtail_hooks`. The registry refuses a duplicate name, a tool of an unknown group, and a declaration whose parts
+disagree (an Undo without a Home listing that offers it, …).
 """
 
 from __future__ import annotations
 
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
+from django.apps import apps
+from django.utils.module_loading import module_has_submodule
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -312,6 +320,35 @@ def get_tool(name: str) -> Tool | None:
     return TOOLS.get(name)
 
 
-def load_all():
-    """Import every group module, which registers its tools. Safe to call again."""
-    import tools.groups  # noqa: F401
+# The module an installed app declares its tool groups in, by convention; and the package whose every module is one
+# of the tools app's own groups.
+GROUPS_MODULE = "tool_groups"
+OWN_GROUPS_PACKAGE = "tools.groups"
+_loaded = False
+
+
+def group_modules(app: ModuleType) -> list[str]:
+    """The names of the group modules the app package `app` holds by convention: its `tool_groups` module, and
+    for the tools app every module in tools/groups/ (in name order)."""
+    names = [f"{app.__name__}.{GROUPS_MODULE}"] if module_has_submodule(app, GROUPS_MODULE) else []
+    if app.__name__ == OWN_GROUPS_PACKAGE.partition(".")[0]:
+        package = import_module(OWN_GROUPS_PACKAGE)
+        names += [f"{OWN_GROUPS_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    return names
+
+
+def load_groups_of(app: ModuleType) -> None:
+    """Import the app's group modules, each of which registers its group and tools."""
+    for name in group_modules(app):
+        import_module(name)
+
+
+def load_all() -> None:
+    """Import every installed app's group modules, in INSTALLED_APPS order. Django's app loading does it once
+    (ToolsConfig.ready), so every process has every tool before it serves anything; later calls do nothing."""
+    global _loaded
+    if _loaded:
+        return
+    for config in apps.get_app_configs():
+        load_groups_of(config.module)
+    _loaded = True

@@ -97,7 +97,6 @@ def writes_to_an_app(name: str, arguments) -> bool:
 
     if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
         return False
-    registry.load_all()
     tool = registry.get_tool(arguments["name"])
     return tool is not None and bool(tool.calls_apps) and (tool.kind != "reads" or tool.calls_tools)
 

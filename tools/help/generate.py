@@ -375,7 +375,6 @@ def agent_tools_page(tools: list[dict]) -> str:
 
 def generated_pages() -> dict[str, str]:
     """Every generated page's markdown by its address."""
-    registry.load_all()
     pages = {"/tools/": all_tools_page(), "/tools/catalog/": catalog_page()}
     for name in registry.GROUPS:
         pages[group_address(name)] = group_page(name)
@@ -388,7 +387,6 @@ def generated_pages() -> dict[str, str]:
 def tools_json() -> list[dict]:
     """Every tool as declared, in spec/tools.json's shape (name, group, does, owners_yes, yes_note, your_work,
     inputs of name, type, required), with each input's limits and the tool's whole input schema besides."""
-    registry.load_all()
     return [
         {
             "name": tool.name,

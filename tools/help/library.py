@@ -172,7 +172,6 @@ _built: dict[tuple, Library] = {}
 def library() -> Library:
     """The docs as the registry declares its tools now. Built once per set of tools (a test that takes a group
     out of the registry gets pages without it)."""
-    registry.load_all()
     # Keyed by the declarations themselves, so a declaration replaced (as tests do) gets its page written again.
     key = (
         tuple((name, id(group)) for name, group in registry.GROUPS.items()),

@@ -12,7 +12,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print one JSON list.")
 
     def handle(self, *args, **options):
-        registry.load_all()
         described = [tool.describe() for tool in sorted(registry.TOOLS.values(), key=lambda t: t.name)]
         if options["json"]:
             self.stdout.write(json.dumps(described, indent=1))

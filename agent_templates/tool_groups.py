@@ -1,8 +1,8 @@
 """The templates group: thin declarations over agent_templates' selectors and services.
 
-It registers from this app (AgentTemplatesConfig.ready) rather than tools/groups/, because adding a template makes
-agents, skills and routines, which sit above tools. The propose tools only ask: the card waits on Home, and the
-owner's press there is the only way anything is added or shared.
+It lives in this app, in the module the tool registry finds by its name (tools.registry.load_all), rather than in
+tools/groups/, because adding a template makes agents, skills and routines, which sit above tools. The propose
+tools only ask: the card waits on Home, and the owner's press there is the only way anything is added or shared.
 """
 
 from __future__ import annotations
