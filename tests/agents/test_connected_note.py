@@ -119,3 +119,23 @@ def test_a_closed_thread_is_told_in_the_agents_chat(org, staff, model,
     assert _notes(thread) == []
     (note,) = _notes(services.chat_for(agent=desk))
     assert note.endswith("(You asked for it in your thread “Juniper Dental”, now closed.)")
+
+
+def test_a_note_that_fails_is_logged_and_the_connection_stands(org, caplog, django_capture_on_commit_callbacks):
+    """The owner's connect is committed before anyone is told: a receiver that fails must not undo it or reach
+    the owner as an error page."""
+    from integrations.models import Connection
+    from integrations.services import connection_create_local
+    from integrations.signals import connected
+
+    def broken(**kwargs):
+        raise RuntimeError("the note could not be written")
+
+    connected.connect(broken, dispatch_uid="test-broken-receiver")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            connection = connection_create_local(org=org, account="sam@fernhill.test", groups=["mail"])
+    finally:
+        connected.disconnect(dispatch_uid="test-broken-receiver")
+    assert Connection.objects.filter(id=connection.id).exists()
+    assert "the note could not be written" in caplog.text
