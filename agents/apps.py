@@ -6,6 +6,7 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from agents import connected  # noqa: F401  (its receiver tells the conversations that asked for an app)
         from core.undo import undo_loader_register
         from tools.help.library import add_page_source
 

@@ -6,6 +6,7 @@ tool's `not_connected` / `reauth` error, and must stand when that error rolls th
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 
@@ -22,6 +23,8 @@ from integrations.crypto import TokensUnreadable
 from integrations.durable import keep
 from integrations.models import Connection, SearchCopy
 from integrations.signals import connected
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,15 @@ def _stored_refresh_token(connection: Connection) -> str | None:
 
 
 def _announce(org, connection, cards) -> None:
-    transaction.on_commit(lambda: connected.send(sender=Connection, org=org, connection=connection, cards=cards))
+    transaction.on_commit(lambda: _tell_connected(org, connection, cards))
+
+
+def _tell_connected(org, connection, cards) -> None:
+    # The connection is committed: a receiver that fails (a note to the asking thread) is logged, and must not
+    # turn the owner's finished connect into an error page.
+    for receiver, outcome in connected.send_robust(sender=Connection, org=org, connection=connection, cards=cards):
+        if isinstance(outcome, Exception):
+            logger.error("connected: %r failed for connection %s", receiver, connection.id, exc_info=outcome)
 
 
 def _resolve_cards(*, org: Organization, connection: Connection) -> list[Card]:
