@@ -63,7 +63,7 @@ def roadstar_ms_per_step(n: int, label: str) -> tuple[float, int]:
     model = ScriptedModel([call("start_thread", {"title": "Juniper Dental", "task": "Find Dana"}), say("Started."),
                            *[call("use_tool", find) for _ in range(n)], say("Found.")])
     set_model(model)
-    turn.THREAD_STEPS = n + 5  # the spec's 40 steps a piece of work would stop it: this measures a long one
+    steps_limit, turn.THREAD_STEPS = turn.THREAD_STEPS, n + 5  # the spec's 40 would stop it: this measures a long one
     # drain() runs the queue here, one turn after another; the bench process runs worker tasks inline (Q_SYNC), and
     # dispatch would start the thread's turn inside the chat's.
     dispatch, scheduler.dispatch = scheduler.dispatch, lambda **_: []
@@ -81,7 +81,7 @@ def roadstar_ms_per_step(n: int, label: str) -> tuple[float, int]:
             took = time.perf_counter() - start
     finally:
         set_model(None)
-        turn.THREAD_STEPS = 40
+        turn.THREAD_STEPS = steps_limit
         scheduler.dispatch = dispatch
     steps = len(model.requests)
     assert steps == n + 3, f"the scripted thread took {steps} steps, not {n + 3}"

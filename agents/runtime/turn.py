@@ -246,9 +246,7 @@ class Turn(ToolHost):
             ])
             if text:
                 self._latest_reply(text)
-        if any(call.pk is None for call in saved):  # a database that returns no ids from a bulk insert
-            return unanswered_tool_calls(self.conversation)
-        return saved
+        return saved  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
         from tools.pipeline import recording
@@ -401,7 +399,8 @@ def unanswered_tool_calls(conversation: Conversation) -> list[ToolCall]:
 
 
 def input_waits(messages: list[Message]) -> bool:
-    """has_new_input over messages in seq order that include the agent's last reply."""
+    """has_new_input over messages in seq order: the agent's last reply and what came after it (or only what came
+    after it)."""
     if not messages or messages[-1].role == Message.Role.AGENT:
         return False
     if messages[-1].role == Message.Role.TOOL:
@@ -412,18 +411,12 @@ def input_waits(messages: list[Message]) -> bool:
 
 def has_new_input(conversation: Conversation) -> bool:
     """Is there something after the agent's last reply to act on? (Tool results count: the step goes on.)"""
-    last = Message.objects.filter(conversation=conversation).order_by("-seq").first()
-    if last is None:
-        return False
-    if last.role == Message.Role.TOOL:
-        return True
-    if last.role == Message.Role.AGENT:
-        return False
-    after_reply = Message.objects.filter(conversation=conversation, role__in=INPUT_ROLES)
-    last_reply = Message.objects.filter(conversation=conversation, role=Message.Role.AGENT).order_by("-seq").first()
+    last_reply = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT)
+                  .order_by("-seq").values_list("seq", flat=True).first())
+    since = Message.objects.filter(conversation=conversation).only("seq", "role", "data").order_by("seq")
     if last_reply is not None:
-        after_reply = after_reply.filter(seq__gt=last_reply.seq)
-    return any(not m.data.get("quiet") for m in after_reply.only("data"))
+        since = since.filter(seq__gt=last_reply)
+    return input_waits(list(since))
 
 
 def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
