@@ -54,9 +54,11 @@ serve: migrate workspace
 
 # The browser tests drive Debian's Chromium: ensure-chromium installs it where it is missing (apt-get, as root).
 # They share one running stack, so they stay together on one worker (loadgroup; the rest spread as with load).
-# ruff (ruff.toml) runs first: a lint finding fails the build before the suite starts.
+# ruff (ruff.toml) and mypy (mypy.ini) run first: a lint or type finding fails the build before the suite starts.
+# mypy keeps its cache in var/mypy-cache, so a repeat run reads only what changed.
 test: $(VENV)/.installed-dev workspace
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	scripts/ensure-chromium
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
