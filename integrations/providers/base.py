@@ -87,6 +87,11 @@ class Changes(Generic[T]):
     cursor: str
 
 
+class CursorExpired(Exception):
+    """The app no longer knows the position a copy kept (Gmail's historyId after about a week, Calendar's sync token
+    answered 410 Gone): the caller copies the account again from the start."""
+
+
 @dataclass
 class FileData:
     """A file's bytes: an attachment, a downloaded file, an upload."""

@@ -6,6 +6,10 @@
   revision they were worked out on (writeControl), so positions kept for Undo are right.
 - Sheets v4 reads values tab by tab and writes cells. Old cells are read as formulas for Undo, which writes them
   back exactly (batchUpdate updateCells: numbers stay numbers, text stays text).
+- The search copy (search/google_copy.py): `copy_start` (changes.getStartPageToken), `copy_files` (every file but
+  folders and the trash, a page at a time), `copy_changes` (changes.list from a page token: what changed, what was
+  removed or trashed), `copy_text` (a Google Doc, Sheet or Slides exported, another file downloaded, and its text
+  extracted the way files.read does), `folder` (a folder's name and parents, for a file's path).
 Every call goes through integrations.clients.google_execute, which maps Google's errors to the spec's kinds.
 Tests pass `http=HttpMockSequence([...])` through provider_for.
 """
@@ -14,12 +18,23 @@ from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import dataclass
 
 from core.errors import ToolError
 from integrations.clients import google_execute, google_service
 from integrations.files import content, sheets, storage, textedit
 from integrations.files.content import GOOGLE_DOC, GOOGLE_PREFIX, GOOGLE_SHEET, GOOGLE_SLIDES
-from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
+from integrations.providers.base import (
+    Changes,
+    CursorExpired,
+    FileData,
+    FileMeta,
+    FilesProvider,
+    Hit,
+    Page,
+    Values,
+    Written,
+)
 from integrations.providers.registry import register_provider
 
 FOLDER = "application/vnd.google-apps.folder"
@@ -47,6 +62,16 @@ _OFFICE_EXPORTS = {
 _CONVERT = {content.DOCX: GOOGLE_DOC, content.XLSX: GOOGLE_SHEET, content.PPTX: GOOGLE_SLIDES,
             content.CSV: GOOGLE_SHEET}
 MAX_CHANGE_PAGES = 10
+# What the copy gives up on without the owner's help: their reasons go in the item's place of its text.
+_STOP_KINDS = ("rate_limited", "reauth", "unavailable")
+
+
+@dataclass
+class FileChanges:
+    files: list[dict]  # Drive's file resources, changed or added (folders and the trash left out)
+    gone: list[str]  # Drive's ids of files removed, trashed or no longer shared with the owner
+    next_page: str | None  # more changes: the page token to go on from
+    new_start: str | None  # on the last page: the token for the next round of changes
 
 
 def _quote(text: str) -> str:
@@ -582,6 +607,73 @@ class DriveProvider(FilesProvider):
             if not answer.get("nextPageToken"):
                 break
         return Changes(items, token)
+
+
+    # --- the search copy -------------------------------------------------------------------------------------
+
+    def copy_start(self) -> str:
+        """The changes token of now: changes from here on are caught after a full listing."""
+        return self._run(self.drive.changes().getStartPageToken(supportsAllDrives=True))["startPageToken"]
+
+    def copy_files(self, *, page: str | None, size: int) -> Page[dict]:
+        answer = self._run(self.drive.files().list(
+            q=f"trashed = false and mimeType != '{FOLDER}'", pageSize=size, pageToken=page or None, spaces="drive",
+            fields=f"nextPageToken,files({FIELDS})", supportsAllDrives=True, includeItemsFromAllDrives=True,
+        ))
+        return Page(answer.get("files", []), answer.get("nextPageToken"))
+
+    def copy_changes(self, *, token: str, size: int) -> FileChanges:
+        try:
+            answer = self._run(self.drive.changes().list(
+                pageToken=token, pageSize=size, spaces="drive", includeRemoved=True, supportsAllDrives=True,
+                includeItemsFromAllDrives=True,
+                fields=f"nextPageToken,newStartPageToken,changes(fileId,removed,file({FIELDS}))",
+            ))
+        except ToolError as error:
+            if error.kind == "not_found":
+                raise CursorExpired("Google Drive no longer takes this changes token") from error
+            raise
+        files, gone = [], []
+        for change in answer.get("changes", []):
+            f = change.get("file")
+            if change.get("removed") or not f or f.get("trashed"):
+                gone.append(change.get("fileId") or (f or {}).get("id"))
+            elif f.get("mimeType") != FOLDER:
+                files.append(f)
+        return FileChanges(files, [g for g in gone if g], answer.get("nextPageToken"), answer.get("newStartPageToken"))
+
+    def folder(self, folder_id: str) -> tuple[str, list[str]]:
+        f = self._get(folder_id, "id,name,parents")
+        return f.get("name", ""), list(f.get("parents") or [])
+
+    def copy_text(self, f: dict) -> tuple[str, str]:
+        """A file's text for the search copy, and how well it was read. Failures the owner must see to (rate limits,
+        a refused sign-in, Google not answering) are raised; any other leaves the file copied without its text."""
+        mime, name = f.get("mimeType", ""), f.get("name", "")
+        try:
+            if mime in _EXPORTS:
+                target, extension = _EXPORTS[mime]
+                data = FileData(name + extension, target,
+                                self._run(self.drive.files().export(fileId=f["id"], mimeType=target)))
+            elif mime.startswith(GOOGLE_PREFIX):
+                return "", "no text: a Google file of a kind that has none"
+            else:
+                mime = content.mime_of(name, mime)
+                kind = content.kind_of(mime, name)
+                if kind == "image":
+                    return "", "a picture: no text to search"
+                if kind == "file" and not content.is_text_mime(mime):
+                    return "", "no text: not a kind of file with text to read"
+                if int(f.get("size") or 0) > content.MAX_FILE_BYTES:
+                    return "", "no text: over 25 MB"
+                data = FileData(name, mime, self._run(self.drive.files().get_media(fileId=f["id"],
+                                                                                   supportsAllDrives=True)))
+            extracted = content.extract(data)
+        except ToolError as error:
+            if error.kind in _STOP_KINDS:
+                raise
+            return "", f"no text: {error.message}"
+        return extracted.text, "text" if extracted.text.strip() else "no text found (a scan?)"
 
 
 def _changed(what: str, why: str) -> ToolError:

@@ -11,12 +11,17 @@
 - find_sent: `rfc822msgid:` in sent mail (Gmail keeps the Message-ID a sent message came with).
 - changes: history.list from the cursor (a historyId), messages added to INBOX; a cursor too old for Gmail's history
   (404) starts watching again from now.
+- The search copy (search/google_copy.py): `mailbox` (getProfile: the historyId to go on from, the message count),
+  `message_ids` (messages.list, a page at a time), `copied_message` (messages.get, its labels and attachments'
+  parts), `attachment_bytes`, `label_names`, and `history` (history.list: what was added, deleted or relabelled
+  since a historyId; an expired one raises CursorExpired).
 """
 
 from __future__ import annotations
 
 import base64
 import datetime
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from core.errors import ToolError
@@ -30,6 +35,7 @@ from integrations.mail_text import (
 )
 from integrations.providers.base import (
     Changes,
+    CursorExpired,
     DraftRef,
     FileData,
     Hit,
@@ -47,6 +53,29 @@ HEADERS = ["From", "To", "Cc", "Subject", "Date", "Message-ID"]
 MAX_BYTES = 25 * 1024 * 1024
 CHANGES_MAX = 100  # messages one poll reads; the cursor stops where it got to, and the next poll goes on
 SNIPPET = 200
+
+
+@dataclass
+class CopiedMessage:
+    """A message as the search copy takes it: the message, its labels, and where each attachment's bytes are."""
+
+    message: MailMessage
+    labels: list[str]
+    # The attachment's full id -> (Gmail's attachmentId, or None when the bytes came inline; inline bytes).
+    parts: dict[str, tuple[str | None, bytes]] = field(default_factory=dict)
+
+
+@dataclass
+class MailHistory:
+    """One page of history.list: messages added or relabelled (read them again), messages deleted."""
+
+    changed: list[str]
+    deleted: list[str]
+    next_page: str | None
+    history_id: str
+
+
+HISTORY_TYPES = ["messageAdded", "messageDeleted", "labelAdded", "labelRemoved"]
 
 
 def _decode(data: str | None) -> bytes:
@@ -316,6 +345,66 @@ class GmailProvider(MailProvider):
                 if error.kind != "not_found":  # deleted since it came: nothing to tell
                     raise
         return messages
+
+
+    # --- the search copy ------------------------------------------------------------------------------------
+
+    def mailbox(self) -> tuple[str, int]:
+        """The mailbox's historyId now, and how many messages it holds."""
+        profile = self._run(self._gmail().users().getProfile(userId="me"))
+        return str(profile["historyId"]), int(profile.get("messagesTotal") or 0)
+
+    def message_ids(self, *, page: str | None, size: int) -> Page[str]:
+        """One page of every message's Gmail id (spam and trash left out, as Gmail lists them by default)."""
+        answer = self._run(self._gmail().users().messages().list(userId="me", maxResults=size, pageToken=page or None))
+        return Page([m["id"] for m in answer.get("messages", [])], answer.get("nextPageToken"))
+
+    def copied_message(self, message_id: str) -> CopiedMessage | None:
+        """A message in full with its labels; None when it is gone (deleted since it was listed)."""
+        try:
+            raw = self._run(self._gmail().users().messages().get(userId="me", id=message_id, format="full"))
+        except ToolError as error:
+            if error.kind == "not_found":
+                return None
+            raise
+        parts = {}
+        for part in _parts(raw.get("payload", {})):
+            if part.get("filename"):
+                body = part.get("body", {})
+                full_id = self.global_id(f"{raw['id']}.{part.get('partId', '')}")
+                parts[full_id] = (body.get("attachmentId"), _decode(body.get("data")) if "data" in body else b"")
+        return CopiedMessage(self._message(raw), list(raw.get("labelIds", [])), parts)
+
+    def attachment_bytes(self, message_id: str, attachment_id: str) -> bytes:
+        answer = self._run(self._gmail().users().messages().attachments().get(
+            userId="me", messageId=message_id, id=attachment_id))
+        return _decode(answer.get("data"))
+
+    def label_names(self) -> dict[str, str]:
+        answer = self._run(self._gmail().users().labels().list(userId="me"))
+        return {label["id"]: label.get("name", label["id"]) for label in answer.get("labels", [])}
+
+    def history(self, *, start: str, page: str | None) -> MailHistory:
+        """One page of what happened since `start`: the ids to read again and the ids deleted. A historyId older
+        than Gmail keeps (about a week; 404) raises CursorExpired."""
+        try:
+            answer = self._run(self._gmail().users().history().list(
+                userId="me", startHistoryId=start, historyTypes=HISTORY_TYPES, pageToken=page or None, maxResults=500,
+            ))
+        except ToolError as error:
+            if error.kind == "not_found":
+                raise CursorExpired(f"Gmail no longer keeps the history from {start}") from error
+            raise
+        changed, deleted = [], []
+        for record in answer.get("history", []):
+            deleted += [item["message"]["id"] for item in record.get("messagesDeleted", [])]
+            for kind in ("messagesAdded", "labelsAdded", "labelsRemoved"):
+                changed += [item["message"]["id"] for item in record.get(kind, [])]
+        # A message added and then deleted in the same stretch is simply gone; whatever else happened to a message,
+        # reading it again gives its state now.
+        gone = set(deleted)
+        return MailHistory([i for i in dict.fromkeys(changed) if i not in gone], list(dict.fromkeys(deleted)),
+                           answer.get("nextPageToken"), str(answer.get("historyId") or start))
 
 
 register_provider("google", "mail", GmailProvider)

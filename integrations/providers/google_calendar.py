@@ -7,25 +7,44 @@
   it was held (its etag), else `changed`.
 - changes: events created since the cursor (a time), read with updatedMin; the cursor moves to the calendar's
   own `updated` time, so a slow clock here loses nothing.
+- The search copy (search/google_copy.py): `copy_events` lists every event a page at a time, then, from the sync
+  token the last page gave, what changed since (cancelled events included); a sync token Google no longer takes
+  (410 Gone) raises CursorExpired.
 """
 
 from __future__ import annotations
 
 import datetime
 import zoneinfo
+from dataclasses import dataclass
 
 from django.utils import timezone
 
 from core.errors import ToolError
 from core.timefmt import iso
 from integrations.clients import google_execute, google_service
-from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
+from integrations.providers.base import CalendarProvider, Changes, CursorExpired, Meeting, Written
 from integrations.providers.registry import register_provider
 
 CALENDAR = "primary"
 HOLD_MARK = {"roadstar": "hold"}
 PAGE = 250
 MAX_PAGES = 8
+
+
+@dataclass
+class CopiedEvent:
+    meeting: Meeting
+    text: str  # where and what: its location and description
+    organizer: str
+
+
+@dataclass
+class EventsPage:
+    events: list[CopiedEvent]
+    cancelled: list[str]  # the calendar's own ids of events deleted or cancelled
+    next_page: str | None
+    sync_token: str | None  # on the last page only
 
 
 def _time(value: str) -> datetime.datetime:
@@ -163,6 +182,34 @@ class GoogleCalendarProvider(CalendarProvider):
         if page and last:
             newest = last  # more than the pages read this time: carry on after the last one read next time
         return Changes(found, newest)
+
+
+    # --- the search copy ------------------------------------------------------------------------------------
+
+    def copy_events(self, *, sync_token: str | None, page: str | None, size: int) -> EventsPage:
+        """One page of every event (no sync token), or of what changed since `sync_token`. Recurring events come as
+        one event each (their first time), not as every occurrence."""
+        params = {"calendarId": CALENDAR, "maxResults": size, "pageToken": page or None, "singleEvents": False}
+        if sync_token:
+            params["syncToken"] = sync_token  # deleted events always come with it: showDeleted may not be false
+        else:
+            params["showDeleted"] = False
+        try:
+            answer = self._run(self._calendar().events().list(**params))
+        except ToolError as error:
+            if error.kind == "not_found" and sync_token:  # 410 Gone: the token has expired
+                raise CursorExpired("Google Calendar no longer takes this sync token") from error
+            raise
+        zone = self._zone(answer.get("timeZone"))
+        events, cancelled = [], []
+        for event in answer.get("items", []):
+            if event.get("status") == "cancelled" or "start" not in event:
+                cancelled.append(event["id"])
+                continue
+            text = "\n".join(x for x in (event.get("location"), event.get("description")) if x)
+            organizer = (event.get("organizer") or {}).get("email") or self.connection.account
+            events.append(CopiedEvent(self.meeting(event, zone), text, organizer.lower()))
+        return EventsPage(events, cancelled, answer.get("nextPageToken"), answer.get("nextSyncToken"))
 
 
 register_provider("google", "calendar", GoogleCalendarProvider)

@@ -82,15 +82,3 @@ def test_a_second_worker_waits_for_the_claim(ctx, drive):
     copy = SearchCopy.objects.get(connection=drive)
     assert sync._claim(copy.pk) is not None
     assert sync.copy_run(drive) == "busy"
-
-
-def test_a_google_account_says_its_copy_isnt_built(ctx, org):
-    from integrations.models import Connection, SearchCopy
-
-    google = Connection.objects.create(organization=org, app="google", account="sam@gmail.test", account_key="0a1b2c3d",
-                                       groups=["mail"])
-    connection_search_set(org=org, account_key=google.account_key, on=True)
-    assert sync.copy_run(google) == "failed"
-    assert "isn't built yet" in SearchCopy.objects.get(connection=google).error
-    sources = use_tool(ctx, "search.search", {})["sources"]
-    assert "isn't built yet" in sources["sam@gmail.test"] and "live" in sources["sam@gmail.test"]
