@@ -203,7 +203,9 @@ def gmail_batch(connection, position: dict, owner: set[str], size: int, run: Run
 def _folder_path(run: Run, parents: list[str]) -> str:
     """The folders a file is in, as the owner reads them ("Clients › Juniper Dental"); My Drive itself left out."""
     drive = run.provider("files")
-    names, parent, seen = [], parents[0] if parents else None, set()
+    names: list[str] = []
+    seen: set[str] = set()
+    parent = parents[0] if parents else None
     while parent and parent not in seen and len(seen) < 20:
         seen.add(parent)
         if parent not in run.folders:
@@ -297,7 +299,7 @@ def calendar_batch(connection, position: dict, owner: set[str], size: int, run: 
     if page.next_page:
         return Batch(entries, gone, {**moved, "calendar_page": page.next_page}, True, found)
     done = {**moved, "calendar_sync": page.sync_token, "calendar_page": None, "calendar_mark": None}
-    return Batch(entries, gone, done, False, found, sweep=(f"meeting:{key}:", mark) if listing else None)
+    return Batch(entries, gone, done, False, found, sweep=(f"meeting:{key}:", mark) if listing and mark else None)
 
 
 GOOGLE_BATCHES = {"mail": gmail_batch, "files": drive_batch, "meetings": calendar_batch}

@@ -20,6 +20,7 @@ import datetime
 import logging
 import secrets
 import time
+from collections.abc import Callable
 
 from django.db import transaction
 from django.db.models import Max, Q
@@ -161,7 +162,8 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
     owner = index.owner_addresses(connection)
     org = connection.organization
     google = connection.app == Connection.App.GOOGLE
-    batches, run = (GOOGLE_BATCHES, Run(connection, http)) if google else (BATCHES, None)
+    batches: dict[str, Callable[..., Batch]] = GOOGLE_BATCHES if google else BATCHES
+    run = Run(connection, http) if google else None
     done_batches = 0
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     stopped = False

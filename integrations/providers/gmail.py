@@ -119,7 +119,16 @@ def _parts(payload: dict):
 
 
 class GmailProvider(MailProvider):
+    _service = None
+
     def _gmail(self):
+        # One client a provider: the search copy reads a page's messages one call each, and building the client
+        # (and reading the connection's credentials) each time would cost more than some of the calls.
+        if self._service is None:
+            self._service = self._build()
+        return self._service
+
+    def _build(self):
         http = self.options.get("http")
         if http is not None:
             # Tests: the recorded Gmail answers, through the connection's own credentials (so an expired token is
