@@ -14,6 +14,10 @@ class AgentsConfig(AppConfig):
         add_page_source(_agent_tool_pages)
         # make_agent's undo registers with core when the agent tools load; Undo loads them through this loader.
         undo_loader_register(_load_agent_tools)
+        # A research table's run calls the model through agents (research is below it in the layers).
+        from research.table_run import model_call_register
+
+        model_call_register(_table_model_call)
 
 
 # Both import when called: the agent tools bring the model client, which django.setup() should not load (the
@@ -26,3 +30,9 @@ def _agent_tool_pages() -> dict[str, str]:
 
 def _load_agent_tools() -> None:
     from agents.runtime import agent_tools  # noqa: F401
+
+
+def _table_model_call(**kwargs):
+    from agents.tables import table_model_call
+
+    return table_model_call(**kwargs)

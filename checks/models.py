@@ -27,6 +27,8 @@ class CheckDecision(models.Model):
     tool = models.CharField(max_length=80)
     input = models.JSONField(default=dict, blank=True)
     replaces = models.JSONField(null=True, blank=True)
+    # The note the tool carried for the check to weigh (a cost), which the owner reads with the ask.
+    note = models.TextField(blank=True)
     outcome = models.CharField(max_length=4, choices=Outcome.choices)
     reason = models.CharField(max_length=120, blank=True)
     relied_on = models.JSONField(default=list, blank=True, help_text="The owner's and routines' words it relied on.")

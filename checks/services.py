@@ -47,6 +47,7 @@ def check_tool_call(
             tool=request.action.tool,
             input=request.action.input,
             replaces=request.action.replaces,
+            note=request.action.note or "",
             outcome=decision.outcome,
             reason=decision.reason or "",
             relied_on=decision.relied_on,

@@ -25,6 +25,9 @@ FOR_OWNER = {
 # What each action does, in the owner's words; any other tool is named by its own name.
 WHAT = {
     "mail.send": "Send this email",
+    "tables.build": "Build a research table",
+    "tables.research_rows": "Research rows of a table again",
+    "tables.accept_cell": "Accept a value in a table",
     "mail.draft": "Draft this email",
     "contacts.update": "Change a contact",
     "contacts.context": "Rewrite a contact's Context",
@@ -39,7 +42,7 @@ WHAT = {
 }
 
 # Inputs that name the record rather than change it: the record is named from `replaces` instead.
-_IDS = {"id", "ids", "contactId", "companyId", "projectId", "docId", "threadId", "entryId", "fileId"}
+_IDS = {"id", "ids", "contactId", "companyId", "projectId", "docId", "threadId", "entryId", "fileId", "datasetId"}
 _TEXT_KEPT_AS = ("context", "about")
 _LONG = 160  # a value longer than this (or on several lines) is folded away under <details>
 

@@ -34,6 +34,7 @@ class HomeAsk:
     tool: str = ""
     input: dict | None = None
     replaces: object = None
+    note: str = ""  # what the tool carried for the check to weigh, such as a cost
 
 
 def _uuids(values) -> set[uuid.UUID]:
@@ -97,7 +98,7 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
         shown.append(HomeAsk(id=str(ask.id), agent_id=decision.actor_id, agent_name=name, question=question,
                              reason=reason, where=where, conversation_id=decision.conversation_id or "",
                              at=ask.created_at, tool=decision.tool, input=decision.input,
-                             replaces=decision.replaces))
+                             replaces=decision.replaces, note=decision.note))
     return shown
 
 

@@ -126,7 +126,8 @@ def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
         "id": ask.id, "agent_id": ask.agent_id, "agent_name": ask.agent_name, "where": ask.where,
         "question": ask.question or f"It waits for your yes before it goes on: {because}.",
         "because": because,
-        "action": ask_words.describe(tool=ask.tool, input=ask.input, replaces=ask.replaces) if ask.tool else None,
+        "action": (ask_words.describe(tool=ask.tool, input=ask.input, replaces=ask.replaces, note=ask.note)
+                   if ask.tool else None),
     }
 
 

@@ -17,6 +17,9 @@ class ResearchSettings(models.Model):
         default=False, verbose_name="filings", help_text="SEC filings of public companies."
     )
     newsfeed_on = models.BooleanField(default=False, verbose_name="newsfeed", help_text="Today's stories from feeds.")
+    tables_on = models.BooleanField(
+        default=False, verbose_name="tables", help_text="Research tables agents build from web sources, at a cost."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -180,3 +183,145 @@ class Story(models.Model):
 
     def __str__(self):
         return self.headline
+
+
+# --- Research tables --------------------------------------------------------------------------------------------
+
+
+class Dataset(models.Model):
+    """A research table: the question, the plan (row rule, queries, typed columns, which identify a row), and the
+    agent that asked for it. Its rows are DatasetRow; each build or re-research is a DatasetRun."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    projects = models.ManyToManyField("docs.Project", related_name="datasets", blank=True)
+    name = models.CharField(max_length=200)
+    question = models.TextField()
+    # {row, rule, queries, columns: [{name, label, type, unit, options, instructions, identifies}]}
+    plan = models.JSONField()
+    max_rows = models.PositiveIntegerField(default=25)
+    # The agent that asked (agents are above research: its id, not a relation); none when the owner did.
+    agent_id = models.UUIDField(null=True, blank=True)
+    conversation_id = models.UUIDField(null=True, blank=True)
+    # The model its researchers use: the asking agent's, else the cheapest.
+    model = models.CharField(max_length=40)
+    # What planning cost, in millionths of a dollar (the runs keep their own spend). Money here is whole
+    # micro-dollars, so the cap's conditional writes compare exactly on every database; a call's cost is rounded up.
+    plan_micros = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["organization", "-updated_at"], name="dataset_org_updated_idx")]
+
+    def __str__(self):
+        return self.name
+
+
+class DatasetPlanDraft(models.Model):
+    """A plan made for tables.build before the check weighs its cost: the same build asked again (after the owner's
+    yes) runs on this plan and its estimate, rather than planning, and paying, again."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)  # sha256 of the conversation, project, question and maxRows
+    name = models.CharField(max_length=200)
+    plan = models.JSONField()
+    model = models.CharField(max_length=40)
+    estimate_micros = models.BigIntegerField()
+    cap_micros = models.BigIntegerField()
+    plan_micros = models.BigIntegerField(default=0)
+    used_by = models.OneToOneField(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "key"], name="dataset_draft_key_idx")]
+
+
+class DatasetRun(models.Model):
+    """One build or re-research of a table, with its estimate, its cap and what it spent. Every model call it makes
+    reserves its most possible cost against the cap first (a conditional write), so spend never passes the cap."""
+
+    class Kind(models.TextChoices):
+        BUILD = "build"
+        RERUN = "rerun"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        STOPPED = "stopped"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="runs")
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    status = models.CharField(max_length=7, choices=Status.choices, default=Status.QUEUED)
+    # Millionths of a dollar (see Dataset.plan_micros).
+    estimate_micros = models.BigIntegerField()
+    cap_micros = models.BigIntegerField()
+    spent_micros = models.BigIntegerField(default=0)
+    # Held for model calls under way: their most possible cost, settled to what they cost when they answer.
+    reserved_micros = models.BigIntegerField(default=0)
+    rows_total = models.PositiveIntegerField(default=0)
+    rows_done = models.PositiveIntegerField(default=0)
+    message = models.CharField(max_length=500, null=True, blank=True)
+    # A build finds its rows first; the worker finding them holds this claim (a dead worker's lapses).
+    rows_found = models.BooleanField(default=False)
+    finding_claimed_until = models.DateTimeField(null=True, blank=True)
+    finding_reserved_micros = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["organization", "status"], name="dataset_run_org_status_idx")]
+
+
+class DatasetRow(models.Model):
+    """One row: its key (from the columns that identify it), its values and each value's source, and its research
+    state. A worker claims a pending row with a conditional write (state and lease), so no row is researched by two
+    workers, and one a dead worker held is taken over once its lease lapses."""
+
+    class State(models.TextChoices):
+        IDLE = "idle"  # nothing to do
+        PENDING = "pending"  # waiting for a worker of `run`
+        RESEARCHING = "researching"  # a worker holds it until `claimed_until`
+
+    id = models.BigAutoField(primary_key=True)
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="rows")
+    key = models.CharField(max_length=300)
+    position = models.PositiveIntegerField(default=0)
+    identity = models.JSONField(default=dict)
+    values = models.JSONField(default=dict)  # {column: CellValue}
+    sources = models.JSONField(default=dict)  # {column: CellSource}
+    found_at_url = models.CharField(max_length=2000, blank=True)
+    state = models.CharField(max_length=11, choices=State.choices, default=State.IDLE)
+    run = models.ForeignKey(DatasetRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="rows")
+    claim = models.UUIDField(null=True, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    # The most the row's model call under way may cost: kept as spent if its worker dies mid-call.
+    reserved_micros = models.BigIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    researched = models.PositiveIntegerField(default=0)  # research results written, over every run
+    researched_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "key"], name="dataset_row_key_unique")]
+        indexes = [models.Index(fields=["run", "state"], name="dataset_row_run_state_idx")]
+
+
+class DatasetSource(models.Model):
+    """A page a cell was filled from: its address and the text the researcher read, which a QuoteRef's start and
+    end point into, so the owner sees the very words."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="sources")
+    url = models.CharField(max_length=2000)
+    title = models.CharField(max_length=500, blank=True)
+    text = models.TextField()
+    read_at = models.DateTimeField(auto_now_add=True)

@@ -6,15 +6,26 @@ from __future__ import annotations
 import datetime
 from zoneinfo import ZoneInfo
 
+from django.db.models import Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from companies.models import Company
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
-from research.models import CompanyListing, Feed, Filing, ResearchSettings, Story
+from research.models import (
+    CompanyListing,
+    Dataset,
+    DatasetRow,
+    DatasetRun,
+    DatasetSource,
+    Feed,
+    Filing,
+    ResearchSettings,
+    Story,
+)
 
-OPTIONAL_GROUPS = ("filings", "newsfeed")
+OPTIONAL_GROUPS = ("filings", "newsfeed", "tables")
 
 
 def research_settings(*, org) -> ResearchSettings:
@@ -117,3 +128,55 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
     for story in stories:
         story.project_ids = sorted(projects[story.link or f"story:{story.id}"])
     return stories
+
+
+# --- tables -----------------------------------------------------------------------------------------------------
+
+
+def dataset_get(*, org, dataset_id) -> Dataset:
+    """One of the workspace's tables; another workspace's is not_found."""
+    found = Dataset.objects.filter(organization=org, id=as_uuid(dataset_id)).first() if as_uuid(dataset_id) else None
+    if found is None:
+        raise not_found("table", dataset_id)
+    return found
+
+
+def datasets_of(*, org, project=None) -> list[Dataset]:
+    found = Dataset.objects.filter(organization=org).prefetch_related("projects")
+    if project is not None:
+        found = found.filter(projects=project)
+    return list(found.order_by("-updated_at"))
+
+
+def dataset_latest_runs(*, datasets: list[Dataset]) -> dict:
+    """Each table's latest run, by table id, in one query."""
+    latest: dict = {}
+    for run in DatasetRun.objects.filter(dataset__in=datasets).order_by("dataset_id", "-created_at"):
+        latest.setdefault(run.dataset_id, run)
+    return latest
+
+
+def dataset_spent(*, dataset: Dataset) -> int:
+    """Micro-dollars the table cost: its planning and every run."""
+    runs = DatasetRun.objects.filter(dataset=dataset).aggregate(total=Sum("spent_micros"))["total"] or 0
+    return dataset.plan_micros + runs
+
+
+def dataset_rows(*, dataset: Dataset) -> list[DatasetRow]:
+    return list(DatasetRow.objects.filter(dataset=dataset).order_by("position", "id"))
+
+
+def dataset_row_get(*, dataset: Dataset, key: str, field: str = "key") -> DatasetRow:
+    row = DatasetRow.objects.filter(dataset=dataset, key=key).first()
+    if row is None:
+        raise ToolError("bad_input", f"{field}: the table has no row {key!r}; tables.read lists its rows' keys")
+    return row
+
+
+def dataset_source_get(*, org, dataset_id, source_id) -> DatasetSource:
+    found = DatasetSource.objects.filter(
+        dataset__organization=org, dataset_id=as_uuid(dataset_id), id=as_uuid(source_id)
+    ).first() if as_uuid(dataset_id) and as_uuid(source_id) else None
+    if found is None:
+        raise not_found("source", source_id)
+    return found

@@ -21,6 +21,7 @@ from django_q.models import Schedule
 
 from companies.models import Company
 from core.errors import ToolError, bad_input
+from core.inputs import as_uuid
 from docs.models import Project
 from research import edgar as edgar_client
 from research import feeds as feed_reader
@@ -28,6 +29,10 @@ from research import netguard
 from research.filing_text import document_title, filing_text
 from research.models import (
     CompanyListing,
+    Dataset,
+    DatasetPlanDraft,
+    DatasetRow,
+    DatasetRun,
     EdgarCompany,
     EdgarDirectory,
     Feed,
@@ -43,13 +48,16 @@ logger = logging.getLogger(__name__)
 # --- which groups are on ----------------------------------------------------------------------------------------
 
 
-def research_settings_set(*, org, filings: bool | None = None, newsfeed: bool | None = None) -> ResearchSettings:
+def research_settings_set(*, org, filings: bool | None = None, newsfeed: bool | None = None,
+                          tables: bool | None = None) -> ResearchSettings:
     with transaction.atomic():
         row, _ = ResearchSettings.objects.get_or_create(organization=org)
         if filings is not None:
             row.filings_on = filings
         if newsfeed is not None:
             row.newsfeed_on = newsfeed
+        if tables is not None:
+            row.tables_on = tables
         row.save()
     return row
 
@@ -406,3 +414,204 @@ def filing_failure(filing: Filing) -> ToolError:
         return ToolError("unsupported", f"Filing {filing.accession}'s text can't be read here: {why}. It is at "
                                         f"{filing.url}.")
     return ToolError("unavailable", f"Filing {filing.accession}'s text couldn't be fetched from SEC EDGAR: {why}.")
+
+
+# --- tables -----------------------------------------------------------------------------------------------------
+
+MAX_TABLE_ROWS = 250  # a table's rows, found and added together (the spec's maxRows and rowKeys go to 250)
+MAX_IDENTITY_VALUE = 300
+DRAFT_KEPT = datetime.timedelta(days=2)  # a plan waits this long for the owner's yes before it is made again
+
+
+def _table_model(actor) -> str:
+    """The model a table's researchers use: the asking agent's, else the cheapest."""
+    from django.conf import settings
+
+    agent = getattr(actor, "agent", None)
+    model = getattr(agent, "model", None)
+    return model if model in settings.ROADSTAR_MODELS else settings.CHEAPEST_MODEL
+
+
+def _draft_key(*, org, actor, conversation_id, project_id, question: str, max_rows: int) -> str:
+    import hashlib
+    import json
+
+    parts = [str(org.id), actor.kind, actor.id, str(conversation_id or ""), str(project_id or ""), question, max_rows]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def table_plan_draft(*, org, actor, conversation_id, project_id, question: str, max_rows: int,
+                     plan: bool = True) -> DatasetPlanDraft:
+    """The plan for a build, made before the check weighs its cost (a model call, so called with no transaction
+    open), or the one made when the same build was asked before and not run yet. With `plan` False, only the
+    one made before (the build itself runs in a transaction, after the check made it)."""
+    from integrations.web.services import NOT_SET_UP, web_available
+    from research import table_run
+
+    key = _draft_key(org=org, actor=actor, conversation_id=conversation_id, project_id=project_id,
+                     question=question, max_rows=max_rows)
+    draft = (DatasetPlanDraft.objects.filter(organization=org, key=key, used_by__isnull=True,
+                                             created_at__gte=timezone.now() - DRAFT_KEPT)
+             .order_by("-created_at").first())
+    if draft is not None:
+        return draft
+    if not plan:
+        raise ToolError("changed", "This build's plan was used a moment ago by the same build: tables.list shows "
+                                   "the table. Ask again for another.")
+    if not web_available():
+        raise ToolError("unsupported", NOT_SET_UP)
+    model_id = _table_model(actor)
+    agent = getattr(actor, "agent", None)
+    name, plan, cost = table_run.plan_make(org=org, agent_id=agent.id if agent is not None else None,
+                                           model_id=model_id, question=question, max_rows=max_rows)
+    estimate, cap = table_run.build_costs(model_id, plan, max_rows)
+    return DatasetPlanDraft.objects.create(organization=org, key=key, name=name, plan=plan, model=model_id,
+                                           estimate_micros=estimate, cap_micros=cap, plan_micros=cost)
+
+
+def table_plan_words(plan: dict) -> str:
+    columns = ", ".join(f"{c['label']} ({c['type']}{', identifies' if c['identifies'] else ''})"
+                        for c in plan["columns"])
+    return (f"One row per {plan['row']} ({plan['rule']}). Searches: {'; '.join(plan['queries'])}. "
+            f"Columns: {columns}.")
+
+
+def table_build_note(*, draft: DatasetPlanDraft, max_rows: int) -> str:
+    from research.table_run import money_words
+
+    return (f"It costs money: building this table of up to {max_rows} rows is estimated at "
+            f"{money_words(draft.estimate_micros)} and stops at a cap of {money_words(draft.cap_micros)} "
+            f"(planning it cost {money_words(draft.plan_micros)}). {table_plan_words(draft.plan)}")
+
+
+def table_build(*, org, actor, conversation_id, project: Project | None, question: str, max_rows: int,
+                draft: DatasetPlanDraft) -> tuple[Dataset, DatasetRun]:
+    """Make the table on its plan and queue its build: a worker finds the rows, then researches them."""
+    from research import table_run
+
+    agent = getattr(actor, "agent", None)
+    dataset = Dataset.objects.create(
+        organization=org, name=draft.name, question=question, plan=draft.plan, max_rows=max_rows, model=draft.model,
+        agent_id=agent.id if agent is not None else None, conversation_id=as_uuid(conversation_id),
+        plan_micros=draft.plan_micros,
+    )
+    if not DatasetPlanDraft.objects.filter(id=draft.id, used_by__isnull=True).update(used_by=dataset):
+        raise ToolError("changed", "This table is being built already (the same build ran a moment ago): "
+                                   "tables.list shows it.")
+    if project is not None:
+        dataset.projects.add(project)
+    run = DatasetRun.objects.create(
+        organization=org, dataset=dataset, kind=DatasetRun.Kind.BUILD, estimate_micros=draft.estimate_micros,
+        cap_micros=draft.cap_micros, rows_total=max_rows,
+    )
+    table_run.dispatch(run.id, tasks=1)  # one finds the rows, then queues the rest
+    return dataset, run
+
+
+def table_add_row(*, org, actor, dataset: Dataset, identity: dict[str, str]) -> DatasetRow:
+    """A row named by the columns that identify it, not researched yet (tables.research_rows does that)."""
+    from research.table_run import identifying, row_key
+
+    names = identifying(dataset.plan)
+    unknown = [k for k in identity if k not in names]
+    if unknown:
+        raise bad_input(f"identity.{unknown[0]}", f"not a column that identifies a row; those are {', '.join(names)}")
+    missing = [n for n in names if not str(identity.get(n) or "").strip()]
+    if missing:
+        raise bad_input("identity", f"give {', '.join(missing)}: every column that identifies a row "
+                                    f"({', '.join(names)})")
+    for name in names:
+        if len(identity[name]) > MAX_IDENTITY_VALUE:
+            raise bad_input(f"identity.{name}", f"at most {MAX_IDENTITY_VALUE} characters")
+    values = {n: identity[n].strip() for n in names}
+    key = row_key(dataset.plan, values)
+    if not key.replace("|", ""):
+        raise bad_input("identity", "the values name nothing (only punctuation)")
+    # The table's row lock: two rows added at once get their places one after the other.
+    Dataset.objects.select_for_update().filter(id=dataset.id).first()
+    if DatasetRow.objects.filter(dataset=dataset, key=key).exists():
+        raise bad_input("identity", f"the table has this row already, as {key!r}")
+    count = DatasetRow.objects.filter(dataset=dataset).count()
+    if count >= MAX_TABLE_ROWS:
+        raise bad_input("identity", f"the table has {MAX_TABLE_ROWS} rows, as many as a table holds")
+    source = {"status": "edited", "from": actor.name} | ({"human": True} if actor.kind == "user" else {})
+    row = DatasetRow.objects.create(dataset=dataset, key=key, position=count, identity=values, values=dict(values),
+                                    sources={n: dict(source) for n in names})
+    Dataset.objects.filter(id=dataset.id).update(updated_at=timezone.now())
+    return row
+
+
+def _rows_by_keys(dataset: Dataset, row_keys: list[str]) -> list[DatasetRow]:
+    wanted = list(dict.fromkeys(row_keys))
+    rows = {r.key: r for r in DatasetRow.objects.filter(dataset=dataset, key__in=wanted)}
+    for i, key in enumerate(row_keys):
+        if key not in rows:
+            raise bad_input(f"rowKeys[{i}]", f"the table has no row {key!r}; tables.read lists its rows' keys")
+    return [rows[k] for k in wanted]
+
+
+def table_rerun_costs(*, dataset: Dataset, row_keys: list[str]) -> tuple[int, int]:
+    from research.table_run import rerun_costs
+
+    return rerun_costs(dataset.model, dataset.plan, len(_rows_by_keys(dataset, row_keys)))
+
+
+def table_research_note(*, dataset: Dataset, row_keys: list[str]) -> str:
+    from research.table_run import money_words
+
+    rows = len(_rows_by_keys(dataset, row_keys))
+    estimate, cap = table_rerun_costs(dataset=dataset, row_keys=row_keys)
+    return (f"It costs money: researching {rows} row{'s' if rows != 1 else ''} of {dataset.name!r} again is "
+            f"estimated at {money_words(estimate)} and stops at a cap of {money_words(cap)}. Their values are "
+            "replaced by what the research finds.")
+
+
+def table_research_rows(*, org, dataset: Dataset, row_keys: list[str]) -> DatasetRun:
+    """Queue the rows for research again, in a run of their own with its estimate and cap."""
+    from research import table_run
+
+    rows = _rows_by_keys(dataset, row_keys)
+    Dataset.objects.select_for_update().filter(id=dataset.id).first()
+    for row in rows:
+        row.refresh_from_db(fields=["state"])
+        if row.state != DatasetRow.State.IDLE:
+            raise bad_input(f"rowKeys[{row_keys.index(row.key)}]",
+                            f"row {row.key!r} is being researched now; ask again once its run is done")
+    estimate, cap = table_run.rerun_costs(dataset.model, dataset.plan, len(rows))
+    run = DatasetRun.objects.create(
+        organization=org, dataset=dataset, kind=DatasetRun.Kind.RERUN, estimate_micros=estimate, cap_micros=cap,
+        rows_total=len(rows), rows_found=True,
+    )
+    DatasetRow.objects.filter(id__in=[r.id for r in rows], state=DatasetRow.State.IDLE).update(
+        state=DatasetRow.State.PENDING, run=run, attempts=0)
+    Dataset.objects.filter(id=dataset.id).update(updated_at=timezone.now())
+    table_run.dispatch(run.id, tasks=min(table_run.ROWS_AT_ONCE, len(rows)))
+    return run
+
+
+def table_accept_cell(*, dataset: Dataset, key: str, column: str, actor) -> DatasetRow:
+    """Accept a value waiting for review: it counts as filled, confirmed by whoever accepted it, and the source it
+    had is kept as `was`."""
+    names = [c["name"] for c in dataset.plan["columns"]]
+    if column not in names:
+        raise bad_input("column", f"the table has no column {column!r}; its columns are {', '.join(names)}")
+    found = DatasetRow.objects.filter(dataset=dataset, key=key).values_list("id", flat=True).first()
+    if found is None:
+        raise bad_input("key", f"the table has no row {key!r}; tables.read lists its rows' keys")
+    row = DatasetRow.objects.select_for_update().get(id=found)
+    if row.state != DatasetRow.State.IDLE:
+        raise bad_input("key", f"row {key!r} is being researched now; accept its values once that is done")
+    source = (row.sources or {}).get(column) or {}
+    if source.get("status") != "needs_review":
+        status = source.get("status") or "empty"
+        raise bad_input("column", f"{column} of {key!r} isn't waiting for review (it is {status})")
+    value = (row.values or {}).get(column)
+    accepted = {k: v for k, v in source.items() if k in ("quote", "url", "agree")}
+    accepted |= {"status": "filled", "human": True, "was": {"value": value, "source": source}}
+    if actor.kind != "user":
+        accepted.pop("human")
+        accepted["from"] = actor.name
+    row.sources = {**row.sources, column: accepted}
+    row.save(update_fields=["sources"])
+    Dataset.objects.filter(id=dataset.id).update(updated_at=timezone.now())
+    return row

@@ -53,3 +53,66 @@ def story_shape(story: Story) -> dict:
 
 def feed_label(feed: Feed) -> str:
     return feed.title or feed.url
+
+
+# --- tables (spec/tools/tables.md) ---------------------------------------------------------------------------------
+
+
+def _usd(micros: int) -> float:
+    return round(micros / 1_000_000, 6)
+
+
+def run_shape(run) -> dict | None:
+    if run is None:
+        return None
+    return {
+        "id": str(run.id),
+        "kind": run.kind,
+        "status": run.status,
+        "estimateUsd": _usd(run.estimate_micros),
+        "capUsd": _usd(run.cap_micros),
+        "spentUsd": _usd(run.spent_micros),
+        "rowsTotal": run.rows_total,
+        "rowsDone": run.rows_done,
+        "message": run.message,
+        "createdAt": iso(run.created_at),
+        "completedAt": iso(run.completed_at),
+    }
+
+
+def _projects(dataset) -> list[dict]:
+    return [{"id": str(p.id), "name": p.name} for p in dataset.projects.all()]
+
+
+def dataset_shape(dataset, *, run, spent_micros: int) -> dict:
+    """The spec's dataset: tables.build's and research_rows' result, and tables.read's `dataset`."""
+    return {
+        "id": str(dataset.id),
+        "projects": _projects(dataset),
+        "name": dataset.name,
+        "question": dataset.question,
+        "plan": dataset.plan,
+        "createdAt": iso(dataset.created_at),
+        "agentId": str(dataset.agent_id) if dataset.agent_id else None,
+        "spentUsd": _usd(spent_micros),
+        "run": run_shape(run),
+    }
+
+
+def dataset_item(dataset, *, run) -> dict:
+    """One of tables.list's items."""
+    return {
+        "id": str(dataset.id),
+        "name": dataset.name,
+        "question": dataset.question,
+        "projects": _projects(dataset),
+        "row": dataset.plan.get("row", ""),
+        "columns": len(dataset.plan.get("columns", [])),
+        "updatedAt": iso(dataset.updated_at),
+        "run": run_shape(run),
+    }
+
+
+def row_shape(row) -> dict:
+    """The spec's StoredRow."""
+    return {"key": row.key, "values": row.values, "sources": row.sources}

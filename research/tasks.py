@@ -7,12 +7,12 @@ import logging
 
 from django.utils import timezone
 
-from research import services
+from research import services, table_run
 
 logger = logging.getLogger(__name__)
 
 # (task, schedule name, every so many minutes): `manage.py schedule_ticks` makes a django-q schedule of each.
-SCHEDULES = (("research.tasks.feeds_sweep", "newsfeed sweep", 1),)
+SCHEDULES = (("research.tasks.feeds_sweep", "newsfeed sweep", 1), ("research.tasks.tables_sweep", "tables sweep", 1))
 
 
 def feeds_sweep() -> int:
@@ -30,3 +30,23 @@ def feeds_sweep() -> int:
 
 def fetch_filing(accession: str) -> str:
     return services.filing_fetch(accession=accession)
+
+
+def table_work(run_id: str) -> str:
+    """Work on a research table's run (find its rows, research rows) for a few minutes; queue another task when
+    rows are left. Several run at once for one run, within the limits (research/table_run.py)."""
+    if table_run.run_work(run_id) == "more":
+        table_run.dispatch(run_id, tasks=1)
+    return run_id
+
+
+def tables_sweep() -> int:
+    """Pick up the table runs a worker should be on: rows waiting, a dead worker's lapsed claims, a build whose
+    rows nobody is finding. Each is only queued here; the task's claims keep the work from being done twice."""
+    from django.db import transaction
+
+    runs = table_run.runs_to_resume()
+    with transaction.atomic():
+        for run_id in runs:
+            table_run.dispatch(run_id, tasks=1)
+    return len(runs)

@@ -24,6 +24,7 @@ KINDS = {
     "project": ("docs.Project", "project"),
     "doc": ("docs.Doc", "doc"),
     "note": ("docs.DocNote", "note"),
+    "dataset": ("research.Dataset", "table"),
 }
 
 

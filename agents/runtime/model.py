@@ -98,11 +98,15 @@ class OpenAIModel:
         self.sleep = sleep
 
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
-                 tool_choice: str | None = None, json_schema: dict | None = None) -> ModelResponse:
-        """`json_schema` (`{name, schema}`) asks for an answer that is strictly that JSON (structured outputs)."""
+                 tool_choice: str | None = None, json_schema: dict | None = None,
+                 max_tokens: int | None = None) -> ModelResponse:
+        """`json_schema` (`{name, schema}`) asks for an answer that is strictly that JSON (structured outputs).
+        `max_tokens` bounds the answer (reasoning included), so a caller can know the most a call costs."""
         network_call("a model call")
         config = model_settings(model_id)
         request = {"model": config["name"], "messages": messages}
+        if max_tokens:
+            request["max_completion_tokens"] = max_tokens
         if tools:
             request["tools"] = [{"type": "function", "function": t} for t in tools]
             if tool_choice:
@@ -182,9 +186,10 @@ class ScriptedModel:
         return self
 
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
-                 tool_choice: str | None = None, json_schema: dict | None = None) -> ModelResponse:
+                 tool_choice: str | None = None, json_schema: dict | None = None,
+                 max_tokens: int | None = None) -> ModelResponse:
         request = {"model_id": model_id, "messages": messages, "tools": tools, "thinking": thinking,
-                   "tool_choice": tool_choice, "json_schema": json_schema}
+                   "tool_choice": tool_choice, "json_schema": json_schema, "max_tokens": max_tokens}
         self.requests.append(request)
         if not self.script:
             raise AssertionError(f"the scripted model ran out of responses at request {len(self.requests)}")

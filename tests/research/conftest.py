@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from research import services
+from tests.research.table_fakes import local_web  # noqa: F401  (the research tables' local web, a fixture)
 
 RECORDED = Path(__file__).parent / "recorded"
 
