@@ -135,7 +135,8 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
 
 def dataset_get(*, org, dataset_id) -> Dataset:
     """One of the workspace's tables; another workspace's is not_found."""
-    found = Dataset.objects.filter(organization=org, id=as_uuid(dataset_id)).first() if as_uuid(dataset_id) else None
+    wanted = as_uuid(dataset_id)
+    found = Dataset.objects.filter(organization=org, id=wanted).first() if wanted is not None else None
     if found is None:
         raise not_found("table", dataset_id)
     return found
@@ -174,9 +175,10 @@ def dataset_row_get(*, dataset: Dataset, key: str, field: str = "key") -> Datase
 
 
 def dataset_source_get(*, org, dataset_id, source_id) -> DatasetSource:
+    table, source = as_uuid(dataset_id), as_uuid(source_id)
     found = DatasetSource.objects.filter(
-        dataset__organization=org, dataset_id=as_uuid(dataset_id), id=as_uuid(source_id)
-    ).first() if as_uuid(dataset_id) and as_uuid(source_id) else None
+        dataset__organization=org, dataset_id=table, id=source
+    ).first() if table is not None and source is not None else None
     if found is None:
         raise not_found("source", source_id)
     return found

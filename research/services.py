@@ -441,9 +441,9 @@ def _draft_key(*, org, actor, conversation_id, project_id, question: str, max_ro
 
 
 def table_plan_draft(*, org, actor, conversation_id, project_id, question: str, max_rows: int,
-                     plan: bool = True) -> DatasetPlanDraft:
+                     make: bool = True) -> DatasetPlanDraft:
     """The plan for a build, made before the check weighs its cost (a model call, so called with no transaction
-    open), or the one made when the same build was asked before and not run yet. With `plan` False, only the
+    open), or the one made when the same build was asked before and not run yet. With `make` False, only the
     one made before (the build itself runs in a transaction, after the check made it)."""
     from integrations.web.services import NOT_SET_UP, web_available
     from research import table_run
@@ -455,7 +455,7 @@ def table_plan_draft(*, org, actor, conversation_id, project_id, question: str, 
              .order_by("-created_at").first())
     if draft is not None:
         return draft
-    if not plan:
+    if not make:
         raise ToolError("changed", "This build's plan was used a moment ago by the same build: tables.list shows "
                                    "the table. Ask again for another.")
     if not web_available():

@@ -587,7 +587,8 @@ def find_rows(run: DatasetRun) -> bool:
     with transaction.atomic():
         _settle(run.id, bound, micros(answer.cost))
         existing = set(DatasetRow.objects.filter(dataset=dataset).values_list("key", flat=True))
-        rows, position = [], len(existing)
+        rows: list[DatasetRow] = []
+        position = len(existing)
         for identity, url in candidates:
             key = row_key(plan, identity)
             if not key.replace("|", "") or key in existing or len(rows) >= dataset.max_rows:
@@ -792,7 +793,9 @@ def _fail_row(row: DatasetRow, token, why: str) -> None:
 
 def _normalized(text: str) -> tuple[str, list[int]]:
     """The text lower-cased with runs of white space as one space, and each kept character's place in the text."""
-    out, places, space = [], [], False
+    out: list[str] = []
+    places: list[int] = []
+    space = False
     for i, ch in enumerate(text):
         if ch.isspace():
             if not space and out:
@@ -873,7 +876,7 @@ def cells_from_answer(text: str, plan: dict, row: DatasetRow, sources: list[Data
         if cell.get("status") == "not_disclosed":
             values[name], cell_sources[name] = None, {"status": "not_disclosed"}
             continue
-        found = []
+        found: list[tuple[DatasetSource, tuple[int, int]]] = []
         for quote in cell.get("quotes") or []:
             try:
                 index = int(quote["source"])

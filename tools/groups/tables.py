@@ -102,10 +102,10 @@ class BuildInput(ToolInput):
     _words = field_validator("question")(_not_blank)
 
 
-def _draft(ctx, inp: BuildInput, *, plan: bool = True):
+def _draft(ctx, inp: BuildInput, *, make: bool = True):
     return services.table_plan_draft(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id,
                                      project_id=inp.project_id, question=inp.question, max_rows=inp.max_rows,
-                                     plan=plan)
+                                     make=make)
 
 
 def _build_note(ctx, inp: BuildInput) -> str:
@@ -126,7 +126,7 @@ def _project_for(ctx, project_id) -> Project | None:
 def build(ctx, inp: BuildInput):
     from research.table_run import money_words
 
-    draft = _draft(ctx, inp, plan=False)  # made for the check's note a moment ago
+    draft = _draft(ctx, inp, make=False)  # made for the check's note a moment ago
     dataset, run = services.table_build(
         org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, project=_project_for(ctx, inp.project_id),
         question=inp.question, max_rows=inp.max_rows, draft=draft,
