@@ -1,5 +1,6 @@
-"""The owner's Newsfeed page: which optional research groups the workspace has on (filings, the newsfeed), and the
-feeds the newsfeed follows, for the whole workspace or one project: add one, remove one, see how each last read.
+"""The owner's Newsfeed page: which optional research groups the workspace has on (filings, the newsfeed, research
+tables), and the feeds the newsfeed follows, for the whole workspace or one project: add one, remove one, see how
+each last read.
 
 It reads and writes through research's selectors and services, as the tools do. Another workspace's feed is a
 404, and a button pressed on one changes nothing.
@@ -49,8 +50,10 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
 def research_groups(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     filings, newsfeed_on = request.POST.get("filings") == "1", request.POST.get("newsfeed") == "1"
-    services.research_settings_set(org=org, filings=filings, newsfeed=newsfeed_on)
-    on = [name for name, value in (("Filings", filings), ("Newsfeed", newsfeed_on)) if value]
+    tables_on = request.POST.get("tables") == "1"
+    services.research_settings_set(org=org, filings=filings, newsfeed=newsfeed_on, tables=tables_on)
+    on = [name for name, value in (("Filings", filings), ("Newsfeed", newsfeed_on), ("Research tables", tables_on))
+          if value]
     messages.success(request, f"Your agents now have: {', '.join(on)}." if on else
                      "Your agents have no research tools now.")
     return _back_to(reverse("pages:newsfeed"), "research-groups")

@@ -1,9 +1,9 @@
-"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/ and /newsfeed/ (Home and chats are
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/, /newsfeed/ and /tables/ (Home and chats are
 roadstar's), and Roadstar's own docs at /help/, /llms.txt and /tools.json."""
 
 from django.urls import path, re_path
 
-from pages import help_views, newsfeed, views, workspace_views
+from pages import help_views, newsfeed, tables, views, workspace_views
 
 app_name = "pages"
 
@@ -28,6 +28,10 @@ urlpatterns = [
     path("newsfeed/groups", newsfeed.research_groups, name="research_groups"),
     path("newsfeed/feeds", newsfeed.feed_add, name="feed_add"),
     path("newsfeed/feeds/<uuid:feed_id>/remove", newsfeed.feed_remove, name="feed_remove"),
+    path("tables/", tables.tables, name="tables"),
+    path("tables/<uuid:dataset_id>/", tables.table, name="table"),
+    path("tables/<uuid:dataset_id>/accept", tables.table_accept, name="table_accept"),
+    path("tables/<uuid:dataset_id>/sources/<uuid:source_id>/", tables.table_source, name="table_source"),
     # Roadstar's own docs (public: see pages/help_views.py)
     path("help/", help_views.help_page, name="help"),
     re_path(r"^help/(?P<path>[a-z0-9_/-]+)\.md$", help_views.help_markdown, name="help_markdown"),

@@ -10,7 +10,7 @@ from django.urls import reverse
 from agents import services as agent_services
 
 SECTIONS = ("Home", "Chats", "Contacts", "Companies", "Docs", "Agents", "Routines", "Workspace", "Newsfeed",
-            "Connections", "Help")
+            "Tables", "Connections", "Help")
 PATTERN = re.compile(r"^(?:[^·<>{}]+ · )*(?:" + "|".join(SECTIONS) + r") · Roadstar$")
 
 
@@ -43,6 +43,7 @@ def pages(ws, thread) -> dict[str, str]:
         reverse("pages:routines"): "Routines · Roadstar",
         reverse("pages:workspace"): "Workspace · Roadstar",
         reverse("pages:newsfeed"): "Newsfeed · Roadstar",
+        reverse("pages:tables"): "Tables · Roadstar",
         reverse("integrations:index"): "Connections · Roadstar",
         reverse("integrations:connect", args=["google"]): "Connect Gmail, Drive and Calendar · Connections · Roadstar",
         reverse("mcp_server:index"): "AI apps · Connections · Roadstar",
