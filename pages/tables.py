@@ -92,8 +92,9 @@ def table(request: HttpRequest, dataset_id) -> HttpResponse:
         raise Http404("No such table in this workspace.") from exc
     columns = dataset.plan["columns"]
     rows = selectors.dataset_rows(dataset=dataset)
-    shown = [{"row": r, "cells": [_cell(dataset, r, c) for c in columns]} for r in rows]
-    review = sum(1 for r in shown for c in r["cells"] if c["status"] == "needs_review")
+    cells = [[_cell(dataset, r, c) for c in columns] for r in rows]
+    shown = [{"row": r, "cells": row_cells} for r, row_cells in zip(rows, cells, strict=True)]
+    review = sum(1 for row_cells in cells for c in row_cells if c["status"] == "needs_review")
     return _page(request, org, "pages/table.html", {
         "dataset": dataset,
         "columns": columns,
