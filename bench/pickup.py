@@ -4,6 +4,9 @@ daphne serves Roadstar on a free loopback port, `manage.py worker` runs django-q
 OpenAI-compatible fake model (in this process) notes when each request arrives and answers at once. The owner
 signs in over HTTP and sends chat messages one at a time; the figure is the time from the POST to the model
 request that carries the message's words: the web's write, the queue, the worker's pickup and the turn's start.
+One web server and database serve two workers in turn, started afresh for each repetition: the project's (the
+broker woken on enqueue, roadstar/broker.py) and django-q2's ORM broker polled every 0.05 s (bench/poll_settings.py),
+interleaved, so their ratio comes from one run under one load.
 
     python bench/pickup.py              # the embedded default: SQLite in a temporary folder
     python bench/pickup.py --postgres   # a fresh PostgreSQL database (127.0.0.1:5432), dropped after
@@ -28,7 +31,10 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-MESSAGES = 25
+REPS = int(os.environ.get("BENCH_PICKUP_REPS", "5"))
+MESSAGES = 10
+# The worker's settings per broker: the project's (the waking broker) and django-q2's ORM broker polled at 0.05 s.
+BROKERS = {"wake-up": "roadstar.settings.development", "poll 0.05 s": "bench.poll_settings"}
 PASSWORD = "bench-pickup-pass"
 
 
@@ -95,11 +101,33 @@ def sign_in(client: httpx.Client) -> str:
     return client.cookies["csrftoken"]
 
 
-def measure(database_url: str | None) -> list[float]:
+def start_worker(env: dict, log: Path, settings_module: str) -> subprocess.Popen:
+    """A worker with the given settings, once its pusher and its worker process are up (LOG_LEVEL=INFO lines)."""
+    handle = open(log, "w")
+    process = subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT,
+                               env={**env, "DJANGO_SETTINGS_MODULE": settings_module, "LOG_LEVEL": "INFO"},
+                               stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+    wait_for(lambda: all(line in log.read_text() for line in ("pushing tasks at", "ready for work at")), 120,
+             f"the worker ({settings_module}) did not start")
+    time.sleep(0.5)  # the worker's first look at the queue is behind it
+    return process
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def measure(database_url: str | None) -> dict[str, dict]:
+    """Per broker: each message's latency (ms), grouped per worker start, and where the time went."""
     folder = Path(tempfile.mkdtemp(prefix="roadstar-pickup-"))
     model = FakeModel()
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC", "Q_POLL")}
     env.update({"DJANGO_SETTINGS_MODULE": "roadstar.settings.development", "SQLITE_PATH": str(folder / "db.sqlite3"),
                 "CHANNELS_SQLITE_PATH": str(folder / "channels.sqlite3"), "DEMO_PASSWORD": PASSWORD,
                 "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "bench", "DEBUG": "0",
@@ -112,14 +140,12 @@ def measure(database_url: str | None) -> list[float]:
     run("seed_demo")
     desk = run("shell", "-c", "from agents.models import Agent; "
                               "print(Agent.objects.get(name='Client desk').id)").stdout.strip().splitlines()[-1]
-    logs = [open(folder / f"{name}.log", "w") for name in ("daphne", "worker")]
-    processes = [
-        subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                          "roadstar.asgi:application"], cwd=ROOT, env=env, stdout=logs[0], stderr=subprocess.STDOUT,
-                         start_new_session=True),
-        subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=logs[1],
-                         stderr=subprocess.STDOUT, start_new_session=True),
-    ]
+    # The web enqueues with the project's broker throughout: with the polled worker its wake-up finds no listener.
+    web_log = open(folder / "daphne.log", "w")
+    web = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                            "roadstar.asgi:application"], cwd=ROOT, env=env, stdout=web_log, stderr=subprocess.STDOUT,
+                           start_new_session=True)
+    results = {name: {"first": [], "reps": [], "marks": {}} for name in BROKERS}
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Host": "localhost"}, timeout=30) as client:
             def up():
@@ -130,28 +156,32 @@ def measure(database_url: str | None) -> list[float]:
 
             wait_for(up, 60, "daphne did not answer")
             csrf = sign_in(client)
-            # The first message warms the worker's turn path (it starts warm: this shows whether it is).
-            latencies, sent_at = [], {}
-            for _ in range(MESSAGES + 1):
-                mark = f"pickup-{uuid.uuid4().hex[:12]}"
-                sent = time.time()
-                sent_at[mark] = sent
-                reply = client.post(f"/chat/{desk}/", data={"text": f"Note {mark}", "csrfmiddlewaretoken": csrf},
-                                    headers={"X-Requested-With": "fetch", "X-CSRFToken": csrf})
-                if reply.status_code != 204:
-                    raise SystemExit(f"pickup bench: the chat POST answered {reply.status_code}")
-                arrived = wait_for(lambda: model.arrivals.get(mark), 60, "the model was not asked")  # noqa: B023
-                latencies.append((arrived - sent) * 1000)
-                time.sleep(0.3)  # the turn finishes; the next message finds the worker idle, as an owner's would
-            marks_sent = sent_at
+            for rep in range(REPS):
+                # Interleaved, and the order swapped each repetition, so a change in the machine's load falls on
+                # both alike.
+                order = list(BROKERS) if rep % 2 == 0 else list(reversed(BROKERS))
+                for name in order:
+                    worker = start_worker(env, folder / f"worker-{name}-{rep}.log", BROKERS[name])
+                    try:
+                        latencies = []
+                        for _ in range(MESSAGES + 1):
+                            mark = f"pickup-{uuid.uuid4().hex[:12]}"
+                            sent = time.time()
+                            reply = client.post(f"/chat/{desk}/",
+                                                data={"text": f"Note {mark}", "csrfmiddlewaretoken": csrf},
+                                                headers={"X-Requested-With": "fetch", "X-CSRFToken": csrf})
+                            if reply.status_code != 204:
+                                raise SystemExit(f"pickup bench: the chat POST answered {reply.status_code}")
+                            arrived = wait_for(lambda: model.arrivals.get(mark), 60, "the model was not asked")  # noqa: B023
+                            latencies.append((arrived - sent) * 1000)
+                            results[name]["marks"][mark] = (sent, arrived, bool(latencies[1:]))
+                            time.sleep(0.3)  # the turn finishes; the next message finds the worker idle
+                        results[name]["first"].append(latencies[0])
+                        results[name]["reps"].append(latencies[1:])
+                    finally:
+                        stop(worker)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(web)
     # Where the time went: the web's write (POST to the owner's message saved), the queue (saved to the worker's
     # run starting), the turn's start (run started to the model asked).
     rows = json.loads(run("shell", "-c", (
@@ -160,14 +190,17 @@ def measure(database_url: str | None) -> list[float]:
         "Message.objects.filter(role='owner', text__startswith='Note pickup-')], "
         "'runs': sorted(r.started_at.timestamp() for r in Run.objects.filter(conversation__kind='chat'))}))"
     )).stdout.strip().splitlines()[-1])
-    parts = []
-    for text, saved in rows["messages"]:
-        mark = text.split()[-1]
-        started = min((r for r in rows["runs"] if r >= saved), default=None)
-        if mark in marks_sent and mark in model.arrivals and started is not None:
-            parts.append(((saved - marks_sent[mark]) * 1000, (started - saved) * 1000,
-                          (model.arrivals[mark] - started) * 1000))
-    return latencies, parts
+    for result in results.values():
+        result["parts"] = []
+        for text, saved in rows["messages"]:
+            mark = text.split()[-1]
+            started = min((r for r in rows["runs"] if r >= saved), default=None)
+            if mark in result["marks"] and started is not None:
+                sent, arrived, warm = result["marks"][mark]
+                if warm:
+                    result["parts"].append(((saved - sent) * 1000, (started - saved) * 1000,
+                                            (arrived - started) * 1000))
+    return results
 
 
 def postgres_available() -> bool:
@@ -191,20 +224,28 @@ def run(out, *, postgres: bool = False) -> None:
             admin.execute(f'CREATE DATABASE "{name}"')
         database_url = f"postgres://postgres@127.0.0.1:5432/{name}"
     try:
-        latencies, parts = measure(database_url)
+        results = measure(database_url)
     finally:
         if postgres:
             with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    first, rest = latencies[0], sorted(latencies[1:])
-    p95 = rest[int(len(rest) * 0.95) - 1]
-    out(f"## Pickup over the wire ({'PostgreSQL' if postgres else 'SQLite'}; POST to the model's request, "
-        f"{len(rest)} messages)\n")
-    out(f"median {statistics.median(rest):.0f} ms, p95 {p95:.0f} ms, min {rest[0]:.0f} ms, max {rest[-1]:.0f} ms; "
-        f"the first message after the worker started: {first:.0f} ms (target: median under 50 ms)\n")
-    web, queue, start = (statistics.median(p[i] for p in parts[1:]) for i in range(3))
-    out(f"Of which (medians): the web saves the message {web:.0f} ms; the queue, to the worker's run starting, "
-        f"{queue:.0f} ms; the turn, to the model's request, {start:.0f} ms.\n")
+    out(f"## Pickup over the wire ({'PostgreSQL' if postgres else 'SQLite'}; POST to the model's request; "
+        f"{REPS} worker starts per broker, interleaved, {MESSAGES} messages each after the first)\n")
+    out("| broker | median (min–max of the starts' medians) | p95 | first message after a start, median (max) "
+        "| web saves | queue to the run | turn to the request |")
+    out("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    medians = {}
+    for name, result in results.items():
+        per_rep = [statistics.median(rep) for rep in result["reps"]]
+        every = sorted(x for rep in result["reps"] for x in rep)
+        medians[name] = per_rep
+        web, queue, start = (statistics.median(p[i] for p in result["parts"]) for i in range(3))
+        out(f"| {name} | {statistics.median(every):.0f} ms ({min(per_rep):.0f}–{max(per_rep):.0f}) "
+            f"| {every[int(len(every) * 0.95) - 1]:.0f} ms | {statistics.median(result['first']):.0f} ms "
+            f"({max(result['first']):.0f}) | {web:.0f} ms | {queue:.0f} ms | {start:.0f} ms |")
+    ratios = [wake / poll for wake, poll in zip(medians["wake-up"], medians["poll 0.05 s"], strict=True)]
+    out(f"\nWake-up / poll, per repetition: median {statistics.median(ratios):.2f}x "
+        f"({min(ratios):.2f}–{max(ratios):.2f}x). Target: a median under 50 ms.\n")
 
 
 if __name__ == "__main__":

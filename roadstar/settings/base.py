@@ -173,12 +173,17 @@ Q_CLUSTER = {
     "catch_up": False,
     "sync": os.environ.get("Q_SYNC") == "1",
     "label": "Tasks",
-    # How long the ORM broker's pusher sleeps on an empty queue before it looks again. django-q2's default, 0.2 s,
-    # made a chat reply wait about 113 ms in the queue. Each look is one SELECT on the queue table, which holds
-    # only tasks not yet done, made by the cluster's one pusher (not per worker): 20 a second at 0.05 s, cheap on
-    # SQLite and PostgreSQL alike, for about 25 ms of waiting on average.
-    "poll": float(os.environ.get("Q_POLL", "0.05")),
+    # The ORM broker's table, claim and acknowledgement, with a wake-up on enqueue (LISTEN/NOTIFY on PostgreSQL, a
+    # named pipe beside the SQLite file): the pusher looks for a task as soon as one is queued (roadstar/broker.py).
+    "broker_class": "roadstar.broker.WakingORM",
+    # The fallback poll: how long the pusher waits for a wake-up before it looks anyway. It bounds what a lost
+    # wake-up costs and how soon a task a dead worker left (after `retry`) is handed out again; a chat message
+    # doesn't wait for it (django-q2's default, 0.2 s, made one wait about 113 ms; 0.05 s, 54 ms).
+    "poll": float(os.environ.get("Q_POLL", "1")),
 }
+# The SQLite wake-up pipe's path; None puts it beside the database file (the tests, whose database is in memory,
+# give one of their own).
+ROADSTAR_QUEUE_WAKE_PIPE: str | None = None
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -51,9 +51,3 @@ def test_worker_warms_up_before_the_cluster_forks(monkeypatch):
     worker.Command().handle()
     assert happened == ["warm_up", "start", "joined"]
 
-
-def test_broker_polls_more_often_than_django_q2s_default():
-    # 0.2 s (the default) made a reply wait about 113 ms in the queue; the setting must be read by django-q2.
-    from django_q.conf import Conf
-
-    assert Conf.POLL == settings.Q_CLUSTER["poll"] <= 0.05
