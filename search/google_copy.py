@@ -141,7 +141,7 @@ def gmail_entries(run: Run, copied, owner: set[str]) -> list[index.Entry]:
         files.append(index.Entry(key=item_id, type=index.file_type(attachment.mime_type), title=attachment.name,
                                  body=text, **common))
     if sent:
-        bulk = bool(to + cc) and all(index._BULK_SENDER.match(a) for _, a in to + cc)
+        bulk = bool(to + cc) and all(index.is_bulk(a, "") for _, a in to + cc)  # only to machines' addresses
     else:
         bulk = bool(_BULK_CATEGORIES & set(copied.labels)) or index.is_bulk(senders[0][1] if senders else "",
                                                                            message.text)

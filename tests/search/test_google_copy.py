@@ -222,10 +222,13 @@ def test_an_expired_history_id_lists_the_mailbox_again_and_drops_what_went_meanw
 
 @pytest.mark.parametrize("limited", [error(429, "rateLimitExceeded", "Too many requests"),
                                      error(403, "rateLimitExceeded", "Rate Limit Exceeded")])
-def test_a_rate_limit_holds_the_copy_off_longer_each_time_then_it_goes_on_where_it_stopped(org, limited):
+def test_a_rate_limit_holds_the_copy_off_longer_each_time_then_it_goes_on_where_it_stopped(org, limited, client):
     gmail = account(org, "mail")
     first_sync(gmail, "m1")
     assert sync.copy_run(gmail, http={"mail": Recording([limited])}) == "paused"
+    client.force_login(org.owner)
+    assert "Paused: Google is limiting requests; copying goes on in 1 minute" in client.get(
+        "/connections/").content.decode()
     copy = copy_of(gmail)
     assert (copy.claim, copy.claimed_until > timezone.now(), copy.position["backoff"], copy.state) == (
         "", True, 1, "current")
