@@ -423,3 +423,19 @@ def test_the_sweep_picks_up_a_run_a_dead_worker_left(ctx, tables_on, local_web, 
     assert tasks.tables_sweep() == 1  # the other row waits
     _lapse_leases()
     assert table_run.runs_to_resume() == [DatasetRun.objects.get(id=run_id).id]
+
+
+def test_without_a_model_a_build_is_unsupported_and_nothing_is_made(ctx, tables_on, local_web, settings):
+    settings.MODEL_CONFIGURED = False
+    result = use(ctx, "tables.build", question="Every bakery in Harbor")
+    assert result["error"] == "unsupported" and "No model is connected" in result["message"]
+    assert not Dataset.objects.exists()
+
+
+def test_a_plan_the_model_gets_wrong_is_unavailable_with_words(ctx, tables_on, local_web, model):
+    from agents.runtime.model import say
+
+    model.add(say("I'd rather not plan tables."))
+    result = use(ctx, "tables.build", question="Every bakery in Harbor")
+    assert result["error"] == "unavailable" and "plan for this table couldn't be used" in result["message"]
+    assert not Dataset.objects.exists()
