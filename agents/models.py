@@ -1,58 +1,14 @@
-"""The owner's agents: Roadstar and the agents it makes. The runtime (chats, threads, memory) is its own issue."""
+"""Agents at work: their conversations, messages, memory, pieces of work, tool calls, spend and runs.
+
+The Agent row itself is `team.models.Agent` (below the records, which link to it); it is imported here too, so
+`agents.models.Agent` names the same model.
+"""
 
 import uuid
 
 from django.db import models
-from django.db.models.functions import Lower
 
-
-class Agent(models.Model):
-    class Model(models.TextChoices):
-        LUNA = "gpt-6-luna", "GPT-6 Luna"
-        TERRA = "gpt-6.1-terra", "GPT-6.1 Terra"
-        SOL = "gpt-6.1-sol", "GPT-6.1 Sol"
-        ASTRA = "gpt-6-astra", "GPT-6 Astra"
-
-    class Thinking(models.TextChoices):
-        LOW = "low", "low"
-        MEDIUM = "medium", "medium"
-        HIGH = "high", "high"
-
-    class RunsOn(models.TextChoices):
-        ROADSTAR = "roadstar", "Roadstar"
-        MAC = "mac", "the owner's Mac"
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="agents")
-    name = models.CharField(max_length=80)
-    is_roadstar = models.BooleanField(default=False, help_text="The owner's chief of staff; never removable.")
-    job = models.CharField(max_length=300, blank=True)
-    owns = models.TextField(blank=True)
-    good = models.TextField(blank=True)
-    works = models.TextField(blank=True)
-    asks_first = models.TextField(blank=True)
-    model = models.CharField(max_length=20, choices=Model.choices, default=Model.TERRA)
-    thinking = models.CharField(max_length=10, choices=Thinking.choices, default=Thinking.MEDIUM)
-    reports_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reports")
-    department = models.CharField(max_length=80, blank=True)
-    monthly_budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
-    notes = models.JSONField(default=list, blank=True)
-    paused = models.BooleanField(default=False)
-    runs_on = models.CharField(max_length=10, choices=RunsOn.choices, default=RunsOn.ROADSTAR)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-is_roadstar", "name"]
-        constraints = [
-            models.UniqueConstraint("organization", Lower("name"), name="agent_name_unique_per_org"),
-            models.UniqueConstraint(
-                fields=["organization"], condition=models.Q(is_roadstar=True), name="one_roadstar_per_org"
-            ),
-        ]
-
-    def __str__(self):
-        return self.name
+from team.models import Agent
 
 
 class Conversation(models.Model):

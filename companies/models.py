@@ -13,7 +13,7 @@ class Company(models.Model):
     domains = models.JSONField(default=list, blank=True)
     labels = models.JSONField(default=list, blank=True)
     handler = models.ForeignKey(
-        "agents.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="handled_companies"
+        "team.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="handled_companies"
     )
     details = models.JSONField(default=dict, blank=True, help_text="Named facts such as Terms: net 30.")
     context = models.TextField(null=True, blank=True)

@@ -13,13 +13,13 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q,
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from agents.models import Agent
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, OpenItem
 from contacts.selectors import HasLabel, emails_taken
 from core.errors import ToolError, bad_input
 from core.inputs import as_uuid
 from docs.models import Doc, ProjectLink
+from team.models import Agent
 
 PAGE_SIZE = 50
 TIMELINE_PAGE = 20

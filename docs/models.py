@@ -13,7 +13,7 @@ class Project(models.Model):
     description = models.TextField(blank=True, default="")
     # An agent's own project: where the docs it writes go when it names no project and its work has none yet.
     agent = models.OneToOneField(
-        "agents.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="own_project",
+        "team.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="own_project",
         help_text="The agent whose own project this is: its docs go here when no project is named.",
     )
     created_by_user = models.ForeignKey(

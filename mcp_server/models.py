@@ -15,7 +15,7 @@ from django.db import models
 class McpToken(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey("agents.Agent", on_delete=models.CASCADE, related_name="mcp_tokens")
+    agent = models.ForeignKey("team.Agent", on_delete=models.CASCADE, related_name="mcp_tokens")
     conversation = models.OneToOneField(
         "agents.Conversation", on_delete=models.CASCADE, related_name="mcp_token",
         help_text="The app's own OUTSIDE conversation: where answers to its hand-offs arrive.",

@@ -10,7 +10,7 @@ class Skill(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey("agents.Agent", on_delete=models.CASCADE, related_name="skills")
+    agent = models.ForeignKey("team.Agent", on_delete=models.CASCADE, related_name="skills")
     slug = models.SlugField(max_length=80, help_text="The skill's id, such as chase-an-invoice.")
     name = models.CharField(max_length=120)
     about = models.CharField(max_length=300, blank=True, help_text="When it applies, in one line.")
@@ -38,7 +38,7 @@ class Routine(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey("agents.Agent", on_delete=models.CASCADE, related_name="routines")
+    agent = models.ForeignKey("team.Agent", on_delete=models.CASCADE, related_name="routines")
     name = models.CharField(max_length=200)
     note = models.TextField(blank=True, help_text="The owner's standing instruction; the check reads it as theirs.")
     skill = models.ForeignKey(Skill, null=True, blank=True, on_delete=models.SET_NULL, related_name="routines")

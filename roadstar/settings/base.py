@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django_q",
     "channels",
     "core",
+    "team",
     "agents",
     "contacts",
     "companies",
