@@ -326,6 +326,11 @@ def _reserve(run_id, amount: int) -> bool:
 
 
 def _settle(run_id, reserved: int, cost: int) -> None:
+    if cost > reserved:
+        # Only a model that metered more tokens than the prompt has bytes, or an answer past max_tokens, gets here:
+        # the spend is recorded as metered (the books stay true), and it is worth knowing.
+        logger.warning("tables: run %s: a call cost %s micro-dollars, past its reservation of %s", run_id, cost,
+                       reserved)
     DatasetRun.objects.filter(id=run_id).update(
         reserved_micros=F("reserved_micros") - reserved, spent_micros=F("spent_micros") + cost
     )

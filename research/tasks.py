@@ -45,6 +45,11 @@ def tables_sweep() -> int:
     rows nobody is finding. Each is only queued here; the task's claims keep the work from being done twice."""
     from django.db import transaction
 
+    from research.models import DatasetPlanDraft
+    from research.services import DRAFT_KEPT
+
+    # Plans nobody said yes to, once they are too old to be used.
+    DatasetPlanDraft.objects.filter(used_by__isnull=True, created_at__lt=timezone.now() - DRAFT_KEPT).delete()
     runs = table_run.runs_to_resume()
     with transaction.atomic():
         for run_id in runs:

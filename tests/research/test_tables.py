@@ -439,3 +439,39 @@ def test_a_plan_the_model_gets_wrong_is_unavailable_with_words(ctx, tables_on, l
     result = use(ctx, "tables.build", question="Every bakery in Harbor")
     assert result["error"] == "unavailable" and "plan for this table couldn't be used" in result["message"]
     assert not Dataset.objects.exists()
+
+
+def test_a_run_stops_when_the_asking_agent_is_paused_for_its_budget(ctx, tables_on, local_web, model, queued):
+    result = build(ctx, model, max_rows=3)
+    model.add(rows_answer, cells_answer)
+    run_id = result["run"]["id"]
+    table_run.find_rows(DatasetRun.objects.get(id=run_id))
+    claim = table_run.row_claim(run_id)
+    table_run.research_row(DatasetRun.objects.get(id=run_id), claim)
+    type(ctx.actor.agent).objects.filter(id=ctx.actor.agent.id).update(paused=True)
+    work_off(run_id)
+    run = DatasetRun.objects.get(id=run_id)
+    assert run.status == "stopped" and run.message.startswith("Stopped: Client desk is paused, past its monthly budget")
+    assert (run.rows_done, run.reserved_micros) == (1, 0)
+    assert not DatasetRow.objects.filter(dataset_id=result["id"], state__in=["pending", "researching"]).exists()
+
+
+def test_the_sweep_drops_plans_nobody_said_yes_to_once_old(ctx, tables_on, local_web, model):
+    import datetime
+
+    from django.utils import timezone
+
+    from research import tasks
+    from research.models import DatasetPlanDraft
+
+    words = [{"role": "owner", "text": "A table of Harbor's bakeries, please."}]
+    ctx.org.check_enabled = True
+    ctx.org.save(update_fields=["check_enabled"])
+    asking = ToolContext(org=ctx.org, actor=ctx.actor, conversation_id="thread-5", conversation=lambda: words)
+    model.add(plan_answer)
+    assert set(use(asking, "tables.build", question="Bakeries in Harbor")) == {"not_done_yet"}
+    tasks.tables_sweep()
+    assert DatasetPlanDraft.objects.count() == 1
+    DatasetPlanDraft.objects.update(created_at=timezone.now() - services.DRAFT_KEPT - datetime.timedelta(minutes=1))
+    tasks.tables_sweep()
+    assert not DatasetPlanDraft.objects.exists()
