@@ -29,6 +29,7 @@ from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.mail_text import address_list
 from integrations.models import Connection
 from integrations.providers.base import FileData
+from search import embeddings
 from search.models import (
     WORKSPACE,
     SearchItem,
@@ -99,13 +100,16 @@ def put(org: Organization, entries: list[Entry]) -> None:
         )
         keys = [e.key for e in entries]
         ids = dict(SearchItem.objects.filter(organization=org, key__in=keys).values_list("key", "id"))
+        embeddings.forget_changed({ids[e.key]: embeddings.text_of(e.title[:1000], e.body[:embeddings.TEXT_CHARS])
+                                   for e in entries})
         SearchPerson.objects.filter(item_id__in=ids.values()).delete()
         SearchPlace.objects.filter(item_id__in=ids.values()).delete()
         SearchPerson.objects.bulk_create([
             SearchPerson(item_id=ids[e.key], organization=org, role=role, address=address[:320],
                          domain=address.rpartition("@")[2][:254] if "@" in address else "", name=name[:200],
-                         name_key=name.strip().lower()[:200], owner=is_owner)
-            for e in entries for role, name, address, is_owner in e.people
+                         name_key=name.strip().lower()[:200], owner=is_owner, counted=n in counted)
+            for e in entries for counted in [_counted(e.people)]
+            for n, (role, name, address, is_owner) in enumerate(e.people)
         ], batch_size=500)
         SearchPlace.objects.bulk_create([
             SearchPlace(item_id=ids[e.key], organization=org, place=place.strip().lower()[:500])
@@ -114,6 +118,19 @@ def put(org: Organization, entries: list[Entry]) -> None:
         threads = {e.thread for e in entries if e.thread}
         if threads:
             thread_states(org, threads)
+
+
+def _counted(people) -> set[int]:
+    """Which of an item's people counts.people counts: everyone but the owner with an address, once per address (the
+    row with the greatest name, the name counts.people shows), so counting rows counts items."""
+    best: dict[str, tuple[str, int]] = {}
+    for n, (_, name, address, is_owner) in enumerate(people):
+        address, name = address[:320], name[:200]
+        if is_owner or not address:
+            continue
+        if address not in best or name > best[address][0]:
+            best[address] = (name, n)
+    return {n for _, n in best.values()}
 
 
 def remove(org_id, keys) -> int:

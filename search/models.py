@@ -9,6 +9,8 @@
 - `SearchPerson`: everyone on an item, one row each (address, name, role), for from/to/with and the exact counts
   by person.
 - `SearchPlace`: the folders and labels an item is in, for `in`.
+- `SearchTally`, `SearchPeopleTally`: the exact counts of broad searches, summed ahead by triggers (search/tallies.py).
+- `SearchEmbedding`: an item's vector for related results (search/embeddings.py).
 - `WorkspaceMark`: how far the workspace's own records have been copied in (the newest `updated_at` seen per
   kind), so records written without signals (bulk writes) are still caught up before a search.
 """
@@ -80,6 +82,10 @@ class SearchPerson(models.Model):
     name = models.CharField(max_length=200, blank=True)
     name_key = models.CharField(max_length=200, blank=True, help_text="The name, lower case, for exact matching.")
     owner = models.BooleanField(default=False, help_text="The owner's own address: left out of counts.people.")
+    counted = models.BooleanField(
+        default=False, db_default=False,
+        help_text="Counted in counts.people: not the owner, an address, and one row per item and address (the one "
+                  "with the greatest name), so the count is of items without a COUNT(DISTINCT).")
 
     class Meta:
         indexes = [
@@ -87,10 +93,69 @@ class SearchPerson(models.Model):
             models.Index(fields=["organization", "address", "owner", "role", "name", "item"],
                          name="search_person_address_idx"),
             models.Index(fields=["organization", "domain"], name="search_person_domain_idx"),
-            # counts.people over a set of items: each item's people read from this index alone.
-            models.Index(fields=["item", "owner", "address", "name"], name="search_person_item_idx"),
+            # counts.people over a set of items: each item's counted people read from this index alone.
+            models.Index(fields=["item", "counted", "address", "name"], name="search_person_counted_idx"),
             models.Index(fields=["organization", "name_key"], name="search_person_name_idx"),
         ]
+
+
+class SearchEmbedding(models.Model):
+    """An item's embedding, for related results (search/embeddings.py): float32 values, little-endian, scaled to
+    length 1 (so a dot product is the cosine). `digest` is of the text embedded (and the model), so an item whose
+    text changes loses it and is embedded again; an empty `vector` is an item the endpoint refused, not tried again
+    until its text changes."""
+
+    item = models.OneToOneField(SearchItem, primary_key=True, on_delete=models.CASCADE, related_name="embedding")
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=200)
+    digest = models.CharField(max_length=64)
+    vector = models.BinaryField()
+
+    class Meta:
+        indexes = [models.Index(fields=["organization", "model"], name="search_embedding_org_idx")]
+
+
+class SearchTally(models.Model):
+    """How many items a workspace has in each bucket of the facets (source, type, year, dir, bulk) and UTC month:
+    a broad search (no words, no people, only type, dir, bulk and dates) reads its exact total and counts from here
+    rather than from every match. Kept by triggers on search_searchitem (search/tallies.py), so it never drifts from
+    the rows, whatever writes or deletes them."""
+
+    id = models.BigAutoField(primary_key=True)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=254)
+    type = models.CharField(max_length=10)
+    year = models.PositiveSmallIntegerField(help_text="The item's year, as counts.year shows it.")
+    month = models.CharField(max_length=7, help_text='The UTC month of its date, "2026-09": where a date range cuts.')
+    dir = models.CharField(max_length=8, blank=True)
+    bulk = models.BooleanField()
+    n = models.IntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(
+            fields=["organization", "source", "type", "year", "month", "dir", "bulk"], name="search_tally_bucket")]
+
+
+class SearchPeopleTally(models.Model):
+    """How many items of each bucket (as SearchTally's) each person is on, counted rows of SearchPerson only: the
+    exact counts.people of a broad search. Kept by triggers on search_searchperson and search_searchitem."""
+
+    id = models.BigAutoField(primary_key=True)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    address = models.CharField(max_length=320)
+    name = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=254)
+    type = models.CharField(max_length=10)
+    year = models.PositiveSmallIntegerField()
+    month = models.CharField(max_length=7)
+    dir = models.CharField(max_length=8, blank=True)
+    bulk = models.BooleanField()
+    n = models.IntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(
+            fields=["organization", "month", "source", "type", "year", "dir", "bulk", "address", "name"],
+            name="search_people_tally_bucket")]
 
 
 class SearchPlace(models.Model):

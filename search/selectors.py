@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from companies.models import Company
@@ -21,11 +21,13 @@ from core.errors import ToolError
 from core.models import Organization
 from core.timefmt import iso
 from integrations.models import Connection, SearchCopy
-from search import dates, fts, index, sync
-from search.models import WORKSPACE, SearchItem, SearchPerson, SearchPlace
+from search import dates, embeddings, fts, index, sync
+from search.models import WORKSPACE, SearchItem, SearchPeopleTally, SearchPerson, SearchPlace, SearchTally
 
 READ_PAGE = 30_000
 TOP_PEOPLE = 25
+# Results by meaning, after a first page of results by the words (where embeddings are configured).
+RELATED = 5
 SNIPPET = 160
 
 # A word and a number that name one thing ("PO 4471", "INV-0042", "order #88"): matched as written, together.
@@ -137,13 +139,18 @@ def visible(org: Organization):
     """The workspace's own items, and the copies of accounts whose search is on. An account turned off (or
     disconnected) is left out at once, until the sweep deletes its copy; with none such, nothing is filtered, so
     counts read the indexes alone."""
+    hidden = _hidden(org)
+    items = SearchItem.objects.filter(organization=org)
+    return items.exclude(connection_id__in=hidden) if hidden else items
+
+
+def _hidden(org: Organization) -> list:
+    """The accounts whose copy is still there but out of search (turned off or disconnected, until the sweep)."""
     shown = set(SearchCopy.objects.filter(connection__organization=org, on=True,
                                           connection__status=Connection.Status.CONNECTED)
                 .values_list("connection_id", flat=True))
     others = Connection.objects.filter(organization=org).exclude(id__in=shown).values_list("id", flat=True)
-    hidden = [c for c in others if SearchItem.objects.filter(connection_id=c).exists()]
-    items = SearchItem.objects.filter(organization=org)
-    return items.exclude(connection_id__in=hidden) if hidden else items
+    return [c for c in others if SearchItem.objects.filter(connection_id=c).exists()]
 
 
 def _places(value: str) -> str:
@@ -180,14 +187,17 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
     index.workspace_catch_up(org)
     sync.catch_up_for_search(org)
 
-    items = visible(org)
+    hidden = _hidden(org)
+    items = SearchItem.objects.filter(organization=org)
+    if hidden:
+        items = items.exclude(connection_id__in=hidden)
     understood: dict = {}
     phrases: list[str] = []
+    span: list = [None, None]  # the date range [after, before), for the tallies
     if filters.query and filters.query.strip():
         phrases, identifiers = phrases_of(filters.query)
         if not phrases:
             raise BadInput("query", "has no words to search for")
-        items = fts.match(items, phrases)
         if identifiers:
             understood["query"] = "matched exactly, as written: " + ", ".join(f'"{i}"' for i in identifiers)
 
@@ -212,6 +222,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
             except ValueError as e:
                 raise BadInput(name, str(e)) from None
             items = items.filter(date__gte=start) if name == "after" else items.filter(date__lt=start)
+            span[0 if name == "after" else 1] = start
             understood[name] = f"{'from' if name == 'after' else 'before'} {read}"
 
     if filters.types:
@@ -235,11 +246,21 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
     if filters.thread:
         items = items.filter(thread=filters.thread.strip())
 
-    total, counts = _counts(items)
+    # The words last: what the other filters allow is where related results come from.
+    scope = items
+    if phrases:
+        items = fts.match(items, phrases)
+
+    # Only type, dir, bulk and dates (or nothing): the exact numbers are summed already, in the tallies.
+    broad = not (phrases or filters.sender or filters.to or filters.with_ or filters.places or filters.has
+                 or filters.waiting or filters.thread or hidden)
+    counted = _tally_counts(org, items, filters, *span) if broad else None
+    total, counts = counted or _counts(items)
     sort = filters.sort or ("relevance" if phrases else "newest")
     if sort == "relevance" and not phrases:
         sort = "newest"
     results, more = _page(org, items, phrases, sort, offset, filters.limit, by_thread=not filters.thread)
+    related = _related(org, filters, scope, items, results) if phrases and not offset else []
     out: dict = {
         "total": total,
         "results": results,
@@ -247,6 +268,9 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
         "sources": sources(org),
         "next": _cursor(filters, offset + filters.limit) if more else None,
     }
+    if related:
+        out["results"] += related
+        out["related"] = len(related)
     if phrases:
         out["words"] = " ".join(f'"{p}"' for p in phrases)
     if understood:
@@ -257,10 +281,43 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
     return out
 
 
+def _related(org, filters: Filters, scope, matches, results: list[dict]) -> list[dict]:
+    """Up to RELATED results by meaning (where embeddings are configured): among the items the search's other filters
+    allow, none the words matched, one per thread and none of a thread already on the page."""
+    if not embeddings.configured():
+        return []
+    count = min(RELATED, filters.limit)
+    found = embeddings.related(org=org, query=filters.query, candidates=scope.exclude(id__in=matches.values("id")),
+                               count=count * 3)  # room for several of one thread
+    rows = {row.id: row for row in scope.filter(id__in=found)}
+    shown = {r.get("thread") or r["id"] for r in results}
+    out = []
+    for item_id in found:
+        row = rows.get(item_id)
+        if row is None or row.group in shown:
+            continue
+        shown.add(row.group)
+        out.append({**_result(org, row, [], 0), "related": True})
+        if len(out) == count:
+            break
+    return out
+
+
 def _counts(items) -> tuple[int, dict]:
     """The exact total and the counts by type, source, year and dir, from one GROUP BY over every match, and the
     people most on them (the owner left out)."""
     rows = list(items.order_by().values("type", "source", "year", "dir").annotate(n=Count("id")))
+    people = (_people_counts(items).order_by("-n", "address")[:TOP_PEOPLE])
+    return _shape_counts(rows, people)
+
+
+def _people_counts(items):
+    """Each person on these items, with how many (their counted rows: one per item, so no COUNT(DISTINCT))."""
+    return (SearchPerson.objects.filter(item_id__in=items.order_by().values("id"), counted=True)
+            .values("address").annotate(n=Count("item_id"), name=Max("name")))
+
+
+def _shape_counts(rows, people) -> tuple[int, dict]:
     total = sum(r["n"] for r in rows)
     by: dict[str, dict] = {"type": {}, "source": {}, "year": {}, "dir": {}}
     for row in rows:
@@ -269,9 +326,6 @@ def _counts(items) -> tuple[int, dict]:
                 continue
             key = str(row[name])
             by[name][key] = by[name].get(key, 0) + row["n"]
-    people = (SearchPerson.objects.filter(item_id__in=items.order_by().values("id"), owner=False)
-              .exclude(address="").values("address").annotate(n=Count("item_id", distinct=True), name=Max("name"))
-              .order_by("-n", "address")[:TOP_PEOPLE])
     counts = {
         "type": _most_first(by["type"]),
         "source": _most_first(by["source"]),
@@ -280,6 +334,55 @@ def _counts(items) -> tuple[int, dict]:
         "people": {(f"{p['name']} <{p['address']}>" if p["name"] else p["address"]): p["n"] for p in people},
     }
     return total, counts
+
+
+def _month_start(moment: datetime.datetime, *, up: bool) -> datetime.datetime:
+    """The start of moment's UTC month, or of the next one when `up` and moment isn't a month's start itself."""
+    moment = moment.astimezone(datetime.UTC)
+    start = moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if up and start != moment:
+        start = (start + datetime.timedelta(days=32)).replace(day=1)
+    return start
+
+
+def _tally_counts(org, items, filters: Filters, after, before) -> tuple[int, dict] | None:
+    """The exact total and counts of a broad search (filters of type, dir, bulk and dates only), from the tallies
+    for the whole UTC months inside its dates and from the items themselves for the partial months at its ends.
+    None when its dates hold no whole month (a week's items are few: counted one by one)."""
+    inner_start = _month_start(after, up=True) if after else None
+    inner_end = _month_start(before, up=False) if before else None
+    if inner_start and inner_end and inner_start >= inner_end:
+        return None
+    buckets = Q(organization=org, n__gt=0)
+    if inner_start:
+        buckets &= Q(month__gte=inner_start.strftime("%Y-%m"))
+    if inner_end:
+        buckets &= Q(month__lt=inner_end.strftime("%Y-%m"))
+    if filters.types:
+        buckets &= Q(type__in=filters.types)
+    if filters.dir:
+        buckets &= Q(dir=filters.dir)
+    if filters.bulk is not None:
+        buckets &= Q(type="email", bulk=filters.bulk)
+    rows = list(SearchTally.objects.filter(buckets).values("type", "source", "year", "dir").annotate(n=Sum("n")))
+    people_rows = SearchPeopleTally.objects.filter(buckets).values("address").annotate(n=Sum("n"), name=Max("name"))
+    edges = Q()
+    if inner_start:
+        edges |= Q(date__lt=inner_start)
+    if inner_end:
+        edges |= Q(date__gte=inner_end)
+    if not edges:
+        return _shape_counts(rows, people_rows.order_by("-n", "address")[:TOP_PEOPLE])
+    edge_items = items.filter(edges)
+    rows += list(edge_items.order_by().values("type", "source", "year", "dir").annotate(n=Count("id")))
+    # Every person's count is the tallies' plus the edges': the top 25 of the sum, not of each.
+    people: dict[str, dict] = {}
+    for row in [*people_rows, *_people_counts(edge_items)]:
+        seen = people.setdefault(row["address"], {"address": row["address"], "n": 0, "name": ""})
+        seen["n"] += row["n"]
+        seen["name"] = max(seen["name"], row["name"] or "")
+    top = sorted(people.values(), key=lambda p: (-p["n"], p["address"]))[:TOP_PEOPLE]
+    return _shape_counts(rows, top)
 
 
 def _most_first(counts: dict) -> dict:

@@ -298,6 +298,16 @@ QUICKBOOKS_CLIENT_SECRET = os.environ.get("QUICKBOOKS_CLIENT_SECRET") or None
 QUICKBOOKS_REDIRECT_URI = os.environ.get("QUICKBOOKS_REDIRECT_URI") or None
 QUICKBOOKS_ENVIRONMENT = os.environ.get("QUICKBOOKS_ENVIRONMENT") or "sandbox"
 
+# search's related results (search/embeddings.py): an OpenAI-compatible embeddings endpoint ("https://api.openai.com/v1"
+# or a local server's /v1). Without a URL nothing is embedded and search.search has no related results. The key is
+# OPENAI_API_KEY's unless given; DIMENSIONS is sent only when set (text-embedding-3 models can shorten their vectors,
+# which makes ranking them cheaper); a related result is at least MIN_SIMILARITY (cosine) like the query.
+ROADSTAR_EMBEDDING_URL = os.environ.get("ROADSTAR_EMBEDDING_URL") or None
+ROADSTAR_EMBEDDING_MODEL = os.environ.get("ROADSTAR_EMBEDDING_MODEL") or "text-embedding-3-small"
+ROADSTAR_EMBEDDING_KEY = os.environ.get("ROADSTAR_EMBEDDING_KEY") or OPENAI_API_KEY
+ROADSTAR_EMBEDDING_DIMENSIONS = int(os.environ.get("ROADSTAR_EMBEDDING_DIMENSIONS") or 0) or None
+ROADSTAR_EMBEDDING_MIN_SIMILARITY = float(os.environ.get("ROADSTAR_EMBEDDING_MIN_SIMILARITY") or 0.3)
+
 # The web group's search provider (integrations/web/providers.py): a self-hosted SearXNG's address, or a Brave
 # Search API key; WEB_SEARCH_PROVIDER ("searxng" or "brave") picks one when both are set. Without either, the web
 # group is absent.

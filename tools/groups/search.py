@@ -78,6 +78,10 @@ register(
         input=SearchInput,
         run=search,
         kind="reads",
+        # It may call the embeddings endpoint (related results): it runs with no transaction open. Its catch-up of
+        # new mail writes in short transactions of its own (search/index.py). Its errors are still only these.
+        calls_apps=True,
+        errors=("bad_input", "unavailable"),
     )
 )
 
