@@ -90,7 +90,7 @@ def embed(client, texts: list[str]) -> list[list[float]]:
     import openai
 
     network_call("an embeddings call")
-    request = {"model": model_name(), "input": texts, "encoding_format": "float"}
+    request: dict[str, object] = {"model": model_name(), "input": texts, "encoding_format": "float"}
     if settings.ROADSTAR_EMBEDDING_DIMENSIONS:
         request["dimensions"] = settings.ROADSTAR_EMBEDDING_DIMENSIONS
     try:
@@ -135,6 +135,7 @@ def embed_pending(*, batch: int = BATCH, max_seconds: float | None = None, clien
             break
         after = max(texts)
         ids = list(texts)
+        vectors: dict[int, list[float] | None]
         try:
             vectors = dict(zip(ids, embed(client, [texts[i][1] for i in ids]), strict=True))
         except Unavailable as error:
@@ -159,6 +160,7 @@ def _one_by_one(ids: list[int], client) -> int:
         texts = _read(pending().filter(id=item_id))
         if not texts:
             continue
+        vectors: dict[int, list[float] | None]
         try:
             vectors = {item_id: embed(client, [texts[item_id][1]])[0]}
         except Unavailable as error:

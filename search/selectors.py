@@ -287,7 +287,8 @@ def _related(org, filters: Filters, scope, matches, results: list[dict]) -> list
     if not embeddings.configured():
         return []
     count = min(RELATED, filters.limit)
-    found = embeddings.related(org=org, query=filters.query, candidates=scope.exclude(id__in=matches.values("id")),
+    found = embeddings.related(org=org, query=filters.query or "",
+                               candidates=scope.exclude(id__in=matches.values("id")),
                                count=count * 3)  # room for several of one thread
     rows = {row.id: row for row in scope.filter(id__in=found)}
     shown = {r.get("thread") or r["id"] for r in results}
