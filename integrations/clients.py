@@ -41,9 +41,13 @@ def _network_errors() -> tuple[type[BaseException], ...]:
 def google_execute(request, *, connection, group: str | None = None, asked_by=None, num_retries: int = 0):
     """Run a googleapiclient request. `num_retries` retries 429s and 5xx with backoff (googleapiclient's own)."""
     from googleapiclient.errors import HttpError
+    from googleapiclient.http import BatchHttpRequest
 
     network_call("a Google API call")
     try:
+        if isinstance(request, BatchHttpRequest):
+            # Each part's answer goes to the batch's callback; a failure of the whole batch is raised here.
+            return request.execute()
         return request.execute(num_retries=num_retries)
     except HttpError as e:
         raise from_google_http_error(e, connection=connection, group=group, asked_by=asked_by) from e

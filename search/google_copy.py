@@ -31,7 +31,7 @@ from integrations.providers.base import CursorExpired, FileData
 from integrations.providers.registry import provider_for
 from search import index
 
-# Pages as Google serves them: each page's items are read one request each, inside one batch of the copy.
+# Pages as Google serves them: a page's messages are read in batch requests of 50, inside one batch of the copy.
 GMAIL_PAGE = 100
 DRIVE_PAGE = 100
 CALENDAR_PAGE = 250
@@ -155,8 +155,9 @@ def _gmail_read(run: Run, ids: list[str], owner: set[str]) -> tuple[list, list[s
     """Read these messages as they are now: copied, or gone (deleted, in the trash or spam, a draft)."""
     key = run.connection.account_key
     entries, gone, prefixes = [], [], []
-    for gmail_id in ids:
-        copied = run.provider("mail").copied_message(gmail_id)
+    found = run.provider("mail").copied_messages(ids)
+    for gmail_id in dict.fromkeys(ids):
+        copied = found.get(gmail_id)
         if copied is None or _NOT_COPIED & set(copied.labels):
             gone.append(f"mail:{key}:m:{gmail_id}")
             prefixes.append(f"mail:{key}:a:{gmail_id}.")

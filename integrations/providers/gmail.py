@@ -12,9 +12,9 @@
 - changes: history.list from the cursor (a historyId), messages added to INBOX; a cursor too old for Gmail's history
   (404) starts watching again from now.
 - The search copy (search/google_copy.py): `mailbox` (getProfile: the historyId to go on from, the message count),
-  `message_ids` (messages.list, a page at a time), `copied_message` (messages.get, its labels and attachments'
-  parts), `attachment_bytes`, `label_names`, and `history` (history.list: what was added, deleted or relabelled
-  since a historyId; an expired one raises CursorExpired).
+  `message_ids` (messages.list, a page at a time), `copied_messages` (messages.get, 50 to a batch request, with
+  labels and attachments' parts), `attachment_bytes`, `label_names`, and `history` (history.list: what was added,
+  deleted or relabelled since a historyId; an expired one raises CursorExpired).
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from __future__ import annotations
 import base64
 import datetime
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote
 
 from core.errors import ToolError
 from integrations.clients import google_execute, google_service
+from integrations.errors import from_google_http_error
 from integrations.mail_text import (
     html_to_text,
     mime_message,
@@ -76,6 +78,7 @@ class MailHistory:
 
 
 HISTORY_TYPES = ["messageAdded", "messageDeleted", "labelAdded", "labelRemoved"]
+BATCH_READS = 50
 
 
 def _decode(data: str | None) -> bytes:
@@ -376,14 +379,35 @@ class GmailProvider(MailProvider):
             self._messages_cached = self._gmail().users().messages()
         return self._messages_cached
 
-    def copied_message(self, message_id: str) -> CopiedMessage | None:
-        """A message in full with its labels; None when it is gone (deleted since it was listed)."""
-        try:
-            raw = self._run(self._messages_resource().get(userId="me", id=message_id, format="full"))
-        except ToolError as error:
-            if error.kind == "not_found":
-                return None
-            raise
+    def copied_messages(self, ids: list[str]) -> dict[str, CopiedMessage | None]:
+        """These messages in full with their labels, by id; None for one that is gone (deleted since it was listed).
+        Read 50 to a batch request: one exchange with Gmail instead of 50 (Gmail limits larger batches)."""
+        from googleapiclient.errors import HttpError
+
+        found: dict[str, CopiedMessage | None] = {}
+        for start in range(0, len(ids), BATCH_READS):
+            answers: dict[str, Any] = {}
+
+            def collect(request_id, response, exception, answers=answers):
+                answers[request_id] = exception if exception is not None else response
+
+            batch = self._gmail().new_batch_http_request(callback=collect)
+            for message_id in dict.fromkeys(ids[start:start + BATCH_READS]):
+                batch.add(self._messages_resource().get(userId="me", id=message_id, format="full"),
+                          request_id=message_id)
+            self._run(batch)
+            for message_id, answer in answers.items():
+                if isinstance(answer, HttpError):
+                    error = from_google_http_error(answer, connection=self.connection, group="mail",
+                                                   asked_by=self.options.get("asked_by"))
+                    if error.kind != "not_found":
+                        raise error from answer
+                    found[message_id] = None
+                else:
+                    found[message_id] = self._copied(answer)
+        return found
+
+    def _copied(self, raw: dict) -> CopiedMessage:
         parts = {}
         for part in _parts(raw.get("payload", {})):
             if part.get("filename"):

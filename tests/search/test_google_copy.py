@@ -76,10 +76,27 @@ def listed(*ids, next_page=None):
     return ok(body)
 
 
+def batch(*answers):
+    """Gmail's answer to a batch request (messages.get, 50 to a batch): each part a message's answer, or
+    (its id, an error answer)."""
+    boundary, parts = "batch_gcopy", []
+    for answer in answers:
+        if isinstance(answer[0], str):
+            mid, (head, body) = answer
+        else:
+            (head, body), mid = answer, json.loads(answer[1])["id"]
+        status = int(head["status"])
+        parts.append(f"--{boundary}\r\nContent-Type: application/http\r\nContent-ID: <response-x + {mid}>\r\n\r\n"
+                     f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\nContent-Type: application/json\r\n\r\n"
+                     f"{body}\r\n")
+    return {"status": "200", "content-type": f"multipart/mixed; boundary={boundary}"}, "".join(parts) + (
+        f"--{boundary}--\r\n")
+
+
 def first_sync(connection, *ids, history="1000"):
     """Copy a mailbox of these messages in one page."""
     http = Recording([ok({"historyId": history, "messagesTotal": len(ids)}), listed(*ids),
-                      *[message(i) for i in ids]])
+                      batch(*[message(i) for i in ids])])
     assert sync.copy_run(connection, http={"mail": http}) == "current"
     return http
 
@@ -96,9 +113,9 @@ def test_a_first_sync_over_pages_killed_mid_way_resumes_at_its_page_without_dupl
     key = gmail.account_key
     first = Recording([
         ok({"historyId": "1000", "messagesTotal": 6}),
-        listed("m1", "m2", next_page="p2"), message("m1"), message("m2"),
-        listed("m3", "m4", next_page="p3"), message("m3"), message("m4"),
-        listed("m5", "m6"), message("m5"), message("m6"),
+        listed("m1", "m2", next_page="p2"), batch(message("m1"), message("m2")),
+        listed("m3", "m4", next_page="p3"), batch(message("m3"), message("m4")),
+        listed("m5", "m6"), batch(message("m5"), message("m6")),
     ])
     real_put, calls = sync.index.put, [0]
 
@@ -121,7 +138,7 @@ def test_a_first_sync_over_pages_killed_mid_way_resumes_at_its_page_without_dupl
     assert sync.copy_run(gmail, http={"mail": Recording([])}) == "busy"  # the dead worker's lease still holds
 
     lease_over(gmail)
-    resumed = Recording([listed("m5", "m6"), message("m5"), message("m6")])
+    resumed = Recording([listed("m5", "m6"), batch(message("m5"), message("m6"))])
     assert sync.copy_run(gmail, http={"mail": resumed}) == "current"
     items = list(SearchItem.objects.filter(connection=gmail).values_list("key", flat=True))
     copy = copy_of(gmail)
@@ -140,13 +157,13 @@ def test_a_copied_message_reads_with_its_labels_people_and_attachment_text(org, 
     gmail = account(org, "mail")
     http = Recording([
         ok({"historyId": "1000", "messagesTotal": 2}), listed("m1", "m2"),
-        ok(gmail_message("m1", "t1", subject="PO 4471 for the signs", text="Please find the PO attached.",
-                         labels=["INBOX", "STARRED", "Label_7"], attachments=[("po.csv", "text/csv", 30)])),
+        batch(ok(gmail_message("m1", "t1", subject="PO 4471 for the signs", text="Please find the PO attached.",
+                               labels=["INBOX", "STARRED", "Label_7"], attachments=[("po.csv", "text/csv", 30)])),
+              ok(gmail_message("m2", "t1", sender="Sam Rivera <sam@fernhill.test>", to="dana@juniperdental.test",
+                               subject="Re: PO 4471 for the signs", text="Thanks, on it.", labels=["SENT"],
+                               at=DAY + datetime.timedelta(hours=1)))),
         ok({"labels": [{"id": "Label_7", "name": "Clients"}, {"id": "INBOX", "name": "INBOX"}]}),
         ok({"size": 30, "data": b64("item,qty\nbacklit sign,2")}),
-        ok(gmail_message("m2", "t1", sender="Sam Rivera <sam@fernhill.test>", to="dana@juniperdental.test",
-                         subject="Re: PO 4471 for the signs", text="Thanks, on it.", labels=["SENT"],
-                         at=DAY + datetime.timedelta(hours=1))),
     ])
     assert sync.copy_run(gmail, http={"mail": http}) == "current"
     out = use_tool(ctx, "search.search", {"query": "backlit"})
@@ -175,9 +192,9 @@ def test_history_adds_relabels_and_deletes_over_pages_from_the_kept_history_id(o
     key = gmail.account_key
     http = Recording([
         ok({"historyId": "1000", "messagesTotal": 2}), listed("m1", "m2"),
-        ok(gmail_message("m1", "t-m1", subject="Quote", attachments=[("quote.txt", "text/plain", 12)])),
+        batch(ok(gmail_message("m1", "t-m1", subject="Quote", attachments=[("quote.txt", "text/plain", 12)])),
+              message("m2")),
         ok({"size": 12, "data": b64("quote words")}),
-        message("m2"),
     ])
     assert sync.copy_run(gmail, http={"mail": http}) == "current"
     assert f"mail:{key}:a:m1.1" in keys(gmail)
@@ -187,16 +204,14 @@ def test_history_adds_relabels_and_deletes_over_pages_from_the_kept_history_id(o
                  {"id": "1004", "messagesDeleted": [{"message": {"id": "m1"}}]},
                  {"id": "1005", "labelsAdded": [{"message": {"id": "m2"}, "labelIds": ["STARRED"]}]}],
                 history_id="1005", next_page="h2"),
-        message("m3", subject="Signage brief"),
-        message("m2", labels=["INBOX", "STARRED"]),
+        batch(message("m3", subject="Signage brief"), message("m2", labels=["INBOX", "STARRED"])),
         history([{"id": "1008", "messagesAdded": [{"message": {"id": "m4"}}]},
                  {"id": "1009", "labelsAdded": [{"message": {"id": "m3"}, "labelIds": ["TRASH"]}]}]),
-        message("m4"),
-        message("m3", labels=["TRASH"]),
+        batch(message("m4"), message("m3", labels=["TRASH"])),
     ])
     assert sync.copy_run(gmail, http={"mail": later}) == "current"
     assert [query_of(r).get("startHistoryId") for r in later.requests if "/history" in path_of(r)] == ["1000", "1000"]
-    assert query_of(later.requests[3])["pageToken"] == "h2"
+    assert query_of(later.requests[2])["pageToken"] == "h2"
     assert keys(gmail) == [f"mail:{key}:m:m2", f"mail:{key}:m:m4"]  # m1 deleted (its attachment too), m3 in the trash
     assert SearchItem.objects.get(key=f"mail:{key}:m:m2").starred
     assert copy_of(gmail).position == {"gmail_history": "1010"}
@@ -209,8 +224,9 @@ def test_an_expired_history_id_lists_the_mailbox_again_and_drops_what_went_meanw
     first_sync(gmail, "m1", "m2", "m3")
     again = Recording([
         error(404, "notFound", "Requested entity was not found."),
-        ok({"historyId": "5000", "messagesTotal": 2}), listed("m2", next_page="p2"), message("m2"),
-        listed("m3"), message("m3"),
+        ok({"historyId": "5000", "messagesTotal": 3}), listed("m2", "m9", next_page="p2"),
+        batch(message("m2"), ("m9", error(404, "notFound"))),  # deleted between the listing and the reading
+        listed("m3"), batch(message("m3")),
     ])
     assert sync.copy_run(gmail, http={"mail": again}) == "current"
     assert keys(gmail) == [f"mail:{key}:m:m2", f"mail:{key}:m:m3"]
@@ -239,11 +255,26 @@ def test_a_rate_limit_holds_the_copy_off_longer_each_time_then_it_goes_on_where_
     assert sync.copy_run(gmail, http={"mail": Recording([limited])}) == "paused"
     assert (copy_of(gmail).position["backoff"], "in 2 minutes" in copy_of(gmail).error) == (2, True)
     lease_over(gmail)
-    resumed = Recording([history([{"id": "1001", "messagesAdded": [{"message": {"id": "m2"}}]}]), message("m2")])
+    resumed = Recording([history([{"id": "1001", "messagesAdded": [{"message": {"id": "m2"}}]}]),
+                         batch(message("m2"))])
     assert sync.copy_run(gmail, http={"mail": resumed}) == "current"
     copy = copy_of(gmail)
     assert (query_of(resumed.requests[0])["startHistoryId"], copy.position, copy.error, len(keys(gmail))) == (
         "1000", {"gmail_history": "1010"}, "", 2)
+
+
+def test_a_rate_limit_on_one_read_of_a_batch_keeps_the_page_to_copy_again(org):
+    gmail = account(org, "mail")
+    http = Recording([ok({"historyId": "1000", "messagesTotal": 4}), listed("m1", "m2", next_page="p2"),
+                      batch(message("m1"), message("m2")), listed("m3", "m4"),
+                      batch(message("m3"), ("m4", error(429, "rateLimitExceeded", "Too many concurrent requests")))])
+    assert sync.copy_run(gmail, http={"mail": http}) == "paused"
+    assert (keys(gmail), copy_of(gmail).position["gmail_page"]) == ([f"mail:{gmail.account_key}:m:m1",
+                                                                      f"mail:{gmail.account_key}:m:m2"], "p2")
+    lease_over(gmail)
+    again = Recording([listed("m3", "m4"), batch(message("m3"), message("m4"))])
+    assert sync.copy_run(gmail, http={"mail": again}) == "current"
+    assert (query_of(again.requests[0])["pageToken"], len(keys(gmail))) == ("p2", 4)
 
 
 def test_a_refused_sign_in_marks_the_connection_and_the_copy_waits_for_the_reconnect(org):
@@ -372,7 +403,7 @@ def test_another_workspaces_copy_is_never_found_or_read(org, ctx):
     theirs = account(other, "mail", address="lee@other.test")
     first_sync(ours, "m1")
     http = Recording([ok({"historyId": "7", "messagesTotal": 1}), listed("x1"),
-                      message("x1", subject="Their secret tender", text="Tender words")])
+                      batch(message("x1", subject="Their secret tender", text="Tender words"))])
     assert sync.copy_run(theirs, http={"mail": http}) == "current"
     assert use_tool(ctx, "search.search", {"query": "tender"})["total"] == 0
     assert use_tool(ctx, "search.search", {})["sources"].get("lee@other.test") is None
