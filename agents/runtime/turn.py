@@ -533,6 +533,12 @@ def run_turn(conversation_id: str) -> str | None:
             state=Conversation.State.QUEUED, queued_at=timezone.now()
         )
         return outcome
-    more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and has_new_input(conversation)
-    scheduler.finish(conversation=conversation, more_to_do=more)
+    # Looked at and handed back in one transaction, the conversation's row locked (SQLite: the write lock an
+    # IMMEDIATE transaction holds from its start). The owner's message is appended and woken in one transaction
+    # under that same lock, so it is either seen here (queued again) or finds the conversation idle and queues it
+    # itself. Looked at outside, a message sent between the look and `finish` was left unanswered.
+    with transaction.atomic():
+        Conversation.objects.select_for_update().filter(id=conversation.id).values_list("id").first()
+        more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and has_new_input(conversation)
+        scheduler.finish(conversation=conversation, more_to_do=more)
     return outcome
