@@ -143,31 +143,42 @@ def event_emit(*, org, kind: str, keys: list[str], payload: dict | None = None, 
 
 def match_event(event: Event) -> list[RoutineRun]:
     """Fire every routine the event matches: by key through the index (cost per key, not per routine), and, for
-    new mail and documents, every `ask` routine the cheapest model finds it is for."""
-    runs = []
-    fired: set[int] = set()
-    hits = set(
+    new mail and documents, every `ask` routine the cheapest model finds it is for.
+
+    The event is taken by the write that marks it matched, in the transaction that fires its routines: of two
+    workers handed one event only one fires anything, and a worker killed part-way leaves the event unmatched and
+    nothing fired, for the retry to do once. The model is asked before that transaction opens (no transaction
+    across a network call). An event nothing matches costs two queries: the index's look-up and the mark."""
+    keyed = []
+    hits = list(
         RoutineKey.objects.filter(organization_id=event.organization_id, key__in=event.keys)
         .values_list("routine_id", flat=True)
     )
     if hits:
-        keyed = Routine.objects.filter(id__in=hits, status=Routine.Status.ON).select_related("organization", "agent",
-                                                                                              "skill")
-        for routine in keyed:
-            if services.filter_passes(routine, event):
-                runs.append(services.routine_fire(routine=routine, started_by=services.event_started_by(event),
-                                                  event=event))
-                fired.add(routine.id)
+        keyed = [routine for routine in (
+            Routine.objects.filter(id__in=set(hits), status=Routine.Status.ON)
+            .select_related("organization", "agent", "skill").order_by("id")
+        ) if services.filter_passes(routine, event)]
+    asked = []
     if event.kind in ASK_EVENT_KINDS and event.text:
+        by_key = {routine.id for routine in keyed}
         asking = [r for r in (
             Routine.objects.filter(organization_id=event.organization_id, status=Routine.Status.ON)
             .exclude(ask="").select_related("organization", "agent", "skill")
-        ) if r.id not in fired and services.filter_passes(r, event)]
-        for routine in matching_asks(event, asking):
-            runs.append(services.routine_fire(
-                routine=routine, started_by=services.event_started_by(event, by_words=True), event=event
-            ))
-    Event.objects.filter(id=event.id).update(matched_at=timezone.now())
+        ) if r.id not in by_key and services.filter_passes(r, event)]
+        asked = matching_asks(event, asking)
+    taken = Event.objects.filter(id=event.id, matched_at__isnull=True)
+    if not keyed and not asked:
+        taken.update(matched_at=timezone.now())
+        return []
+    with transaction.atomic():
+        if not taken.update(matched_at=timezone.now()):
+            return []  # another worker matched it
+        runs = [services.routine_fire(routine=routine, started_by=services.event_started_by(event), event=event)
+                for routine in keyed]
+        runs += [services.routine_fire(routine=routine, started_by=services.event_started_by(event, by_words=True),
+                                       event=event)
+                 for routine in asked]
     return runs
 
 

@@ -369,41 +369,46 @@ def routine_fire(*, routine: Routine, started_by: str, event: Event | None = Non
         if routine.once or only_due:
             routine.status = Routine.Status.CLOSED
         refresh_next_fire(routine)
-        routine.save()
-        routine_start_next_run(routine=routine)
+        routine.save(update_fields=["fired", "last_fired_at", "status", "next_fire_at"])
+        _start_next_run_locked(routine)  # under the lock taken above
     return run
 
 
 def routine_start_next_run(*, routine: Routine) -> RoutineRun | None:
     """Hand the oldest waiting run to the routine's thread, unless a run of it is still going."""
-    from agents.runtime.scheduler import wake
-
     with transaction.atomic():
         Routine.objects.select_for_update().filter(id=routine.id).first()
-        if RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.RUNNING).exists():
-            return None
-        run = RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.WAITING).order_by("id").first()
-        if run is None:
-            return None
-        agent = routine.agent
-        # An agent on the owner's Mac has no threads: the run goes to its chat.
-        conversation = agent_services.chat_for(agent=agent) if agent.runs_on == Agent.RunsOn.MAC else (
-            routine_thread(routine=routine)
-        )
-        event_text = run.event.text if run.event_id else ""
-        agent_services.message_append(
-            conversation=conversation, role=Message.Role.ROUTINE, text=run_message(routine, run.started_by),
-            data={"name": routine.name, "note": routine.note, "routine_id": routine.id, "run_id": run.id,
-                  "event_text": event_text, "source": f"event:{run.event.kind}" if run.event_id else ""},
-        )
-        work = agent_services.work_open(
-            org=routine.organization, agent=agent, conversation=conversation, task=f"{routine.name}: a run",
-            requester=None,
-        )
-        run.state = RoutineRun.State.RUNNING
-        run.work = work
-        run.save(update_fields=["state", "work"])
-        wake(conversation=conversation)
+        return _start_next_run_locked(routine)
+
+
+def _start_next_run_locked(routine: Routine) -> RoutineRun | None:
+    """routine_start_next_run's work, for a caller already holding the routine's row lock in its transaction."""
+    from agents.runtime.scheduler import wake
+
+    if RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.RUNNING).exists():
+        return None
+    run = RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.WAITING).order_by("id").first()
+    if run is None:
+        return None
+    agent = routine.agent
+    # An agent on the owner's Mac has no threads: the run goes to its chat.
+    conversation = agent_services.chat_for(agent=agent) if agent.runs_on == Agent.RunsOn.MAC else (
+        routine_thread(routine=routine)
+    )
+    event_text = run.event.text if run.event_id else ""
+    agent_services.message_append(
+        conversation=conversation, role=Message.Role.ROUTINE, text=run_message(routine, run.started_by),
+        data={"name": routine.name, "note": routine.note, "routine_id": routine.id, "run_id": run.id,
+              "event_text": event_text, "source": f"event:{run.event.kind}" if run.event_id else ""},
+    )
+    work = agent_services.work_open(
+        org=routine.organization, agent=agent, conversation=conversation, task=f"{routine.name}: a run",
+        requester=None,
+    )
+    run.state = RoutineRun.State.RUNNING
+    run.work = work
+    run.save(update_fields=["state", "work"])
+    wake(conversation=conversation)
     return run
 
 

@@ -290,3 +290,34 @@ def test_event_emit_matches_after_commit_in_a_worker_task(org, keeper, settings)
     services.routine_add(org=org, agent=keeper, name="Overdue", when={"keys": ["kind:invoice.overdue"]})
     engine.event_emit(org=org, kind="invoice.overdue", keys=["invoice:qb:1042"])
     assert OrmQ.objects.count() == 1 and RoutineRun.objects.count() == 0
+
+
+def test_an_event_handed_to_two_workers_fires_its_routines_once(org, keeper):
+    services.routine_add(org=org, agent=keeper, name="Overdue", when={"keys": ["kind:invoice.overdue"]})
+    event = Event.objects.create(organization=org, kind="invoice.overdue", keys=["kind:invoice.overdue"])
+    stale = Event.objects.get(id=event.id)  # the second worker read the event before the first marked it
+    assert len(engine.match_event(event)) == 1
+    assert engine.match_event(stale) == []
+    assert RoutineRun.objects.filter(event=event).count() == 1
+
+
+def test_a_worker_that_dies_mid_match_leaves_nothing_fired_for_the_retry(org, keeper, monkeypatch):
+    for name in ("First", "Second"):
+        services.routine_add(org=org, agent=keeper, name=name, when={"keys": ["kind:invoice.overdue"]})
+    event = Event.objects.create(organization=org, kind="invoice.overdue", keys=["kind:invoice.overdue"])
+    fire = services.routine_fire
+
+    def dies_at_the_second(*, routine, **kwargs):
+        if routine.name == "Second":
+            raise SystemExit("killed")
+        return fire(routine=routine, **kwargs)
+
+    monkeypatch.setattr(services, "routine_fire", dies_at_the_second)
+    with pytest.raises(SystemExit):
+        engine.match_event(event)
+    event.refresh_from_db()
+    assert event.matched_at is None and not RoutineRun.objects.filter(event=event).exists()
+
+    monkeypatch.setattr(services, "routine_fire", fire)
+    assert sorted(run.routine.name for run in engine.match_event(event)) == ["First", "Second"]
+    assert RoutineRun.objects.filter(event=event).count() == 2
