@@ -13,6 +13,7 @@ page, redirects included) and be at most MAX_BYTES once decoded (a compressed pa
 
 from __future__ import annotations
 
+import functools
 import ssl
 import time
 from dataclasses import dataclass
@@ -53,17 +54,22 @@ class _PinnedBackend(httpcore.SyncBackend):
                                    local_address=local_address, socket_options=socket_options)
 
 
+@functools.cache
 def tls_context() -> ssl.SSLContext:
-    """The certificates a page's TLS is checked against: the system's usual authorities, as httpx has them."""
+    """The certificates a page's TLS is checked against: the system's usual authorities, as httpx has them. Made
+    once a process: loading the authorities costs about 0.4 s, more than most page reads, and a client-side context
+    is safe to share between connections and threads."""
     return httpx.create_ssl_context()
 
 
 def _pinned_client(target: Target) -> httpx.Client:
-    transport = httpx.HTTPTransport(retries=0)
+    context = tls_context()
+    # The same context for the transport's own pool (replaced below), so that none is built twice.
+    transport = httpx.HTTPTransport(verify=context, retries=0)
     # httpx builds its connection pool without a way to pass a network backend; this one is httpx's own pool with
     # ours (httpx and httpcore are pinned, and tests/integrations/test_web_fetch.py proves the pin holds).
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=tls_context(), max_connections=1, retries=0,
+        ssl_context=context, max_connections=1, retries=0,
         network_backend=_PinnedBackend(target),
     )
     return httpx.Client(
