@@ -94,7 +94,10 @@ def judge_request(request: CheckRequest, result: RuleResult) -> JudgeRequest:
         input=request.action.input or {},
         replaces=request.action.replaces,
         note=request.action.note,
-        owner_words=_once([OwnerWordsShown(who=w.source, text=w.text, answer=w.answer) for w in words]),
+        # Permission words are never an agent's own note (only a hold reads those): the filter says so to mypy.
+        owner_words=_once([
+            OwnerWordsShown(who=w.source, text=w.text, answer=w.answer) for w in words if w.source != "agent_note"
+        ]),
         recipients=shown_recipients,
         questions=[f.why for f in result.open],
         rules_would_say=result.open[0].reason,

@@ -152,7 +152,8 @@ def _find_ibans(text: str) -> Iterator[Finding]:
         if not length:
             continue
         # Walk the characters, allowing one space or hyphen between them, until the country's length is reached.
-        chars, i = [], m.start()
+        chars: list[str] = []
+        i = m.start()
         while i < len(text) and len(chars) < length:
             ch = text[i]
             if ch.isalnum():
@@ -220,7 +221,8 @@ class _Scheme:
 
 def _nino_plain(raw: str, compact: str) -> bool:
     # Written as HMRC prints it, upper case and with its suffix letter: AB 12 34 56 C, AB123456C.
-    return raw.upper() == raw and len(compact) == 9 and re.fullmatch(r"[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", raw)
+    return (raw.upper() == raw and len(compact) == 9
+            and bool(re.fullmatch(r"[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", raw)))
 
 
 def _cf_plain(raw: str, compact: str) -> bool:
@@ -432,8 +434,8 @@ def _id_candidates(text: str, cues: list[tuple[int, int, frozenset[str], bool]]
             continue  # +61 2 9876 5432: a phone number with its country code
         # A cue stands before the number's first groups or after its last: the stretches in between are not tried.
         n = len(run.groups)
-        starts = range(n) if n <= 8 else [*range(4), *range(n - 8, n)]
-        for i, j, digits in run.spans(_ID_LENGTHS, starts=starts):
+        first_groups = range(n) if n <= 8 else [*range(4), *range(n - 8, n)]
+        for i, j, digits in run.spans(_ID_LENGTHS, starts=first_groups):
             if n > 8 and 4 <= i and j < n - 4:
                 continue
             start, end = run.groups[i].start, run.groups[j].end

@@ -228,7 +228,7 @@ def _restricting_words(request: CheckRequest, words: list[Words], owner_first: s
         for text in texts:
             kept = [s for s in sentences(text) if pattern is not None and pattern.search(s)]
             if kept:
-                out.append(Words(" ".join(kept), "agent_note"))  # type: ignore[arg-type]
+                out.append(Words(" ".join(kept), "agent_note"))
     return out
 
 

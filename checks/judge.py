@@ -16,11 +16,14 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from checks import reasons
+
+if TYPE_CHECKING:  # the judge's client is imported only when a judge is configured
+    from openai.types.chat import ChatCompletionMessageParam
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +169,7 @@ class OpenAIJudge:
             http_client=http_client,
         )
 
-    def messages(self, request: JudgeRequest) -> list[dict]:
+    def messages(self, request: JudgeRequest) -> list[ChatCompletionMessageParam]:
         return [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": request.model_dump_json(indent=1)},

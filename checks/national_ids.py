@@ -75,7 +75,7 @@ _NINO_NEVER = {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
 def uk_nino_valid(s: str) -> bool:
     """UK National Insurance number: two letters of the allowed ones, six digits, and an A-D suffix or none."""
     m = re.fullmatch(r"([A-Z])([A-Z])(\d{6})([A-D]?)", s)
-    return bool(m) and m.group(1) in _NINO_FIRST and m.group(2) in _NINO_SECOND and s[:2] not in _NINO_NEVER
+    return m is not None and m.group(1) in _NINO_FIRST and m.group(2) in _NINO_SECOND and s[:2] not in _NINO_NEVER
 
 
 def uk_nhs_valid(d: str) -> bool:

@@ -4,6 +4,8 @@ The agent reads these and the owner sees them on Home, so they are never paraphr
 which they win when several apply (FORMAT.md): the stop first, then the asks, the failures of the judge last.
 """
 
+from typing import Literal
+
 SENSITIVE = "it would send a password, card or bank number, or an ID number"
 NOT_NAMED = "it goes to someone the owner hasn't named"
 REMOVES = "it removes or rewrites something the owner didn't point to"
@@ -18,7 +20,7 @@ STOP_REASONS = (SENSITIVE,)
 JUDGE_REASONS = (SENSITIVE, NOT_NAMED, REMOVES, FROM_READ, UNDECIDED)
 
 
-def outcome_of(reason: str) -> str:
+def outcome_of(reason: str) -> Literal["stop", "ask"]:
     """The outcome a reason belongs to: "stop" for the sensitive-data reason, "ask" for the rest."""
     if reason in STOP_REASONS:
         return "stop"

@@ -445,7 +445,8 @@ def removal_units(ctx: _Context) -> list[Unit]:
     if action.tool == "docs.edit":
         edits = [e for e in given.get("edits") or [] if isinstance(e, dict)]
         if not edits:
-            finds = old.get("edits") if isinstance(old.get("edits"), list) else [old.get("text")]
+            old_edits = old.get("edits")
+            finds = old_edits if isinstance(old_edits, list) else [old.get("text")]
             edits = [{"find": _text(f), "replace": None} for f in finds if _text(f)]
         for edit in edits:
             units.extend(_edit_units(_text(edit.get("find")), edit.get("replace"), container))
@@ -459,12 +460,13 @@ def removal_units(ctx: _Context) -> list[Unit]:
                 units.append(Unit("move", folder, _text(given.get("folderId")), (name, folder)))
         elif key in ("details", "fields") and isinstance(before, dict):
             # Named values: each one overwritten or cleared is its own unit, pointed at by its name.
-            after = given.get(key) if isinstance(given.get(key), dict) else {}
+            given_values = given.get(key)
+            after = given_values if isinstance(given_values, dict) else {}
             for k, v in before.items():
                 new = after.get(k, _MISSING)
                 if new == v or not _text(v):
                     continue
-                kind = "clear" if new in (None, "") else "rewrite"
+                kind: UnitKind = "clear" if new in (None, "") else "rewrite"
                 new_text = None if new is _MISSING else _text(new) or None
                 units.append(Unit(kind, _text(v), new_text, (*_field_refs(k), _text(v))))
         elif key in ("values", "cells"):
@@ -485,12 +487,12 @@ def removal_units(ctx: _Context) -> list[Unit]:
                 units.append(Unit("clear" if not new else "rewrite", _text(before), new or None,
                                   (*_field_refs(key), _text(before))))
         elif key in ("emails", "labels", "domains") and isinstance(before, list):
-            after = {str(e).lower() for e in given.get(key) or []} if key in given else None
-            if after is None:
+            kept = {str(e).lower() for e in given.get(key) or []} if key in given else None
+            if kept is None:
                 continue
             for item in before:
-                if str(item).lower() not in after:
-                    units.append(Unit("rewrite" if after else "clear", str(item), ", ".join(sorted(after)) or None,
+                if str(item).lower() not in kept:
+                    units.append(Unit("rewrite" if kept else "clear", str(item), ", ".join(sorted(kept)) or None,
                                       (*_field_refs(key), str(item))))
         elif key == "open":
             units.append(Unit("close", _text(before), None, (_text(before),)))
@@ -572,7 +574,7 @@ def _cell_units(before: Any, after: Any, cell_range: str, container: str = "") -
             except (IndexError, TypeError):
                 new = None
             if _text(value) and _text(value) != _text(new):
-                kind = "clear" if new in (None, "") else "rewrite"
+                kind: UnitKind = "clear" if new in (None, "") else "rewrite"
                 cell_refs = list(refs)
                 if start:
                     cell_refs.append(f"{_column_letters(_column_number(start.group(1)) + j)}{int(start.group(2)) + i}")

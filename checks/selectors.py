@@ -68,6 +68,6 @@ def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
             name=c.name,
             emails=[e.email for e in c.emails.all()],
             company=companies[0].name if companies else None,
-            alwaysAsk=c.always_ask or any(co.always_ask for co in companies),
+            always_ask=c.always_ask or any(co.always_ask for co in companies),
         ))
     return out

@@ -28,7 +28,8 @@ from checks.types import (
     RoutineTurn,
 )
 
-Source = Literal["owner", "routine", "handoff", "answered_ask"]
+# agent_note: an agent's own words that restrict a send (holds.py); never the owner's.
+Source = Literal["owner", "routine", "handoff", "answered_ask", "agent_note"]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ full count.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.contrib import admin
 from django.forms.models import BaseInlineFormSet
 
@@ -17,7 +19,8 @@ class SameWorkspaceFormSet(BaseInlineFormSet):
     """Rows added inline belong to the parent's workspace; staff never pick it by hand (and can't get it wrong)."""
 
     def _construct_form(self, i, **kwargs):
-        form = super()._construct_form(i, **kwargs)
+        # Django's hook for each form of the set (not in django-stubs, being underscored).
+        form = super()._construct_form(i, **kwargs)  # type: ignore[misc]
         if self.instance is not None and getattr(self.instance, "organization_id", None):
             form.instance.organization_id = self.instance.organization_id
         return form
@@ -26,8 +29,9 @@ class SameWorkspaceFormSet(BaseInlineFormSet):
 class WorkspaceInline:
     """Mixin for inlines of rows that carry their own `organization`: it is set from the parent record."""
 
-    formset = SameWorkspaceFormSet
-    exclude = ("organization",)
+    # Typed as InlineModelAdmin declares them, which the inlines mixing this in also inherit.
+    formset: type[BaseInlineFormSet] = SameWorkspaceFormSet
+    exclude: ClassVar[list[str] | tuple[str, ...] | None] = ("organization",)
     extra = 0
 
 

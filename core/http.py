@@ -10,8 +10,11 @@ from core.models import Organization
 
 def workspace_of(request: HttpRequest) -> Organization | None:
     """The signed-in owner's workspace; None for a sign-in without one (a staff user made in the admin)."""
+    user = request.user
+    if not user.is_authenticated:  # an anonymous request has no workspace (and no `organization` to read)
+        return None
     try:
-        return request.user.organization
+        return user.organization
     except ObjectDoesNotExist:  # the reverse one-to-one raises rather than answering None
         return None
 

@@ -173,7 +173,8 @@ def _is_validator_tag(part: str) -> bool:
 @cache
 def _field_names(model) -> frozenset[str]:
     """Every input name in a model and the models nested in it: an input may be named like a tag (`date`)."""
-    names, pending = set(), [f.annotation for f in model.model_fields.values()]
+    names: set[str] = set()
+    pending = [f.annotation for f in model.model_fields.values()]
     names.update(f.alias or name for name, f in model.model_fields.items())
     while pending:
         annotation = pending.pop()

@@ -48,8 +48,14 @@ def _jsonable(value):
 
 def snapshot(instance: models.Model, names) -> dict:
     """The named fields as JSON (foreign keys by their id), in the shape `restore` takes back."""
-    meta = instance._meta
-    return {name: _jsonable(getattr(instance, meta.get_field(name).attname)) for name in names}
+    return {name: _jsonable(getattr(instance, _field(instance, name).attname)) for name in names}
+
+
+def _field(instance: models.Model, name: str) -> models.Field:
+    """A concrete field of the record (a snapshot never names a reverse relation)."""
+    field = instance._meta.get_field(name)
+    assert isinstance(field, models.Field), f"{name} is not a field of {type(instance).__name__}"
+    return field
 
 
 def restore(instance: models.Model, *, before: dict, after: dict, what: str) -> None:
@@ -59,11 +65,10 @@ def restore(instance: models.Model, *, before: dict, after: dict, what: str) -> 
             "changed",
             f"{what} changed again since, so Undo would lose that later change; nothing was restored.",
         )
-    meta = instance._meta
     for name, value in before.items():
-        field = meta.get_field(name)
+        field = _field(instance, name)
         setattr(instance, field.attname, field.to_python(value) if value is not None else None)
-    instance.save(update_fields=[meta.get_field(n).name for n in before] + _auto_now(instance))
+    instance.save(update_fields=[_field(instance, n).name for n in before] + _auto_now(instance))
 
 
 def _auto_now(instance) -> list[str]:

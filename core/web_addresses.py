@@ -130,7 +130,8 @@ def literal_address(host: str) -> IPAddress | None:
 
 def system_resolver(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    return list(dict.fromkeys(info[4][0] for info in infos))
+    # A stream socket's address is (host, port[, ...]): its host is text.
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 # Tests replace this to answer names without DNS; the product always uses the system's resolver.

@@ -95,7 +95,9 @@ class SQLiteChannelLayer(BaseChannelLayer):
     def __init__(self, path, expiry=60, group_expiry=86400, capacity=100, channel_capacity=None,
                  poll_interval=0.05, **kwargs):
         super().__init__(expiry=expiry, capacity=capacity, channel_capacity=channel_capacity, **kwargs)
-        self.channel_capacity = self.compile_capacities(channel_capacity or {})
+        # get_capacity() reads the compiled patterns, as channels' Redis layer sets them; the stubs type this
+        # attribute as the settings' dict it is compiled from.
+        self.channel_capacity = self.compile_capacities(channel_capacity or {})  # type: ignore[assignment]
         self.path = str(path)
         self.group_expiry = group_expiry
         self.poll_interval = poll_interval

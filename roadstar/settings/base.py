@@ -11,6 +11,7 @@ setting the code reads is declared here, so `settings.NAME` never needs a defaul
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.utils.csp import CSP
@@ -114,7 +115,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": SQLITE_PATH,
+            "NAME": str(SQLITE_PATH),
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
@@ -148,7 +149,8 @@ WHITENOISE_USE_FINDERS = True
 # (any number of machines). Else a small SQLite file that daphne and the worker, two processes on one machine,
 # both open (roadstar/channel_layer.py): the in-memory layer would not cross processes. Each test run has its own.
 if os.environ.get("REDIS_URL"):
-    CHANNEL_LAYERS = {
+    # Typed loosely: test.py sets the SQLite layer's path in CONFIG.
+    CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},

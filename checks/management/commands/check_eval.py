@@ -18,7 +18,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from checks.evaluation import CaseResult, run_case, summarize
-from checks.judge import JudgeUnsure, JudgeVerdict, ScriptedJudge, configured_judge
+from checks.judge import Judge, JudgeUnsure, JudgeVerdict, ScriptedJudge, configured_judge
 
 
 class Command(BaseCommand):
@@ -37,7 +37,7 @@ class Command(BaseCommand):
             if verdicts is None:
                 raise CommandError("--judge scripted needs --verdicts FILE.json")
             scripted = json.loads(verdicts.read_text())
-        model = configured_judge() if judge == "openai" else None
+        model: Judge | None = configured_judge() if judge == "openai" else None
         if judge == "openai" and model is None:
             raise CommandError("--judge openai: no model is configured (CHECK_JUDGE_MODEL and an endpoint or key)")
 
