@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -77,8 +78,8 @@ def _add_emails(*, org, contact: Contact, emails: list[str]) -> None:
 
 
 def contact_create(
-    *, org, actor: Actor, name: str, emails: list[str] = (), phone: str | None = None, job_title: str | None = None,
-    labels: list[str] = (), company_ids: list[str] = (), fields: dict | None = None,
+    *, org, actor: Actor, name: str, emails: Sequence[str] = (), phone: str | None = None, job_title: str | None = None,
+    labels: Sequence[str] = (), company_ids: Sequence[str] = (), fields: dict | None = None,
 ) -> Contact:
     """Add a contact, linked to the given companies. An address already on a contact raises `ContactExists`."""
     from companies.models import Company, CompanyPerson

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
+from typing import Any, Final
 
 from django.utils import timezone
 
 from core.models import Organization
 from core.owner_zone import owner_zone
-from integrations.providers.base import BooksProvider, Invoice
+from integrations.providers.base import BooksProvider, Invoice, InvoiceStatus
 from integrations.providers.registry import provider_for
 from integrations.selectors import require_connection
 from integrations.services import Asker
 
-GROUP = "books"
+GROUP: Final = "books"
 
 
 def owner_today(org: Organization, now: datetime.datetime | None = None) -> datetime.date:
@@ -48,7 +49,7 @@ def status_of(invoice: Invoice, today: datetime.date) -> tuple[str, int | None]:
 def invoice_shape(invoice: Invoice, *, today: datetime.date) -> dict:
     """The spec's invoice in books.invoices: `daysLate` only when it is overdue."""
     status, days_late = status_of(invoice, today)
-    shape = {
+    shape: dict[str, Any] = {
         "id": invoice.id,
         "number": invoice.number,
         "customer": invoice.customer,
@@ -84,7 +85,7 @@ def invoice_detail_shape(invoice: Invoice, *, today: datetime.date) -> dict:
             "emailed": invoice.emailed, "lines": lines}
 
 
-def invoice_list(*, org: Organization, status: str | None, customer: str | None, limit: int,
+def invoice_list(*, org: Organization, status: InvoiceStatus | None, customer: str | None, limit: int,
                  asked_by: Asker | None = None) -> dict:
     """books.invoices: newest first; status open (owed), overdue (owed past its due date) or paid."""
     today = owner_today(org)

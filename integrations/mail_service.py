@@ -154,11 +154,11 @@ def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limi
     # Merge newest first, each account's hits in its own order, so what is shown of each is a prefix of its page.
     chosen: list[tuple[Hit, _Searched]] = []
     while len(chosen) < limit:
-        ready = [p for p in parts if p.head is not None and _when(p.head) >= frontier]
+        ready = [(p.head, p) for p in parts if p.head is not None and _when(p.head) >= frontier]
         if not ready:
             break
-        part = max(ready, key=lambda p: _when(p.head))
-        chosen.append((part.head, part))
+        head, part = max(ready, key=lambda ready_part: _when(ready_part[0]))
+        chosen.append((head, part))
         part.used += 1
     after: dict[str, list] = {}
     for part in parts:
@@ -290,7 +290,7 @@ def held_content(*, org, connection, local: str) -> dict | str:
     held = _held_of(org=org, connection=connection, local=local)
     if held.state == HeldEmail.State.SENT and held.sent_thread_id:
         return split_id(held.sent_thread_id, org=org)[1]
-    notes = {
+    notes: dict[str, str] = {  # by the row's state (a text field)
         HeldEmail.State.HELD: f"It waits on Home, where {org.owner_first_name} can Undo it, and goes at "
                               f"{local_time_words(held.send_at, org.time_zone)}.",
         HeldEmail.State.SENDING: "It is going out now.",

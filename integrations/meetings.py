@@ -9,6 +9,7 @@ its card), Undo of a hold, and the meeting part of contacts.timeline. The apps' 
 from __future__ import annotations
 
 import datetime
+from typing import Final
 
 from django.utils import timezone
 
@@ -22,7 +23,7 @@ from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
 
-GROUP = "calendar"
+GROUP: Final = "calendar"
 # contacts.timeline looks this far back and ahead for meetings with someone.
 TIMELINE_BACK = datetime.timedelta(days=365)
 TIMELINE_AHEAD = datetime.timedelta(days=180)

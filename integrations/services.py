@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.urls import reverse
@@ -163,7 +165,7 @@ def _resolve_cards(*, org: Organization, connection: Connection) -> list[Card]:
     for card in open_cards:
         data = card.data
         if card.kind == Card.Kind.CONNECT:
-            answers = not data.get("groups") or set(data["groups"]) & set(connection.groups)
+            answers: object = not data.get("groups") or set(data["groups"]) & set(connection.groups)
         else:
             answers = data.get("account_key") == connection.account_key and all(
                 connection.can_write(g) for g in data.get("write_groups", [])
@@ -258,7 +260,7 @@ def connect_card_open(
                 organization=org, kind=Card.Kind.CONNECT, resolved_at__isnull=True, data__app=app
             ).first()
             made = card is None
-            data = dict(card.data) if card else {"app": app, "groups": []}
+            data: dict[str, Any] = dict(card.data) if card else {"app": app, "groups": []}
             if group and group not in data["groups"]:
                 data["groups"].append(group)
             _add_asker(data, asked_by, why)
@@ -297,8 +299,8 @@ def _reconnect_body(connection: Connection, data: dict) -> str:
 
 
 def reconnect_card_open(
-    *, connection: Connection, write_groups: list[str] = (), signed_out: bool = False, asked_by: Asker | None = None,
-    why: str = "",
+    *, connection: Connection, write_groups: Sequence[str] = (), signed_out: bool = False,
+    asked_by: Asker | None = None, why: str = "",
 ) -> Card:
     """The card asking the owner to connect this account again: its sign-in stopped, or writing needs allowing."""
     org = connection.organization
@@ -308,7 +310,7 @@ def reconnect_card_open(
             organization=org, kind=Card.Kind.RECONNECT, resolved_at__isnull=True,
             subject=f"reconnect:{connection.account_key}",
         ).first()
-        data = dict(card.data) if card else {
+        data: dict[str, Any] = dict(card.data) if card else {
             "app": connection.app, "account_key": connection.account_key, "connection_id": str(connection.id),
             "write_groups": [], "signed_out": False,
         }

@@ -11,6 +11,7 @@ same account, the second writes nothing.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -83,7 +84,9 @@ def _texts(provider, changed: list[FileMeta]) -> dict[str, str]:
 
 def doc_event(connection: Connection, meta: FileMeta, text: str):
     """The routines Event for a changed doc."""
-    payload = {"id": meta.id, "title": meta.name, "type": meta.kind, "url": meta.url, "source": connection.account}
+    payload: dict[str, Any] = {
+        "id": meta.id, "title": meta.name, "type": meta.kind, "url": meta.url, "source": connection.account,
+    }
     if meta.modified is not None:
         payload["modified"] = iso(meta.modified)
     if meta.modified_by:

@@ -14,6 +14,7 @@ import datetime
 import json
 import zoneinfo
 from dataclasses import dataclass
+from typing import Any
 
 from core.errors import ToolError
 from integrations.errors import failure
@@ -197,7 +198,7 @@ def files_search(*, org, asker, query: str, source: str | None, modified_after: 
         if result.next_page:
             more[connection.account_key] = result.next_page
     hits = [hit for row in _interleave(found) for hit in row]
-    out = {"hits": hits, "searched": searched, "failed": failed}
+    out: dict[str, Any] = {"hits": hits, "searched": searched, "failed": failed}
     if more:
         out["nextPage"] = _next_page(more)
     return out
@@ -226,7 +227,7 @@ def file_text(ref: Ref, meta: FileMeta) -> content.Extracted:
 def files_read(*, org, asker, id: str, offset: int, page: str | None) -> dict:
     ref = file_ref(org=org, value=id, asker=asker)
     meta = ref.get()
-    out = {"id": meta.id, "source": ref.connection.account, "title": meta.name, "url": meta.url}
+    out: dict[str, Any] = {"id": meta.id, "source": ref.connection.account, "title": meta.name, "url": meta.url}
     if meta.kind == "folder":
         listing = ref.provider.list_folder(ref.local_id, limit=FOLDER_PAGE, page=page)
         count = len(listing.items)

@@ -131,9 +131,9 @@ def parse_range(text: str) -> A1Range:
     r2, c2 = _cell(second, text) if second else (r1, c1)
     if (r1 is None) != (r2 is None) or (c1 is None) != (c2 is None):
         raise _bad(text, "mixes a whole row or column with a cell")
-    if r1 is not None and r2 < r1:
+    if r1 is not None and r2 is not None and r2 < r1:
         r1, r2 = r2, r1
-    if c1 is not None and c2 < c1:
+    if c1 is not None and c2 is not None and c2 < c1:
         c1, c2 = c2, c1
     return A1Range(sheet, r1, c1, r2, c2)
 

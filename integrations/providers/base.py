@@ -293,6 +293,14 @@ class FilesProvider(Provider):
         """A folder's items, folders first then by name."""
 
     @abstractmethod
+    def folder_name(self, folder_id: str | None) -> str:
+        """A folder's name as the owner sees it; None is the top folder ("My Drive")."""
+
+    @abstractmethod
+    def tabs(self, file_id: str) -> list[tuple[str, list[list[str]]]]:
+        """A spreadsheet's values as shown, tab by tab: (name, rows)."""
+
+    @abstractmethod
     def download(self, file_id: str) -> FileData:
         """A file's bytes; a native file exported: Docs as text/markdown, Sheets as .xlsx (every tab), Slides as PDF.
 

@@ -11,6 +11,7 @@ import datetime
 import hashlib
 import uuid
 import zoneinfo
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -92,7 +93,7 @@ _FIELDS = ("title", "description", "location", "start", "end", "all_day", "guest
 
 
 def event_put(connection, *, uid: str, title: str, start: datetime.datetime, end: datetime.datetime,
-              guests: list[str] = (), description: str = "", location: str = "", url: str = "",
+              guests: Sequence[str] = (), description: str = "", location: str = "", url: str = "",
               all_day: bool = False, cancelled: bool = False) -> str:
     """Add the event, or bring the one with this uid up to date. Returns "added", "updated" or "unchanged"."""
     values = {"title": title[:500] or "(no title)", "description": description, "location": location[:500],
@@ -148,7 +149,7 @@ def _uid(component, start: datetime.datetime, recurring: bool) -> str:
     return uid
 
 
-def ics_import(connection, data: bytes, *, time_zone: str | None = None, owner: list[str] = (),
+def ics_import(connection, data: bytes, *, time_zone: str | None = None, owner: Sequence[str] = (),
                now: datetime.datetime | None = None) -> Imported:
     """Import an .ics file's events into the connection's local calendar, each occurrence of a repeating event as
     its own meeting (within two years either side of now). Importing the same file again changes nothing; an

@@ -16,10 +16,18 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from typing import Literal, overload
 
 from core.errors import ToolError
 from integrations import catalog
-from integrations.providers.base import GROUP_BASES, Provider
+from integrations.providers.base import (
+    GROUP_BASES,
+    BooksProvider,
+    CalendarProvider,
+    FilesProvider,
+    MailProvider,
+    Provider,
+)
 
 
 class ProviderRegistryError(Exception):
@@ -75,6 +83,17 @@ def provider_class(app: str, group: str) -> type[Provider] | None:
     return _PROVIDERS.get((app, group))
 
 
+# The group names the provider's base class (GROUP_BASES), so a caller gets the group's methods typed.
+@overload
+def provider_for(connection, group: Literal["mail"], **options) -> MailProvider: ...
+@overload
+def provider_for(connection, group: Literal["files"], **options) -> FilesProvider: ...
+@overload
+def provider_for(connection, group: Literal["calendar"], **options) -> CalendarProvider: ...
+@overload
+def provider_for(connection, group: Literal["books"], **options) -> BooksProvider: ...
+@overload
+def provider_for(connection, group: str, **options) -> Provider: ...
 def provider_for(connection, group: str, **options) -> Provider:
     """The provider of `group` for this connection. `options` go to its constructor (tests: a fake transport)."""
     if not connection.serves(group):

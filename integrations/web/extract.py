@@ -100,7 +100,7 @@ def _pdf_text(page: Fetched) -> tuple[str | None, str]:
     try:
         reader = PdfReader(io.BytesIO(page.body))
         title = (reader.metadata.title if reader.metadata else None) or None
-        parts = []
+        parts: list[str] = []
         for number, pdf_page in enumerate(reader.pages):
             if number >= MAX_PDF_PAGES or sum(map(len, parts)) > MAX_TEXT:
                 break
@@ -169,7 +169,8 @@ def select_passages(pages: list[PageText], objective: str) -> list[PageText]:
             chosen.append(PageText(url=page.url, title=page.title, text=""))
             continue
         ranked = sorted((i for i, s in enumerate(scores) if s >= best / 3), key=lambda i: (-scores[i], i))
-        keep, size = [], 0
+        keep: list[int] = []
+        size = 0
         for i in ranked[:MAX_PASSAGES]:
             if keep and size + len(passages[i]) > MAX_SELECTED:
                 continue

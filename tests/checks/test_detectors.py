@@ -329,6 +329,14 @@ def test_an_id_number_next_to_its_cue_is_found(text, scheme):
     assert scheme in {s for _, s in found(text)} or text.startswith(("ID number", "Her national ID")), found(text)
 
 
+def test_a_number_before_its_cue_is_found_after_an_earlier_number_was_tried():
+    # The second SIN stands before its cue, far from the first one: the cue's position must still be known after
+    # the first number's groups were tried.
+    text = ("SIN: 046-454-286. Thanks for the forms; the rest of the paperwork follows next week with the "
+            "invoice. Dana's is 130 692 544 (SIN)")
+    assert found(text) == [("national_id", "ca_sin"), ("national_id", "ca_sin")]
+
+
 @pytest.mark.parametrize("text,scheme", [
     ("AB 12 34 56 C", "uk_nino"),  # a National Insurance number with its suffix: its form is its own
     ("Marco Rossi, RSSMRA85T10A562S, starts Monday", "it_codice_fiscale"),

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from integrations.management import local_import
+from integrations.providers.local_files import LocalFilesProvider
 from integrations.providers.registry import provider_for
 
 
@@ -29,7 +30,9 @@ class Command(BaseCommand):
         with transaction.atomic():  # a folder that can't be read leaves no new account behind
             connection, made = local_import.local_connection(org, "files", options["account"])
             try:
-                outcome = provider_for(connection, "files").import_path(path)
+                provider = provider_for(connection, "files")
+                assert isinstance(provider, LocalFilesProvider)  # local_connection's account is a local one
+                outcome = provider.import_path(path)
             except OSError as e:
                 raise CommandError(f"{path}: {e}") from e
         if made:
