@@ -118,10 +118,12 @@ def validation_message(detail, prefix: str = "") -> str:
 
 def _drf_response(exc: exceptions.APIException) -> Response:
     headers = {}
-    if getattr(exc, "auth_header", None):
-        headers["WWW-Authenticate"] = exc.auth_header
-    if getattr(exc, "wait", None):
-        headers["Retry-After"] = str(int(exc.wait))
+    # NotAuthenticated's challenge and Throttled's wait, where the exception has them.
+    auth_header, wait = getattr(exc, "auth_header", None), getattr(exc, "wait", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    if wait:
+        headers["Retry-After"] = str(int(wait))
     kind, message = next(
         ((kind, message) for cls, kind, message in _DRF_KINDS if isinstance(exc, cls)),
         ("bad_input" if exc.status_code < 500 else "unknown_outcome", None),

@@ -159,7 +159,9 @@ class ContactCreateInput(Input):
     companyIds = serializers.ListField(  # noqa: N815
         child=serializers.UUIDField(format="hex_verbose"), max_length=50, required=False, default=list
     )
-    fields = JsonObject(required=False, default=dict, help_text="Named values, such as birthday.")
+    # A declared field named `fields`: DRF takes it out of the class into the serializer's fields, so it doesn't
+    # hide Serializer.fields (which the stubs type as that property).
+    fields = JsonObject(required=False, default=dict, help_text="Named values, such as birthday.")  # type: ignore[assignment]
 
 
 class ContactUpdateInput(Input):
@@ -171,7 +173,7 @@ class ContactUpdateInput(Input):
     phone = Text(0, 80, required=False, allow_null=True)
     jobTitle = Text(0, 200, required=False, allow_null=True)  # noqa: N815
     labels = serializers.ListField(child=Text(1, 40), max_length=50, required=False)
-    fields = JsonObject(required=False)
+    fields = JsonObject(required=False)  # type: ignore[assignment]  # a declared field named `fields` (above)
 
     ATTRS = {"name": "name", "emails": "emails", "phone": "phone", "jobTitle": "job_title", "labels": "labels",
              "fields": "fields"}

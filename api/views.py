@@ -9,6 +9,8 @@ Errors come back in one shape (api.errors).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.urls import Resolver404, resolve
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView
@@ -54,6 +56,9 @@ from docs import selectors as doc_selectors
 from docs import services as doc_services
 from docs.shapes import doc_list_item, doc_read_shape, project_shape
 
+# The serializer a view checks its body with, so its own methods (changes()) are typed.
+S = TypeVar("S", bound=Serializer)
+
 
 class ApiView(APIView):
     # Token first: its `WWW-Authenticate` header makes a missing sign-in a 401 rather than a 403.
@@ -71,7 +76,7 @@ class ApiView(APIView):
     def actor(self) -> Actor:
         return Actor.for_user(self.request.user)
 
-    def body(self, serializer_class) -> Serializer:
+    def body(self, serializer_class: type[S]) -> S:
         checked = serializer_class(data=self.request.data, context={"org": self.org})
         checked.is_valid(raise_exception=True)
         return checked

@@ -116,8 +116,9 @@ def describe(*, tool: str, input: dict | None, replaces: Any = None, note: str =
         if key in _IDS:
             continue
         if key == "fields" and isinstance(new, dict):
-            before = old.get("fields") if isinstance(old.get("fields"), dict) else {}
-            rows += [_value(_label(str(k)), v, before.get(k)) for k, v in new.items()]
+            old_fields = old.get("fields")
+            fields_before = old_fields if isinstance(old_fields, dict) else {}
+            rows += [_value(_label(str(k)), v, fields_before.get(k)) for k, v in new.items()]
             continue
         before = old.get(key)
         if key == "text" and before is None:  # Context and About: the new text replaces the one kept under its name

@@ -37,7 +37,7 @@ import json
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.utils.html import escape, format_html, json_script
@@ -565,7 +565,7 @@ class _LiteralReader:
 
     def object(self, depth: int) -> dict:
         self.i += 1
-        result = {}
+        result: dict[str, Any] = {}
         while True:
             self.space()
             if self.text.startswith("}", self.i):
@@ -585,7 +585,7 @@ class _LiteralReader:
 
     def array(self, depth: int) -> list:
         self.i += 1
-        result = []
+        result: list[Any] = []
         while True:
             self.space()
             if self.text.startswith("]", self.i):
@@ -662,7 +662,7 @@ class _Renderer:
         method = getattr(self, node.name.lower())
         return problems + method(node)
 
-    def problem(self, text: str) -> str:
+    def problem(self, text: str) -> SafeString:
         self.problems.append(text)
         return format_html('<p class="mdx-problem" role="note">{}</p>\n', text)
 

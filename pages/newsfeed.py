@@ -22,7 +22,7 @@ from pages.views import _back_to, _page, _workspace
 from research import selectors, services
 from research.models import Feed
 
-STATE_WORDS = {
+STATE_WORDS: dict[str, str] = {  # by the feed's state (a text field)
     Feed.State.NEW: "Not read yet: the worker reads it within a minute.",
     Feed.State.OK: "",
     Feed.State.MALFORMED: "Roadstar can't read it as a feed.",

@@ -112,11 +112,11 @@ def _meetings_batch(connection, position, owner, size, run=None):
     if at:
         at = datetime.datetime.fromisoformat(at)
         rows = rows.filter(Q(updated_at__gt=at) | Q(updated_at=at, id__gt=last_id))
-    rows = list(rows.order_by("updated_at", "id")[:size])
-    entries = [index.meeting_entry(connection, e, owner) for e in rows if not e.cancelled]
-    gone = [f"meeting:{connection.account_key}:{e.id}" for e in rows if e.cancelled]
-    moved = {"meetings_at": rows[-1].updated_at.isoformat(), "meetings_id": rows[-1].id} if rows else {}
-    return Batch(entries, gone, moved, len(rows) == size)
+    batch = list(rows.order_by("updated_at", "id")[:size])
+    entries = [index.meeting_entry(connection, e, owner) for e in batch if not e.cancelled]
+    gone = [f"meeting:{connection.account_key}:{e.id}" for e in batch if e.cancelled]
+    moved = {"meetings_at": batch[-1].updated_at.isoformat(), "meetings_id": batch[-1].id} if batch else {}
+    return Batch(entries, gone, moved, len(batch) == size)
 
 
 BATCHES = {"mail": _mail_batch, "files": _files_batch, "meetings": _meetings_batch}

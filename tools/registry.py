@@ -350,5 +350,6 @@ def load_all() -> None:
     if _loaded:
         return
     for config in apps.get_app_configs():
-        load_groups_of(config.module)
+        if config.module is not None:  # None only for an app config made by hand, never an installed app
+            load_groups_of(config.module)
     _loaded = True

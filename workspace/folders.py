@@ -167,7 +167,9 @@ def _path_error(error: OSError, *, raw: str, field: str) -> ToolError:
         return ToolError("not_found", f"{field}: there is no {raw!r} in your folder")
     if error.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
         return ToolError("too_large", f"{field}: {raw!r} doesn't fit: the workspace is full")
-    return ToolError("bad_input", f"{field}: {raw!r} can't be used ({os.strerror(error.errno)})")
+    # An OSError raised without an errno (by Python code, not the system) has only its message to say.
+    why = os.strerror(error.errno) if error.errno is not None else str(error)
+    return ToolError("bad_input", f"{field}: {raw!r} can't be used ({why})")
 
 
 def read_bytes(t: Target, *, raw: str, field: str = "path", limit: int | None = None) -> bytes:

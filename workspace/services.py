@@ -147,7 +147,8 @@ def files_open(*, org, actor: Actor, asker: Asker, files: list[str], attachments
     for email, attachment in attachments:
         fetched.append((files_services.attachment_for_workspace(org=org, asker=asker, email=email,
                                                                 attachment=attachment), None))
-    opened, taken = [], set()
+    opened: list[dict[str, str]] = []
+    taken: set[str] = set()
     for data, source in fetched:
         name = _inbox_name(data.name, taken)
         target = folders.target(where, f"/work/inbox/{name}", field="files")

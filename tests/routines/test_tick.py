@@ -148,6 +148,26 @@ def test_a_check_fires_when_its_result_changed_since_the_last_time(org, keeper):
     assert routine.next_fire_at == at("2026-11-10T13:00:00+00:00")
 
 
+def test_a_check_whose_tool_answers_null_fires_when_the_answer_comes(org, keeper):
+    # contacts.find answers null for an address no contact has: the check reads that as a result, not a failure.
+    from contacts.models import ContactEmail
+    from tests.factories import ContactFactory
+
+    with freeze_time("2026-11-10T12:00:00Z"):
+        services.routine_add(org=org, agent=keeper, name="Rosa writes", when={
+            "check": {"tool": "contacts", "action": "find", "input": {"email": "rosa@example.com"},
+                      "everyMinutes": 15}})
+    with freeze_time("2026-11-10T12:15:00Z"):
+        assert engine.tick() == 0  # the first look learns that no contact has the address
+    with freeze_time("2026-11-10T12:30:00Z"):
+        assert engine.tick() == 0
+    rosa = ContactFactory(organization=org, name="Rosa Ortiz")
+    ContactEmail.objects.create(organization=org, contact=rosa, email="rosa@example.com", position=0)
+    with freeze_time("2026-11-10T12:45:00Z"):
+        assert engine.tick() == 1
+    assert RoutineRun.objects.get().started_by == "the result of contacts.find changed"
+
+
 def test_a_follow_up_wakes_the_agent_that_set_it_in_its_thread(org, keeper, model):
     from contacts.models import OpenItem
     from tests.factories import ContactFactory

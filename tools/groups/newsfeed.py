@@ -27,7 +27,7 @@ def read(ctx, inp: ReadInput):
     org = ctx.org
     feeds = selectors.feeds_of(org=org)
     stories = selectors.stories_today(org=org)
-    projects = {str(f.project_id): f.project.name for f in feeds if f.project_id}
+    projects = {str(f.project_id): f.project.name for f in feeds if f.project is not None}
     topics: dict[str, list[str]] = {}
     for feed in feeds:
         ids = topics.setdefault(feed_label(feed), [])

@@ -87,7 +87,7 @@ def type_words(schema: dict, defs: dict) -> str:
             return " or ".join(type_words(o, defs) for o in options) or "anything"
     kinds, _ = _types(schema)
     kind = kinds[0] if kinds else None
-    fmt = schema.get("format")
+    fmt = schema.get("format") or ""
     if kind == "string":
         return {"uuid": "id", "date": "date (YYYY-MM-DD)", "date-time": "date and time (ISO 8601)",
                 "email": "email address", "uri": "link"}.get(fmt, "text")

@@ -123,7 +123,7 @@ def search(library: Library, query: str, limit: int) -> dict:
         in_title = sum(1 for w, n in zip(wanted, occurrences, strict=True) if n and _in_title(w, unit))
         density = sum(occurrences) / math.sqrt(sum(unit.counts.values()) or 1)
         scored.append(((have, in_title, density), unit))
-    best_part = {}
+    best_part: dict[str, int] = {}  # a page's address -> the most words one of its parts has
     for (have, _, _), unit in scored:
         if unit.anchor:
             best_part[unit.page.address] = max(best_part.get(unit.page.address, 0), have)
