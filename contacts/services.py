@@ -201,7 +201,7 @@ def _companies_named(*, org, actor: Actor, names: list[str]) -> tuple[dict, list
     """The workspace's companies by these names (lower-cased), making the ones it doesn't have."""
     from companies.models import Company
 
-    wanted = {}
+    wanted: dict[str, str] = {}  # the name's key -> the name as given
     for name in names:
         wanted.setdefault(_name_key(name), name.strip())
     found: dict = {}

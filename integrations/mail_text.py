@@ -16,6 +16,7 @@ import re
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, getaddresses, make_msgid
 from html.parser import HTMLParser
+from typing import Any
 
 from integrations.providers.base import FileData, OutgoingMail
 
@@ -230,7 +231,7 @@ def attachment_content(data: FileData) -> dict:
     if mime.startswith("text/html") or name.endswith((".html", ".htm")):
         return {"text": html_to_text(data.data.decode("utf-8", "replace"))}
     extracted = extract(data)
-    content = {"text": extracted.text}
+    content: dict[str, Any] = {"text": extracted.text}
     if extracted.image is not None:
         content["image"] = extracted.image
     if extracted.note:

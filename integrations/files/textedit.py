@@ -23,7 +23,8 @@ def text_hash(text: str) -> str:
 
 def find_all(text: str, find: str) -> list[int]:
     """Where `find` starts in `text`, left to right, without overlaps (as a replace-all goes)."""
-    starts, at = [], 0
+    starts: list[int] = []
+    at = 0
     if not find:
         return starts
     while (i := text.find(find, at)) != -1:

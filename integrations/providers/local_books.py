@@ -11,6 +11,7 @@ import csv
 import datetime
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -229,7 +230,7 @@ def _key(header: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", header.strip().lower())
 
 
-def _columns(headers: list[str]) -> dict[str, str]:
+def _columns(headers: Sequence[str]) -> dict[str, str]:
     by_key = {_key(h): h for h in headers if h}
     found = {}
     for name, keys in COLUMNS.items():
