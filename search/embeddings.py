@@ -7,10 +7,12 @@ embedded and search has no related results; with one that fails, a search still 
   after, only for items whose text is still the one embedded. What is done is in the table, so a worker killed
   mid-way goes on from there; an item embedded twice (two workers racing) is one row.
 - The writer (search/index.py) drops an item's embedding when its text changes, so it is embedded again.
-- Ranking is exact: the query's vector against every embedded item the search's filters allow, by cosine (vectors
-  are stored at length 1, so a dot product), in Python (`math.sumprod` over float32 arrays). sqlite-vec can't load
-  into this Python's sqlite3 (built without loadable extensions) and this PostgreSQL has no pgvector; the cost
-  grows with the workspace's embedded items (bench/PERFORMANCE.md).
+- Ranking, in Python: every embedded item the search's filters allow is compared by its sign bits (one bit a
+  dimension) with the query's, and the 200 nearest so are ranked exactly by cosine (vectors are stored at length 1,
+  so a dot product: `math.sumprod` over float32 arrays). With 200 candidates or fewer that is exact; with more, an
+  item whose bits differ more than 200 others' can be missed. sqlite-vec can't load into this Python's sqlite3
+  (built without loadable extensions) and this PostgreSQL has no pgvector; the cost grows with the workspace's
+  embedded items (bench/PERFORMANCE.md).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ BATCH = 64
 # input limit); the meaning of a long file is mostly in its start.
 TEXT_CHARS = 6000
 SWEEP_SECONDS = 40
+# How many candidates, nearest by sign bits, are ranked exactly by their full vectors.
+SHORTLIST = 200
 
 
 class Unavailable(Exception):
@@ -77,6 +81,17 @@ def digest(text: str) -> str:
 def pack(values) -> bytes:
     norm = math.sqrt(math.sumprod(values, values)) or 1.0
     return array("f", (v / norm for v in values)).tobytes()
+
+
+def signs(values) -> bytes:
+    """One bit a dimension, set where the value is above zero: two vectors' bits differ in about as many places as
+    the angle between them is wide, so comparing bits (cheap: one XOR and a count) finds the nearest few, whose full
+    vectors are then compared exactly."""
+    bits = 0
+    for n, value in enumerate(values):
+        if value > 0:
+            bits |= 1 << n
+    return bits.to_bytes((len(values) + 7) // 8, "little")
 
 
 def unpack(blob: bytes) -> array:
@@ -180,11 +195,12 @@ def _write(texts: dict[int, tuple], vectors: dict[int, list[float] | None]) -> i
             now = _read(SearchItem.objects.filter(id__in=list(vectors)))
             rows = [
                 SearchEmbedding(item_id=item_id, organization_id=org_id, model=model_name(), digest=digest(text),
-                                vector=pack(vectors[item_id]) if vectors[item_id] else b"")
+                                vector=pack(vectors[item_id]) if vectors[item_id] else b"",
+                                signs=signs(vectors[item_id]) if vectors[item_id] else b"")
                 for item_id, (org_id, text) in texts.items() if now.get(item_id) == (org_id, text)
             ]
             SearchEmbedding.objects.bulk_create(rows, update_conflicts=True, unique_fields=["item"],
-                                                update_fields=["model", "digest", "vector"])
+                                                update_fields=["model", "digest", "vector", "signs"])
     except IntegrityError:  # an item deleted between the check and the commit: the next run skips it
         logger.info("an item left the copy while it was embedded; the batch is done again next run")
         return 0
@@ -221,17 +237,30 @@ def nearest(query: array, rows, count: int, floor: float) -> list[tuple[float, i
     return sorted(best, reverse=True)
 
 
+def shortlist(query_signs: bytes, rows, size: int) -> list[int]:
+    """The ids of the `size` rows (item id, sign bits) whose bits differ least from the query's."""
+    query_bits = int.from_bytes(query_signs, "little")
+    width = len(query_signs)
+    return [item_id for _, item_id in heapq.nsmallest(
+        size, (((query_bits ^ int.from_bytes(bits, "little")).bit_count(), item_id)
+               for item_id, bits in rows if len(bits) == width))]
+
+
 def related(*, org, query: str, candidates, count: int, client=None) -> list[int]:
     """The ids of up to `count` of the candidate items most like the query by meaning, best first; none without an
-    endpoint, or when it fails (search answers without them)."""
+    endpoint, or when it fails (search answers without them). The SHORTLIST nearest by sign bits, then those ranked
+    exactly by cosine: every candidate's full vector compared in Python would take about 0.9 s per 10,000
+    (bench/PERFORMANCE.md)."""
     if not configured() or count <= 0:
         return []
     try:
-        vector = unpack(pack(embed(client or make_client(), [query[:TEXT_CHARS]])[0]))
+        values = embed(client or make_client(), [query[:TEXT_CHARS]])[0]
     except Unavailable as error:
         logger.warning("related results left out: the embeddings endpoint failed: %s", error)
         return []
-    rows = (SearchEmbedding.objects.filter(organization=org, model=model_name(), item__in=candidates)
-            .values_list("item_id", "vector").iterator(chunk_size=2000))
-    return [item_id for _, item_id in nearest(vector, ((i, bytes(b)) for i, b in rows), count,
+    mine = SearchEmbedding.objects.filter(organization=org, model=model_name())
+    near = shortlist(signs(values), ((i, bytes(b)) for i, b in mine.filter(item__in=candidates)
+                                     .values_list("item_id", "signs").iterator(chunk_size=5000)), SHORTLIST)
+    rows = mine.filter(item_id__in=near).values_list("item_id", "vector")
+    return [item_id for _, item_id in nearest(unpack(pack(values)), ((i, bytes(b)) for i, b in rows), count,
                                               settings.ROADSTAR_EMBEDDING_MIN_SIMILARITY)]

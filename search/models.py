@@ -110,6 +110,8 @@ class SearchEmbedding(models.Model):
     model = models.CharField(max_length=200)
     digest = models.CharField(max_length=64)
     vector = models.BinaryField()
+    signs = models.BinaryField(default=b"", help_text="One bit a dimension, set where it is above zero: the cheap "
+                                                       "first comparison (search/embeddings.py).")
 
     class Meta:
         indexes = [models.Index(fields=["organization", "model"], name="search_embedding_org_idx")]

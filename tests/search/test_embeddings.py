@@ -31,7 +31,8 @@ DAY = datetime.datetime(2026, 10, 1, 9, 0, tzinfo=datetime.UTC)
 
 def vector(text: str) -> list[float]:
     words = re.findall(r"\w+", text.lower())
-    return [sum(w in meaning for w in words) + 0.05 for meaning in MEANINGS] + [0.05]
+    # Centred, so a meaning absent is below zero: the sign bits then say something, as a real model's do.
+    return [sum(w in meaning for w in words) - 0.5 for meaning in MEANINGS] + [0.05]
 
 
 class FakeEndpoint:
@@ -198,3 +199,16 @@ def test_a_worker_killed_mid_way_goes_on_from_what_is_written(copy, endpoint, mo
     assert embeddings.embed_pending(batch=3) == 4
     assert SearchEmbedding.objects.count() == 7
     assert sorted(t for c in endpoint.calls for t in c) == sorted(set(t for c in endpoint.calls for t in c))
+
+
+def test_the_nearest_by_sign_bits_are_the_ones_ranked(copy, endpoint, monkeypatch):
+    embeddings.embed_pending()
+    rows = [(1, embeddings.signs([1, -1, -1, 1])), (2, embeddings.signs([1, 1, 1, 1])),
+            (3, embeddings.signs([-1, 1, 1, -1])), (4, embeddings.signs([1, -1, -1, -1]))]
+    assert embeddings.shortlist(embeddings.signs([1, -1, -1, 1]), rows, 2) == [1, 4]
+    # A shortlist shorter than the candidates: still only the bakery's things, found by their bits first.
+    monkeypatch.setattr(embeddings, "SHORTLIST", 3)
+    out = search(copy, query="pastry")
+    related = {r.get("thread", r["id"]) for r in out["results"] if r.get("related")}
+    assert related and related <= {"doc:1", "doc:2", "mail:k:t:1"}
+    assert all(bytes(e.signs) for e in SearchEmbedding.objects.exclude(vector=b""))
