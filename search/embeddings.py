@@ -23,6 +23,7 @@ import logging
 import math
 import time
 from array import array
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -135,9 +136,11 @@ def _read(ids_or_items) -> dict[int, tuple]:
     return {item_id: (org_id, text_of(title, head)) for item_id, org_id, title, head in rows}
 
 
-def embed_pending(*, batch: int = BATCH, max_seconds: float | None = None, client=None) -> int:
-    """Embed the items that have no embedding, batch by batch, until none is left (or max_seconds). Returns how many
-    it embedded. An endpoint that fails stops the run: the next one starts from what is still pending."""
+def embed_pending(*, batch: int = BATCH, max_seconds: float | None = None, client=None,
+                  yield_when: Callable[[], bool] | None = None) -> int:
+    """Embed the items that have no embedding, batch by batch, until none is left (or max_seconds, or after a batch
+    when `yield_when()` says another task waits). Returns how many it embedded. An endpoint that fails stops the
+    run: the next one starts from what is still pending."""
     if not configured():
         return 0
     client = client or make_client()
@@ -145,6 +148,8 @@ def embed_pending(*, batch: int = BATCH, max_seconds: float | None = None, clien
     done = 0
     after = 0
     while deadline is None or time.monotonic() < deadline:
+        if done and yield_when is not None and yield_when():
+            break
         texts = _read(pending().filter(id__gt=after).order_by("id")[:batch])
         if not texts:
             break

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from core import queue
 from core.errors import ToolError
 from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import LocalFile, LocalFileChange
@@ -143,9 +144,11 @@ def count_at_source(connection: Connection) -> int:
 
 
 def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | None = None,
-             max_seconds: float | None = None, http: dict | None = None) -> str:
+             max_seconds: float | None = None, yield_when: Callable[[], bool] | None = None,
+             http: dict | None = None) -> str:
     """Copy what is new in one account since its positions, batch by batch, under the claim. Returns the state.
-    With max_batches or max_seconds it stops there (releasing its claim), and the next run goes on from there.
+    With max_batches or max_seconds it stops there (releasing its claim), and the next run goes on from there; so
+    it does after any batch where `yield_when()` says another task waits for the worker.
     `http` ({"mail": transport, ...}) is a test's recorded Google answers."""
     copy = SearchCopy.objects.filter(connection=connection).first()
     if copy is None or not copy.on:
@@ -175,7 +178,8 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
         for part in parts_of(connection):
             while True:
                 if (max_batches is not None and done_batches >= max_batches) or (
-                        deadline is not None and time.monotonic() > deadline):
+                        deadline is not None and time.monotonic() > deadline) or (
+                        done_batches and yield_when is not None and yield_when()):
                     stopped = True
                     break
                 copy.refresh_from_db(fields=["position", "copied", "total", "claim", "first_synced_at"])
@@ -263,8 +267,9 @@ def sweep() -> None:
         connection__status=Connection.Status.CONNECTED
     ):
         if copy.on:
-            # A first sync of a large account goes on over several sweeps: each stops well inside the task's time.
-            copy_run(copy.connection, max_seconds=SWEEP_SECONDS)
+            # A first sync of a large account goes on over several sweeps: each stops well inside the task's time,
+            # and sooner when a task (an owner's message) waits behind it for the embedded default's one worker.
+            copy_run(copy.connection, max_seconds=SWEEP_SECONDS, yield_when=queue.others_waiting)
         else:
             drop_copy(copy.connection)
 

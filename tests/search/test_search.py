@@ -233,6 +233,24 @@ def test_attachments_text_is_copied_found_and_read(ctx, box):
     assert run(ctx, {"query": "Pantone"})["total"] == 0
 
 
+def test_a_copy_steps_aside_after_a_batch_when_a_task_waits_behind_it(ctx, org, box):
+    """On the embedded default's one worker, an owner's message queued during a long first sync is served after the
+    batch in hand, not after the sweep's 40 seconds."""
+    from integrations.models import SearchCopy
+    from search import sync
+
+    for n in range(5):
+        received(box, sender="dana@juniperdental.test", subject=f"Note {n}", text="Cornflower blue", at=day(n),
+                 thread=f"n{n}")
+    asked = []
+    assert sync.copy_run(box, batch=2, yield_when=lambda: asked.append(1) or True) == "copying"
+    copy = SearchCopy.objects.get(connection=box)
+    assert (copy.copied, copy.claim) == (2, "")  # one batch done, kept, and the claim let go for the next run
+    assert asked == [1]
+    assert sync.copy_run(box, batch=2, yield_when=lambda: False) == "current"
+    assert SearchCopy.objects.get(connection=box).copied == 5
+
+
 def test_a_first_sync_goes_on_over_several_sweeps_and_says_so_meanwhile(ctx, org, box):
     from integrations.models import SearchCopy
     from search import sync
