@@ -5,10 +5,11 @@ The docs library lives in tools/, below this app, so this app hands it a page so
 
 from __future__ import annotations
 
-from agents.runtime.agent_tools import AGENT_TOOLS, LINKS_LIMIT, NOTES_LIMIT, TASK_LIMIT
+from agents.runtime.packets import LINKS_LIMIT, NOTES_LIMIT, TASK_LIMIT
 from core import limits
 from tools.catalog import browse_description
 from tools.help.generate import agent_tools_page
+from tools.registry import AGENT_TOOLS
 
 # Limits these tools check when they run, so that the agent is told to shorten and nothing is cut, instead of in
 # their input schema (whose 100,000 characters only bounds what is read at all): the docs say the real ones.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.actors import Actor
 from core.models import Organization
@@ -22,3 +23,6 @@ class ToolContext:
     conversation: Callable[[], list[dict]] = field(default=lambda: [])
     # Tools loaded with find_tools; they stay loaded for the rest of the thread.
     loaded: set[str] = field(default_factory=set)
+    # What runs an agent tool's call: the agents app's Turn (a chat or thread) or OutsideSession (an MCP app), which
+    # the agent tools read (the piece of work, hand-offs, threads). Any: core can't import agents. None elsewhere.
+    host: Any = None

@@ -9,7 +9,7 @@ from core import live
 from core.actors import Actor
 from core.errors import ToolError
 from core.models import Card, Change, Organization
-from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS, undo_handlers_load
+from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
 
 
 def change_record(
@@ -34,7 +34,6 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
     A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
     is undone with no transaction open: the change is claimed first (a conditional write, so two presses undo it
     once), the app is called, and the Undo is recorded after; a failed undo gives the claim back."""
-    undo_handlers_load()
     change = Change.objects.filter(organization=org, id=change_id).first()
     if change is None:
         raise ToolError("not_found", f"No change with id {change_id} in this workspace.")

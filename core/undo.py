@@ -10,24 +10,11 @@ from django.db import models
 
 from core.errors import ToolError
 
-# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The apps above
-# register theirs when their tools are imported; each such app hands core, in its AppConfig.ready(), a loader that
-# imports them, so core names none of them and nothing heavy loads before an Undo needs it.
+# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The tools above
+# register theirs as they are declared (tools.registry), all of them when Django loads the apps, so core names none.
 UNDO_HANDLERS: dict = {}
 # The tools whose undo calls an app: it runs with no transaction open (core.services.change_undo).
 UNDO_CALLS_APPS: set[str] = set()
-_UNDO_LOADERS: list = []
-
-
-def undo_loader_register(load) -> None:
-    """`load()` imports an app's tools, which register their undo handlers; safe to call more than once."""
-    if load not in _UNDO_LOADERS:
-        _UNDO_LOADERS.append(load)
-
-
-def undo_handlers_load() -> None:
-    for load in _UNDO_LOADERS:
-        load()
 
 
 def register_undo(tool_name: str, handler, *, calls_apps: bool = False) -> None:

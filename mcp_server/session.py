@@ -1,8 +1,8 @@
 """OutsideSession: what an outside app's call runs in, the way a Turn is what a chat's or thread's call runs in.
 
-The agent tools' handlers (agents/runtime/agent_tools.py, routines/agent_tools.py) take a turn-like object:
-`org`, `agent`, `actor`, `conversation`, `place`, `current_work()`, `pass_on()`, `keep()`, `record_change()`,
-`check()`, `tool_context()` and `remember_loaded()`. This is that object for an app connected over MCP, built
+The agent tools (agents/agent_tools.py, routines/agent_tools.py) read a turn-like object as `ctx.host`: `org`,
+`agent`, `actor`, `conversation`, `place`, `current_work()`, `pass_on()`, `keep()`, `tool_context()` and
+`remember_loaded()`. This is that object for an app connected over MCP, built
 afresh for each call from its token: nothing is kept in memory between calls, so any web process serves any
 call.
 """

@@ -1,18 +1,20 @@
-"""`triggers` and `skills`: the agent tools for routines and skills (spec/tools/routines.md)."""
+"""`triggers` and `skills`: the agent tools for routines and skills (spec/tools/routines.md).
+
+Found by convention, as agents/agent_tools.py is (see there): the tool registry imports this module when Django
+loads the apps, and the agents' dispatcher runs them through the tool pipeline with the turn as `ctx.host`.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from agents import services as agent_services
-from agents.runtime.agent_tools import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, agent_tool
 from core import limits
 from core.errors import ToolError
 from core.inputs import Int, Text
 from routines import services
 from routines.models import Routine, Skill
-from tools.pipeline import in_one_transaction
-from tools.registry import ToolInput
+from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, ToolInput, agent_tool
 
 
 def _target_agent(turn, name: str | None):
@@ -59,14 +61,30 @@ def _routine(turn, agent, routine_id: int | None) -> Routine:
     return routine
 
 
+def _triggers_kind(ctx, inp: TriggersInput) -> str:
+    # A new routine shows on Home; a change goes past the check first; turning one off or on is the agent's own
+    # schedule, neither asked nor listed.
+    return {"list": "reads", "add": "makes", "off": "works", "on": "works", "change": "changes"}[inp.action]
+
+
+def _triggers_replaces(ctx, inp: TriggersInput) -> dict:
+    # Asked only for a change (the one checked action): the routine it would rewrite.
+    routine = _routine(ctx.host, _target_agent(ctx.host, inp.agent), inp.id)
+    return {"name": routine.name, "note": routine.note, "when": services.when_of(routine)}
+
+
 @agent_tool(
     "triggers",
     "When an agent works on its own: on a schedule, or when something happens, such as new mail. One that keeps "
     "going is a routine.",
     TriggersInput,
     {ROADSTAR_CHAT, CHAT},
+    kind=_triggers_kind,
+    your_work="home",
+    replaces=_triggers_replaces,
 )
-def triggers(turn, inp: TriggersInput):
+def triggers(ctx, inp: TriggersInput):
+    turn = ctx.host
     agent = _target_agent(turn, inp.agent)
     if inp.action == "list":
         routines = Routine.objects.filter(organization=turn.org, agent=agent).select_related("skill")
@@ -74,48 +92,21 @@ def triggers(turn, inp: TriggersInput):
     if inp.action == "add":
         if not inp.name or inp.when is None:
             raise ToolError("bad_input", "name, when: a new routine needs a name and when it fires")
-
-        def add() -> dict:
-            routine = services.routine_add(
-                org=turn.org, agent=agent, name=inp.name, when=inp.when, note=inp.note or "", skill=inp.skill,
-                filter=inp.filter, once=bool(inp.once),
-            )
-            turn.record_change(
-                tool="triggers", kind="makes", listing="home", target_type="routine", target_id=str(routine.id),
-                sentence=f"set a routine for {agent.name}: {routine.name} ({services.when_text(routine)})",
-                created=True,
-            )
-            return {"saved": routine.id, "when": services.when_text(routine)}
-
-        return in_one_transaction(add)
+        routine = services.routine_add(
+            org=turn.org, agent=agent, name=inp.name, when=inp.when, note=inp.note or "", skill=inp.skill,
+            filter=inp.filter, once=bool(inp.once),
+        )
+        return Done({"saved": routine.id, "when": services.when_text(routine)},
+                    sentence=f"set a routine for {agent.name}: {routine.name} ({services.when_text(routine)})",
+                    target_type="routine", target_id=str(routine.id), created=True)
     routine = _routine(turn, agent, inp.id)
     if inp.action in ("off", "on"):
-
-        def switch() -> dict:
-            services.routine_set_on(routine=routine, on=inp.action == "on")
-            return {"turnedOn": routine.id} if inp.action == "on" else {"turnedOff": routine.id}
-
-        return in_one_transaction(switch)
-    # change: it changes what's there, so it goes past the check first (with no transaction open: its judge is a
-    # model), then the change and the call's record commit together.
-    held = turn.check(action={
-        "tool": "triggers",
-        "input": inp.model_dump(by_alias=True, exclude_none=True),
-        "replaces": {"name": routine.name, "note": routine.note, "when": services.when_of(routine)},
-    })
-    if held is not None:
-        return held
-
-    def change() -> dict:
-        services.routine_change(routine=routine, name=inp.name, when=inp.when, note=inp.note, skill=inp.skill,
-                                filter=inp.filter, once=inp.once)
-        turn.record_change(
-            tool="triggers", kind="changes", listing="home", target_type="routine", target_id=str(routine.id),
-            sentence=f"changed {agent.name}'s routine {routine.name}",
-        )
-        return {"changed": routine.id}
-
-    return in_one_transaction(change)
+        services.routine_set_on(routine=routine, on=inp.action == "on")
+        return {"turnedOn": routine.id} if inp.action == "on" else {"turnedOff": routine.id}
+    services.routine_change(routine=routine, name=inp.name, when=inp.when, note=inp.note, skill=inp.skill,
+                            filter=inp.filter, once=inp.once)
+    return Done({"changed": routine.id}, sentence=f"changed {agent.name}'s routine {routine.name}",
+                target_type="routine", target_id=str(routine.id))
 
 
 # --- skills ---------------------------------------------------------------------------------------------------
@@ -141,8 +132,10 @@ def _saved(agent, skill: Skill) -> dict:
     "client\". A skill never widens what the agent may do.",
     SkillsInput,
     {ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE},
+    kind="works",
 )
-def skills(turn, inp: SkillsInput):
+def skills(ctx, inp: SkillsInput):
+    turn = ctx.host
     agent = _target_agent(turn, inp.agent) if inp.action in ("add", "change") else (
         agent_services.agent_by_name(org=turn.org, name=inp.agent) if inp.agent else turn.agent
     )

@@ -1,4 +1,6 @@
 """`use_tool`: the one path every caller takes to run a tool (a thread, code in the workspace, an MCP client).
+The agent tools (hand_off, make_agent, …) take the same path from step 2 (`run_tool`), called by the agents'
+dispatcher (agents/runtime/agent_tools.py), which resolves them where the caller holds them.
 
 1. resolve the name; 2. validate the input; 3. find the records it names, then the check (go / ask / stop), with no
 transaction open (its judge is a model); 4. run the service; 5. record the change (Home's Your work, or the record's
@@ -93,6 +95,12 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
         raw_input = {}
     if not isinstance(raw_input, dict):
         return ToolError("bad_input", f"input: must be an object of {name}'s inputs").as_result()
+    return run_tool(ctx, tool, raw_input)
+
+
+def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict) -> dict | None:
+    """Validate → check → run → record one resolved tool: a group's, found by use_tool, or an agent tool, found by
+    the agents' dispatcher where the caller holds it (`ctx.host` is then the turn or session running it)."""
     try:
         inp = tool.input.model_validate(raw_input)
     except ValidationError as error:
@@ -108,7 +116,7 @@ def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None
     except OperationalError as error:
         if not is_busy(error):
             raise
-        logger.warning("%s: the database stayed busy: %s", name, error)
+        logger.warning("%s: the database stayed busy: %s", tool.name, error)
         return busy_error().as_result()
 
 
@@ -183,7 +191,6 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
 def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = None) -> dict | None:
     """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
 
-    The same check serves tools run through use_tool and the agent tools that are checked (change_agent).
     `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
     """
     from checks.selectors import request_for_workspace

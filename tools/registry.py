@@ -9,6 +9,12 @@ tools, or the `tool_groups.py` module of an app above tools (agent_templates'), 
 Django's app loading imports them all once (ToolsConfig.ready calls `load_all()`), the way Wagtail finds
 `wagtail_hooks`. The registry refuses a duplicate name, a tool of an unknown group, and a declaration whose parts
 disagree (an Undo without a Home listing that offers it, …).
+
+The agent tools (hand_off, make_agent, triggers, …: held directly, without find_tools, in the places spec/tools.md
+marks) are declared the same way, `register_agent_tool(Tool(..., places={...}))`, in the `agent_tools.py` module
+of the app that has them (agents', routines'), found by the same convention; they run through the same pipeline
+(tools.pipeline.run_tool), called by the agents app's dispatcher (agents/runtime/agent_tools.py). Their `run`
+reads the turn or outside session that runs them from `ctx.host`.
 """
 
 from __future__ import annotations
@@ -31,8 +37,11 @@ from core.inputs import refuse_bad_characters
 if TYPE_CHECKING:
     from core.context import ToolContext
 
-# What a tool does to the owner's things, as the spec's "Owner's yes" says.
-Kind = Literal["reads", "makes", "changes", "deletes", "sends"]
+# What a tool does to the owner's things, as the spec's "Owner's yes" says. An agent tool may also be "works": it
+# arranges the agents' own work (a hand-off, a thread, an agent's notes or skills, a routine turned on or off),
+# nothing of the owner's, so it needs no yes and shows nothing on Your work.
+Kind = Literal["reads", "works", "makes", "changes", "deletes", "sends"]
+UNLISTED_KINDS = frozenset({"reads", "works"})
 CHECKED_KINDS = frozenset({"changes", "deletes", "sends"})
 
 # How a tool's change shows to the owner: on Home's Your work, with Undo or not, or on the record's own log.
@@ -146,15 +155,24 @@ class Tool:
     # The error kinds it can return, where what it declares can't tell them (the help pages read them from here):
     # the web tools call out like an app's but have no account, so never answer not_connected or reauth.
     errors: tuple[str, ...] | None = None
+    # An agent tool's places (see PLACES): where it is held directly, without find_tools. It is named without a
+    # group (hand_off), and `calls_apps` says it calls out at all (a model, or tools that may call an app).
+    places: frozenset[str] = frozenset()
     group: str = field(init=False)
 
     def __post_init__(self):
-        group, _, action = self.name.partition(".")
-        if not group or not action:
-            raise ValueError(f"tool name {self.name!r} must be group.action")
-        object.__setattr__(self, "group", group)
+        if self.places:
+            if "." in self.name:
+                raise ValueError(f"agent tool name {self.name!r} has no group")
+            object.__setattr__(self, "group", "")
+            object.__setattr__(self, "places", frozenset(self.places))
+        else:
+            group, _, action = self.name.partition(".")
+            if not group or not action:
+                raise ValueError(f"tool name {self.name!r} must be group.action")
+            object.__setattr__(self, "group", group)
         if self.calls_apps is None:
-            object.__setattr__(self, "calls_apps", group in APP_GROUPS)
+            object.__setattr__(self, "calls_apps", self.group in APP_GROUPS)
         if self.undo_calls_apps is None:
             object.__setattr__(self, "undo_calls_apps", self.calls_apps)
 
@@ -175,6 +193,10 @@ class Tool:
 
     def input_schema(self) -> dict:
         return _schema_for(self.input)
+
+    def spec(self) -> dict:
+        """The tool as a model is offered it."""
+        return {"name": self.name, "description": self.description, "parameters": self.input_schema()}
 
     def describe(self) -> dict:
         """One entry of `manage.py tools --json`."""
@@ -283,27 +305,81 @@ def register_group(group: Group) -> Group:
 def register(tool: Tool) -> Tool:
     if tool.name in TOOLS:
         raise RegistryError(f"tool {tool.name!r} is registered twice")
+    if tool.places:
+        raise RegistryError(f"tool {tool.name!r} is held in places, so it is an agent tool: register_agent_tool")
     if tool.group not in GROUPS:
         raise RegistryError(f"tool {tool.name!r} is in group {tool.group!r}, which is not registered")
-    if not tool.description:
+    if tool.kind == "works":
+        raise RegistryError(f"tool {tool.name!r}: only an agent tool arranges the agents' own work")
+    _check_declaration(tool)
+    TOOLS[tool.name] = tool
+    _register_undo(tool)
+    return tool
+
+
+# The places an agent tool is held (spec/tools.md, "Where each is offered"): Roadstar's chat, another agent's chat,
+# a thread, an outside app over MCP, and a program on the owner's Mac working as one of the agents (an outside
+# app's tools, and the messages that reach its chat, which it answers itself).
+ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE, MAC = "roadstar_chat", "chat", "thread", "outside", "mac"
+PLACES = frozenset({ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE, MAC})
+# browse_tools' description lists the groups of the workspace reading it, so it is made when a prompt is.
+DESCRIBED_WHEN_READ = frozenset({"browse_tools"})
+AGENT_TOOLS: dict[str, Tool] = {}
+
+
+def register_agent_tool(tool: Tool) -> Tool:
+    if tool.name in AGENT_TOOLS:
+        raise RegistryError(f"agent tool {tool.name!r} is registered twice")
+    if not tool.places:
+        raise RegistryError(f"agent tool {tool.name!r} is held nowhere: give its places")
+    if tool.places - PLACES:
+        raise RegistryError(f"agent tool {tool.name!r}: no such place {sorted(tool.places - PLACES)}")
+    _check_declaration(tool)
+    AGENT_TOOLS[tool.name] = tool
+    _register_undo(tool)
+    return tool
+
+
+def agent_tool(name: str, description: str, input: type[ToolInput], places: set[str], **declared):
+    """Declare the decorated `run(ctx, inp)` as the agent tool `name`, held in `places`; `declared` are the rest of
+    its Tool fields (kind, your_work, undo, replaces, calls_apps, nullable), as a group tool declares them."""
+
+    def declare(run):
+        register_agent_tool(Tool(name=name, description=description, input=input, run=run,
+                                 places=frozenset(places), **declared))
+        return run
+
+    return declare
+
+
+def agent_tools_in(places: set[str]) -> list[Tool]:
+    """The agent tools held in any of `places`, in the order they were declared."""
+    return [tool for tool in AGENT_TOOLS.values() if places & tool.places]
+
+
+def _check_declaration(tool: Tool) -> None:
+    """What a group tool's and an agent tool's declarations must both hold to."""
+    if not tool.description and tool.name not in DESCRIBED_WHEN_READ:
         raise RegistryError(f"tool {tool.name!r} has no description")
     if not (isinstance(tool.input, type) and issubclass(tool.input, ToolInput)):
         raise RegistryError(f"tool {tool.name!r}: its input must be a ToolInput")
-    if tool.kind == "reads" and tool.your_work is not None:
-        raise RegistryError(f"tool {tool.name!r} only reads, so it has nothing to list on Home")
-    if tool.kind != "reads" and tool.your_work is None:
+    if tool.kind in UNLISTED_KINDS and tool.your_work is not None:
+        what = "only reads" if tool.kind == "reads" else "arranges only the agents' own work"
+        raise RegistryError(f"tool {tool.name!r} {what}, so it has nothing to list on Home")
+    if tool.kind not in UNLISTED_KINDS and tool.your_work is None:
         raise RegistryError(f"tool {tool.name!r} changes things, so it must say how its change shows")
     if tool.your_work == "home_undo" and tool.undo is None:
         raise RegistryError(f"tool {tool.name!r} is listed with Undo but declares no undo")
     unknown_errors = set(tool.errors or ()) - set(ERROR_KINDS)
     if unknown_errors:
         raise RegistryError(f"tool {tool.name!r} names errors the spec doesn't have: {sorted(unknown_errors)}")
-    TOOLS[tool.name] = tool
+
+
+def _register_undo(tool: Tool) -> None:
     if tool.undo is not None:
         from core.undo import register_undo
 
         register_undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps))
-    return tool
 
 
 def group_on(name: str, org) -> bool:
@@ -320,9 +396,10 @@ def get_tool(name: str) -> Tool | None:
     return TOOLS.get(name)
 
 
-# The module an installed app declares its tool groups in, by convention; and the package whose every module is one
-# of the tools app's own groups.
+# The modules an installed app declares its tool groups and its agent tools in, by convention; and the package whose
+# every module is one of the tools app's own groups.
 GROUPS_MODULE = "tool_groups"
+AGENT_TOOLS_MODULE = "agent_tools"
 OWN_GROUPS_PACKAGE = "tools.groups"
 _loaded = False
 
@@ -343,13 +420,21 @@ def load_groups_of(app: ModuleType) -> None:
         import_module(name)
 
 
+def load_agent_tools_of(app: ModuleType) -> None:
+    """Import the app's `agent_tools` module, which registers its agent tools (and their undo)."""
+    if module_has_submodule(app, AGENT_TOOLS_MODULE):
+        import_module(f"{app.__name__}.{AGENT_TOOLS_MODULE}")
+
+
 def load_all() -> None:
-    """Import every installed app's group modules, in INSTALLED_APPS order. Django's app loading does it once
-    (ToolsConfig.ready), so every process has every tool before it serves anything; later calls do nothing."""
+    """Import every installed app's group modules and agent tools modules, in INSTALLED_APPS order. Django's app
+    loading does it once (ToolsConfig.ready), so every process has every tool, and every undo, before it serves
+    anything; later calls do nothing."""
     global _loaded
     if _loaded:
         return
     for config in apps.get_app_configs():
         if config.module is not None:  # None only for an app config made by hand, never an installed app
             load_groups_of(config.module)
+            load_agent_tools_of(config.module)
     _loaded = True

@@ -1,7 +1,8 @@
 """What agent tools need from where they run: a Turn (a chat or thread) or an OutsideSession (an MCP app).
 
 A host has `org`, `agent`, `actor`, `conversation`, `place` and `current_work()`; this mixin builds the rest
-from them, so the two hosts can't drift apart in how the check, Home records and loaded tools work.
+from them, so the two hosts can't drift apart in how the tool context (what the check and Home's records read) and
+loaded tools work. The agent tools read their host as `ctx.host`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from django.db import transaction
 
 from agents.models import Conversation
 from core.context import ToolContext
-from core.services import change_record
 
 
 class ToolHost:
@@ -25,7 +25,7 @@ class ToolHost:
                 org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
                 work_id=str(work.id) if work else None,
                 conversation=lambda: check_turns(self.conversation),
-                loaded=set(self.conversation.loaded_tools),
+                loaded=set(self.conversation.loaded_tools), host=self,
             )
         return self._tool_context
 
@@ -40,13 +40,3 @@ class ToolHost:
             if merged != current:
                 Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
         self.conversation.loaded_tools = merged
-
-    def check(self, *, action: dict) -> dict | None:
-        from tools.pipeline import check_action
-
-        return check_action(self.tool_context(), action)
-
-    def record_change(self, **fields):
-        work = self.current_work()
-        return change_record(org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
-                             work_id=str(work.id) if work else None, **fields)

@@ -204,3 +204,21 @@ def zoom(conversation: Conversation, *, start: int, n: int = 1, at: int = 0,
         line = line_made(conversation, part_start, half, texts)
         halves.append({"id": line.start, "n": line.n, "summary": line.summary})
     return {"line": {"id": start, "n": n}, "halves": halves}
+
+
+def memory_text(conversation: Conversation, *, read_on=None) -> str:
+    """A conversation's memory as text from the top: its lines, then its newest messages.
+
+    With `read_on` (how the reader reads on, given a message's id) a long message shows its head and how much
+    more there is; without it (a fork carries a chat's memory into a thread) every message is carried whole:
+    the thread reads its copy a page at a time with zoom_memory.
+    """
+    lines = top_lines(conversation)
+    rows = [f"[{line_label(line.start, line.n)}] {line.summary}" for line in lines]
+    upto = folded_upto(lines)
+    for message in Message.objects.filter(conversation=conversation, seq__gte=upto):
+        text = message_text_whole(message)
+        if read_on is not None:
+            text = head(text, message.seq, read_on)
+        rows.append(f"#{message.seq} {message.role}: {text}")
+    return "\n".join(rows)

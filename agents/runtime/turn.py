@@ -20,7 +20,6 @@ from agents.models import Agent, Conversation, Message, Run, ToolCall, Work
 from agents.runtime import memory, scheduler
 from agents.runtime.agent_tools import (
     holds_transaction,
-    packet_text,
     place_of,
     run_agent_tool,
     tools_for_place,
@@ -29,6 +28,7 @@ from agents.runtime.agent_tools import (
 from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for, skill_names
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from agents.runtime.packets import packet_text
 from agents.signals import work_answered
 from core import live
 from core.actors import Actor
@@ -88,9 +88,7 @@ class Turn(ToolHost):
         self.kept = True
 
     def memory_text(self) -> str:
-        from agents.runtime.agent_tools import memory_text
-
-        return memory_text(self.conversation)
+        return memory.memory_text(self.conversation)
 
     def send_to_thread(self, thread: Conversation, *, task: str, notes: str | None, links: list[str],
                        and_then: str | None) -> Work:

@@ -12,9 +12,10 @@ from django.conf import settings
 from freezegun import freeze_time
 
 from agents import services
+from agents.agent_tools import READ_THREAD_BYTES
 from agents.models import MemoryLine, Message
 from agents.runtime import memory
-from agents.runtime.agent_tools import READ_THREAD_BYTES, run_agent_tool
+from agents.runtime.agent_tools import run_agent_tool
 from tests.agents.test_memory import Script, add_messages, covers, is_summary, new_turn
 
 

@@ -106,7 +106,6 @@ def test_the_tools_that_need_no_yes_are_all_tried_or_make_only_new_records():
     among those whose change names only what they made."""
     from tools import registry
 
-    registry.load_all()
     makes = {t.name for t in registry.TOOLS.values()
              if not callable(t.kind) and t.kind == "makes"} | {"docs.write", "companies.open", "files.save"}
     only_new = {"contacts.create", "contacts.add_many", "companies.create", "projects.create", "files.copy",

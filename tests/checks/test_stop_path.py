@@ -7,17 +7,11 @@ from checks import reasons
 from checks.models import Ask, CheckDecision
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
-from tools import registry
 from tools.pipeline import use_tool
 
 pytestmark = pytest.mark.django_db
 
 REFUSED = "Not done: it would send a password, card or bank number, or an ID number."
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
 
 
 @pytest.fixture

@@ -12,12 +12,6 @@ from contacts.models import LogEntry, OpenItem
 from core.errors import ToolError
 from docs.models import ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
-from tools import registry
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
 
 
 def full_contact(org, i):

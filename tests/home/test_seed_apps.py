@@ -17,18 +17,12 @@ from home.management.commands import seed_demo
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
-from tools import registry
 from tools.pipeline import use_tool
 
 NY = ZoneInfo("America/New_York")
 # The story's today: Tuesday, November 10, 2026, 9 AM in New York.
 STORY = "2026-11-10T14:00:00Z"
 NEXT_WEEK = {"after": "2026-11-16T00:00:00-05:00", "before": "2026-11-21T00:00:00-05:00"}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
 
 
 def seed() -> str:

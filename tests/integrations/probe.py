@@ -13,7 +13,6 @@ class ProbeInput(ToolInput):
 
 @pytest.fixture
 def probe_tool():
-    registry.load_all()
     added = []
 
     def add(run, name="integrations.probe", calls_apps=True):

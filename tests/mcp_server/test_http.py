@@ -9,14 +9,14 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from agents.models import Work
-from agents.runtime.agent_tools import AGENT_TOOLS, OUTSIDE, AgentTool, tools_for_place
+from agents.runtime.agent_tools import AGENT_TOOLS, OUTSIDE, tools_for_place
 from agents.runtime.turn import answer_work
 from mcp_server import services
 from mcp_server.server import ANSWERS_URI, INSTRUCTIONS_URI
 from tests.factories import ContactFactory
 from tests.mcp_server.conftest import BASE, asgi_app, connected, run
 from tools.catalog import browse_description
-from tools.registry import ToolInput, _schema_for
+from tools.registry import Tool, ToolInput, _schema_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,8 +93,8 @@ def test_a_new_agent_tool_offered_outside_is_listed_with_no_change_here(token):
     class PingInput(ToolInput):
         word: str
 
-    AGENT_TOOLS["ping"] = AgentTool("ping", "Say a word back.", PingInput, lambda turn, inp: {"pong": inp.word},
-                                    frozenset({OUTSIDE}))
+    AGENT_TOOLS["ping"] = Tool(name="ping", description="Say a word back.", input=PingInput,
+                               run=lambda ctx, inp: {"pong": inp.word}, kind="reads", places=frozenset({OUTSIDE}))
     try:
         tools = {t.name: t for t in listed(plaintext)}
         pong = call(plaintext, "ping", {"word": "hello"})

@@ -11,11 +11,6 @@ from tools.help import generate
 from tools.help.library import library
 
 
-@pytest.fixture(autouse=True)
-def loaded():
-    registry.load_all()
-
-
 def test_every_page_is_served_as_html_to_anyone(client, db):
     for page in library():
         response = client.get("/help" + page.address)

@@ -18,13 +18,7 @@ from contacts.models import Contact
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Organization
-from tools import registry
 from tools.pipeline import use_tool
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
 
 
 def text_of(response) -> str:

@@ -24,11 +24,6 @@ COSTCO = "https://data.sec.gov/submissions/CIK0000909832.json"
 TEN_K = "https://www.sec.gov/Archives/edgar/data/909832/000090983226000061/cost-20260831.htm"
 
 
-@pytest.fixture(autouse=True)
-def _tools_loaded():
-    registry.load_all()
-
-
 @pytest.fixture
 def edgar_recorded():
     with respx.mock(assert_all_called=False) as mock:

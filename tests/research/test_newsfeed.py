@@ -17,17 +17,11 @@ from research import feeds, netguard, selectors, services, tasks
 from research.models import Feed, Story
 from tests.factories import AgentFactory, ProjectFactory
 from tests.research.conftest import recorded
-from tools import registry
 from tools.catalog import browse_description
 
 RSS = "https://news.example.com/feed.xml"
 ATOM = "https://wire.example.org/atom"
 NOW = "2026-12-01T15:00:00Z"  # 10:00 in New York, the owner's zone
-
-
-@pytest.fixture(autouse=True)
-def _tools_loaded():
-    registry.load_all()
 
 
 def _xml(name):

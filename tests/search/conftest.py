@@ -5,14 +5,8 @@ import pytest
 from integrations.services import connection_create_local, connection_search_set
 from search import sync
 from tests.integrations.mail_helpers import mail_root, store  # noqa: F401
-from tools import registry
 
 DAY = datetime.datetime(2026, 11, 10, 15, 12, tzinfo=datetime.UTC)
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _tools_loaded():
-    registry.load_all()
 
 
 @pytest.fixture

@@ -18,11 +18,6 @@ from tools import registry
 STORY = "2026-11-10T14:00:00Z"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
-
-
 @pytest.fixture
 def books(org):
     return connection_create_local(org=org, account="sam@fernhill.test", groups=["books"])

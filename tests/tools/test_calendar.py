@@ -24,11 +24,6 @@ KICKOFF = {"title": "Juniper Dental kickoff (held)", "start": "2026-11-17T10:00:
            "end": "2026-11-17T11:00:00-05:00", "note": "Offered to Dana Whitfield. Thursday 9:00 is the backup."}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
-
-
 def at(day, hour, minute=0):
     return datetime.datetime(2026, 11, day, hour, minute, tzinfo=NY)
 

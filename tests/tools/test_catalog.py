@@ -6,11 +6,6 @@ from tools import registry
 from tools.catalog import browse_tools, find_tools
 
 
-@pytest.fixture(autouse=True)
-def loaded():
-    registry.load_all()
-
-
 def test_browse_lists_each_groups_tools_with_what_they_do(ctx):
     result = browse_tools(ctx, ["contacts"])
     assert result["contacts"]["contacts.find"] == registry.TOOLS["contacts.find"].description

@@ -21,13 +21,6 @@ from tools import registry
 UUID_ELSEWHERE = "8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    # Import the tool modules before any test freezes time: under freezegun, `datetime` in an input model
-    # would be freezegun's fake class, which pydantic can't build a schema for.
-    registry.load_all()
-
-
 @pytest.fixture
 def dana(org):
     return ContactFactory(organization=org, name="Dana Whitfield", emails=["dana@juniperdental.test"])
@@ -73,13 +66,11 @@ def contacts_spec():
 
 
 def test_the_group_has_the_spec_tools_in_its_order():
-    registry.load_all()
     assert [t.name for t in registry.tools_of("contacts")] == list(contacts_spec())
 
 
 @pytest.mark.parametrize("name", spec_tool_names(lambda t: t["group"] == "contacts"))
 def test_declaration_matches_spec(name):
-    registry.load_all()
     tool, spec = registry.get_tool(name).describe(), contacts_spec()[name]
     assert (tool["description"], tool["owners_yes"], tool["your_work"]) == (
         spec["does"], spec["owners_yes"], spec["your_work"]
@@ -88,7 +79,6 @@ def test_declaration_matches_spec(name):
 
 @pytest.mark.parametrize("name", spec_tool_names(lambda t: t["group"] == "contacts"))
 def test_inputs_match_spec(name):
-    registry.load_all()
     schema = registry.get_tool(name).input_schema()
     spec = contacts_spec()[name]
     assert (set(schema["properties"]), set(schema.get("required", []))) == (
@@ -648,13 +638,11 @@ def test_update_that_changes_nothing_records_nothing(use, dana):
 
 
 def test_update_is_checked(ctx):
-    registry.load_all()
     tool = registry.get_tool("contacts.update")
     assert tool.is_checked(ctx, tool.input.model_validate({"contactId": UUID_ELSEWHERE, "phone": "1"})) is True
 
 
 def replaces(ctx, contact, **inp):
-    registry.load_all()
     tool = registry.get_tool("contacts.update")
     return tool.replaces(ctx, tool.input.model_validate({"contactId": str(contact.id), **inp}))
 

@@ -32,7 +32,6 @@ from tools import registry
 from tools.pipeline import use_tool
 
 EXAMPLES = int(os.environ.get("TOOL_FUZZ_EXAMPLES", "8"))
-registry.load_all()
 TOOLS = sorted(registry.TOOLS)
 HELD_BACK = {"not_done_yet", "refused"}
 @pytest.fixture(autouse=True)

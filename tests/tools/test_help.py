@@ -8,12 +8,6 @@ from tools.help import generate
 from tools.help.library import library, split_address
 from tools.help.search import search
 
-
-@pytest.fixture(autouse=True)
-def loaded():
-    registry.load_all()
-
-
 # --- the declarations, against the spec ---------------------------------------------------------------------------
 
 
@@ -241,8 +235,9 @@ def test_every_tool_of_a_built_group_a_hand_written_page_names_is_registered():
 
 
 def test_the_limits_page_says_the_limits_the_code_enforces():
+    from agents import agent_tools
     from agents import services as agent_services
-    from agents.runtime import agent_tools, scheduler, turn
+    from agents.runtime import scheduler, turn
     from core import limits
     from tools.catalog import MAX_BROWSE_GROUPS, MAX_FIND_TOOLS
 

@@ -16,7 +16,6 @@ from tools.registry import tools_of
 @pytest.fixture(autouse=True)
 def built():
     """Every real provider built, as in a complete Roadstar; tests that need fewer open their own registry."""
-    registry.load_all()
     with providers(*ALL_REAL, ("local", "mail")):
         yield
 

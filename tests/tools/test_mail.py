@@ -27,11 +27,6 @@ from tools.pipeline import use_tool
 NOW = datetime.datetime(2026, 11, 10, 15, 0, tzinfo=datetime.UTC)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
-
-
 @pytest.fixture
 def box(org):
     return connection_create_local(org=org, account="sam@fernhill.test", groups=["mail"])

@@ -30,7 +30,6 @@ def _bad(out: dict, field: str) -> bool:
 
 
 def _tool(name: str) -> registry.Tool:
-    registry.load_all()
     return registry.get_tool(name)
 
 

@@ -15,11 +15,6 @@ BUILT_GROUPS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def loaded():
-    registry.load_all()
-
-
 def _spec_names_of(group):
     return sorted(name for name, t in spec_tools().items() if t["group"] == group)
 

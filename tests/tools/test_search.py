@@ -9,11 +9,6 @@ from tools.catalog import find_tools
 from tools.pipeline import use_tool
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
-
-
 def search_spec():
     return {n: t for n, t in spec_tools().items() if t["group"] == "search"}
 

@@ -18,11 +18,6 @@ SEARX = "http://searx.internal.test:8888"
 WEB_TOOLS = ["web.search", "web.read"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tools_loaded():
-    registry.load_all()
-
-
 @pytest.fixture
 def searx(web_on):
     with respx.mock(assert_all_called=False) as router:
