@@ -14,7 +14,7 @@ from core.errors import ToolError
 from core.inputs import Int, Text
 from routines import services
 from routines.models import Routine, Skill
-from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, ToolInput, agent_tool
+from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, Kind, ToolInput, agent_tool
 
 
 def _target_agent(turn, name: str | None):
@@ -61,10 +61,13 @@ def _routine(turn, agent, routine_id: int | None) -> Routine:
     return routine
 
 
-def _triggers_kind(ctx, inp: TriggersInput) -> str:
-    # A new routine shows on Home; a change goes past the check first; turning one off or on is the agent's own
-    # schedule, neither asked nor listed.
-    return {"list": "reads", "add": "makes", "off": "works", "on": "works", "change": "changes"}[inp.action]
+# A new routine shows on Home; a change goes past the check first; turning one off or on is the agent's own
+# schedule, neither asked nor listed.
+TRIGGERS_KINDS: dict[str, Kind] = {"list": "reads", "add": "makes", "off": "works", "on": "works", "change": "changes"}
+
+
+def _triggers_kind(ctx, inp: TriggersInput) -> Kind:
+    return TRIGGERS_KINDS[inp.action]
 
 
 def _triggers_replaces(ctx, inp: TriggersInput) -> dict:

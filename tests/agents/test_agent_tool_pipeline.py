@@ -1,0 +1,67 @@
+"""The agent tools run through the tool pipeline (tools.pipeline.run_tool), as declared in the tool registry."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from agents import services
+from agents.models import Agent, Run
+from agents.runtime.agent_tools import holds_transaction, run_agent_tool
+from agents.runtime.turn import Turn
+from core import limits
+from core.models import Change
+from tests.integrations.probe import probe_tool  # noqa: F401
+from tools import registry
+from tools.pipeline import recording
+from tools.registry import RegistryError, Tool, ToolInput
+
+
+def thread_turn(agent) -> Turn:
+    thread = services.thread_start(agent=agent, title="Probe")
+    return Turn(thread, Run.objects.create(organization=agent.organization, conversation=thread, agent=agent,
+                                           started_at=timezone.now()))
+
+
+def test_a_group_tools_result_past_the_limit_is_recorded_as_too_large(agent, probe_tool):  # noqa: F811
+    # What the turn records is what the model reads next: the limit holds there too, not only in what returns.
+    probe_tool(lambda ctx, inp: {"text": "r" * limits.TOOL_RESULT}, calls_apps=False)
+    recorded = []
+    with recording(recorded.append) as record:
+        result = run_agent_tool(thread_turn(agent), "use_tool", {"name": "integrations.probe", "input": {}})
+    assert record.done and result["error"] == "too_large" and recorded == [result]
+
+
+def test_make_agent_is_recorded_by_the_pipeline_with_its_undo(org):
+    roadstar = Agent.objects.get(organization=org, is_roadstar=True)
+    chat = services.chat_for(agent=roadstar)
+    turn = Turn(chat, Run.objects.create(organization=org, conversation=chat, agent=roadstar,
+                                         started_at=timezone.now()))
+    result = run_agent_tool(turn, "make_agent", {"name": "Bookkeeper", "job": "Keeps the books", "owns": "Invoices",
+                                                 "good": "Paid on time", "works": "Fridays", "asksFirst": "Refunds"})
+    made = Agent.objects.get(organization=org, name="Bookkeeper")
+    change = Change.objects.get(organization=org, tool="make_agent")
+    assert result == {"made": "Bookkeeper", "next": "Hand it the work with hand_off."}
+    assert (change.kind, change.listing, change.undo, change.created, change.conversation_id) == (
+        "makes", "home_undo", {"agent_id": str(made.id)}, True, str(chat.id))
+
+
+def test_the_checked_and_calling_out_agent_tools_run_with_no_transaction_open():
+    assert not holds_transaction("change_agent") and not holds_transaction("triggers")
+    assert not holds_transaction("use_tool") and not holds_transaction("zoom_memory")
+    assert holds_transaction("hand_off") and holds_transaction("make_agent")
+
+
+def test_an_agent_tool_is_declared_with_a_group_tools_rules():
+    class NoInput(ToolInput):
+        pass
+
+    with pytest.raises(RegistryError, match="must say how its change shows"):
+        registry.register_agent_tool(Tool(name="forget_all", description="x", input=NoInput,
+                                          run=lambda ctx, inp: None, kind="changes", places=frozenset({"chat"})))
+    with pytest.raises(RegistryError, match="no such place"):
+        registry.register_agent_tool(Tool(name="wander", description="x", input=NoInput,
+                                          run=lambda ctx, inp: None, kind="reads", places=frozenset({"garden"})))
+    with pytest.raises(RegistryError, match="registered twice"):
+        registry.register_agent_tool(registry.AGENT_TOOLS["hand_off"])
+    assert "forget_all" not in registry.AGENT_TOOLS
