@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from croniter import croniter
@@ -220,7 +221,7 @@ def fill(text: str, answers: dict[str, str]) -> str:
     return BLANK.sub(lambda m: answers.get(m.group(1), m.group(0)), text)
 
 
-def _where(error: dict) -> str:
+def _where(error: Mapping[str, Any]) -> str:
     return ".".join(str(part) for part in error["loc"]) or "(the whole template)"
 
 

@@ -55,7 +55,8 @@ def start_of(words: str, *, time_zone: str, now: datetime.datetime) -> tuple[dat
             year = today.year - (1 if text == "last year" else 0)
             start, read = _midnight(datetime.date(year, 1, 1), zone), str(year)
         elif (m := _AGO.match(text)) or (m := _LAST_N.match(text)):
-            day = today - relativedelta(**{_UNITS[m[2]]: int(m[1])})
+            # The unit is one of relativedelta's keywords (days ... years), never its first parameter, a date.
+            day = today - relativedelta(**{_UNITS[m[2]]: int(m[1])})  # type: ignore[arg-type]
             start, read = _midnight(day, zone), day.isoformat()
         else:
             raise ValueError(f"{words!r} isn't a date Roadstar reads; give {EXAMPLES}")
