@@ -183,9 +183,12 @@ class WakingORM(ORM):
     def claim(self) -> list[tuple[int, str]]:
         """django-q2's ORM claim: a task is taken by the conditional write that moves its lock, so of two
         clusters that read it only one gets it."""
+        # One get_connection a look: each call closes a connection past CONN_MAX_AGE, which on SQLite (0) means
+        # opening the file again and running its PRAGMAs for every query.
+        queue = self.get_connection()
         task_list = []
-        for task in self.get_connection().filter(key=self.list_key, lock__lt=timezone.now())[0 : Conf.BULK]:
-            if self.get_connection().filter(id=task.id, lock=task.lock).update(lock=self.timeout(task)):
+        for task in queue.filter(key=self.list_key, lock__lt=timezone.now())[0 : Conf.BULK]:
+            if queue.filter(id=task.id, lock=task.lock).update(lock=self.timeout(task)):
                 task_list.append((task.pk, task.payload))
         return task_list
 
