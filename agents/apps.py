@@ -16,6 +16,12 @@ class AgentsConfig(AppConfig):
         from research.table_run import model_call_register
 
         model_call_register(_table_model_call)
+        # The research writer and the followers woken by the owner's comments live here, above research: research
+        # is handed them (research.page_services), never imports them.
+        from research.page_services import comment_listener_register, writer_register
+
+        writer_register(_research_page_start)
+        comment_listener_register(_research_comment)
 
 
 def _agent_tool_pages() -> dict[str, str]:
@@ -28,3 +34,15 @@ def _table_model_call(**kwargs):
     from agents.tables import table_model_call
 
     return table_model_call(**kwargs)
+
+
+def _research_page_start(page_id: str) -> None:
+    from agents.research_writer import start
+
+    start(page_id)
+
+
+def _research_comment(comment) -> None:
+    from agents.research_writer import wake_followers
+
+    wake_followers(comment)

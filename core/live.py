@@ -21,7 +21,7 @@ from django.db import transaction
 logger = logging.getLogger(__name__)
 
 EVENT_TYPE = "live.update"  # the consumer's handler: live_update
-WHATS = frozenset({"work", "cards", "chat", "asks", "summary"})
+WHATS = frozenset({"work", "cards", "chat", "asks", "summary", "pages"})  # pages: a research page or its comments
 
 
 def group_name(org_id) -> str:

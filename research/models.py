@@ -20,6 +20,10 @@ class ResearchSettings(models.Model):
     tables_on = models.BooleanField(
         default=False, verbose_name="tables", help_text="Research tables agents build from web sources, at a cost."
     )
+    pages_on = models.BooleanField(
+        default=False, verbose_name="research pages",
+        help_text="Question pages the research writer makes, and comments on them.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -325,3 +329,156 @@ class DatasetSource(models.Model):
     title = models.CharField(max_length=500, blank=True)
     text = models.TextField()
     read_at = models.DateTimeField(auto_now_add=True)
+
+
+# --- Research pages ---------------------------------------------------------------------------------------------
+
+
+class ResearchPage(models.Model):
+    """A question page Roadstar's research writer makes on an agent's request (pages.request): the request, where
+    its generation stands, and the page it wrote (spec GeneratedPageDocumentModel), kept as numbered revisions.
+
+    The generation is a claim, like a feed's read: `claimed_until` is a worker's hold, taken by a conditional write,
+    so two workers never write the same page and one that died leaves a claim that lapses; `plan` holds what each
+    phase finished (the queries, what was searched), so a run picked up again goes on where the last one stopped.
+    """
+
+    class Type(models.TextChoices):
+        QUESTION = "question"
+        THESIS = "thesis"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        PUBLISHED = "published"
+        ARCHIVED = "archived"
+
+    class Generation(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FAILED = "failed"
+        COMPLETED = "completed"
+
+    class Phase(models.TextChoices):
+        QUEUED = "queued"
+        RESEARCHING = "researching"
+        WRITING = "writing"
+        VERIFYING = "verifying"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey("docs.Project", on_delete=models.PROTECT, related_name="research_pages")
+    type = models.CharField(max_length=10, choices=Type.choices, default=Type.QUESTION)
+    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=120)
+    question = models.TextField()
+    context = models.TextField(blank=True)
+    # The agent that asked (its budget pays) and the thread the writer works in; ids, as agents sit above research.
+    agent_id = models.UUIDField(null=True, blank=True)
+    conversation_id = models.UUIDField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    generation = models.CharField(max_length=10, choices=Generation.choices, default=Generation.QUEUED)
+    phase = models.CharField(max_length=12, choices=Phase.choices, default=Phase.QUEUED)
+    generation_token = models.UUIDField(default=uuid.uuid4, editable=False)
+    plan = models.JSONField(default=dict, blank=True)
+    error_message = models.CharField(max_length=500, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    current_revision = models.ForeignKey(
+        "research.PageRevision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["organization", "-created_at"], name="page_org_created_idx"),
+            models.Index(fields=["generation", "claimed_until"], name="page_generation_idx"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+
+class PageSource(models.Model):
+    """A page the writer read, numbered in the order it was read: what the page's citations and figures point to.
+    Its text is the snapshot the page was written from."""
+
+    class Crawl(models.TextChoices):
+        QUEUED = "queued"
+        CRAWLING = "crawling"
+        IDLE = "idle"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    page = models.ForeignKey(ResearchPage, on_delete=models.CASCADE, related_name="sources")
+    citation_number = models.PositiveIntegerField()
+    url = models.CharField(max_length=2000)
+    title = models.CharField(max_length=500, blank=True)
+    published_date = models.CharField(max_length=10, blank=True)  # 2026, 2026-03 or 2026-03-14, as precise as known
+    text = models.TextField(blank=True)
+    crawl_status = models.CharField(max_length=10, choices=Crawl.choices, default=Crawl.IDLE)
+    added_by_edit = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["page", "citation_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["page", "citation_number"], name="page_source_number_unique"),
+            models.UniqueConstraint(fields=["page", "url"], name="page_source_url_unique"),
+        ]
+
+
+class PageRevision(models.Model):
+    """One published state of a page's document: the writer's first, then one per pages.update (and its Undo)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    page = models.ForeignKey(ResearchPage, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    artifact = models.JSONField()
+    note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["page", "number"]
+        constraints = [models.UniqueConstraint(fields=["page", "number"], name="page_revision_number_unique")]
+
+
+class PageMark(models.Model):
+    """A star or a follow on a page, by an agent (`agent_id`) or by the owner (none). A follower is woken by the
+    owner's comments on the page."""
+
+    class Action(models.TextChoices):
+        STAR = "star"
+        FOLLOW = "follow"
+
+    page = models.ForeignKey(ResearchPage, on_delete=models.CASCADE, related_name="marks")
+    action = models.CharField(max_length=6, choices=Action.choices)
+    agent_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["page", "action", "agent_id"], name="page_mark_unique"),
+            models.UniqueConstraint(fields=["page", "action"], condition=models.Q(agent_id__isnull=True),
+                                    name="page_mark_owner_unique"),
+        ]
+
+
+class PageComment(models.Model):
+    """A comment on a page, or a reply to one (replies nest one level). What an agent writes shows as Roadstar."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    page = models.ForeignKey(ResearchPage, on_delete=models.CASCADE, related_name="comments")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="replies")
+    text = models.TextField()
+    agent_id = models.UUIDField(null=True, blank=True)  # the agent that wrote it; none: the owner
+    created_at = models.DateTimeField(auto_now_add=True)
+    removed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["page", "created_at", "id"]
+        indexes = [models.Index(fields=["page", "parent", "created_at"], name="page_comment_idx")]

@@ -25,7 +25,10 @@ from research.models import (
     Story,
 )
 
-OPTIONAL_GROUPS = ("filings", "newsfeed", "tables")
+OPTIONAL_GROUPS = ("filings", "newsfeed", "tables", "pages", "comments")
+# The setting each optional group follows: comments are on research pages, so they come and go with them.
+SETTING_OF = {"filings": "filings_on", "newsfeed": "newsfeed_on", "tables": "tables_on", "pages": "pages_on",
+              "comments": "pages_on"}
 
 
 def research_settings(*, org) -> ResearchSettings:
@@ -38,7 +41,7 @@ def group_on(*, org, group: str) -> bool:
     """Whether the workspace has the optional research group `group` on."""
     if group not in OPTIONAL_GROUPS:
         raise ValueError(f"{group!r} is not an optional research group")
-    return bool(getattr(research_settings(org=org), f"{group}_on"))
+    return bool(getattr(research_settings(org=org), SETTING_OF[group]))
 
 
 # --- filings ----------------------------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 
 
 def research_settings_set(*, org, filings: bool | None = None, newsfeed: bool | None = None,
-                          tables: bool | None = None) -> ResearchSettings:
+                          tables: bool | None = None, pages: bool | None = None) -> ResearchSettings:
     with transaction.atomic():
         row, _ = ResearchSettings.objects.get_or_create(organization=org)
         if filings is not None:
@@ -58,6 +58,8 @@ def research_settings_set(*, org, filings: bool | None = None, newsfeed: bool | 
             row.newsfeed_on = newsfeed
         if tables is not None:
             row.tables_on = tables
+        if pages is not None:
+            row.pages_on = pages
         row.save()
     return row
 

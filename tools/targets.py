@@ -25,6 +25,7 @@ KINDS = {
     "doc": ("docs.Doc", "doc"),
     "note": ("docs.DocNote", "note"),
     "dataset": ("research.Dataset", "table"),
+    "page": ("research.ResearchPage", "page"),
 }
 
 

@@ -11,7 +11,7 @@ from tools.registry import Group, RegistryError, Tool, ToolInput
 # The groups this build has, each complete: every tool its spec page lists.
 BUILT_GROUPS = (
     "contacts", "companies", "projects", "docs", "integrations", "mail", "files", "calendar", "books", "filings",
-    "newsfeed", "tables", "templates", "help", "web", "workspace",
+    "newsfeed", "tables", "pages", "comments", "templates", "help", "web", "workspace",
 )
 
 

@@ -1,0 +1,60 @@
+"""The comments group (optional per workspace, with research pages): comments on research pages. What an agent
+writes shows as Roadstar. Thin declarations over research.page_services and page_selectors."""
+
+from __future__ import annotations
+
+from core.inputs import Id, RecordId, Text
+from research import page_selectors, page_services
+from research import selectors as research_selectors
+from research.page_shapes import comment_shape
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+
+PageId = RecordId("page")
+
+register_group(
+    Group(
+        name="comments",
+        summary="comments on pages",
+        how_to="Comments on pages. What an agent writes shows as Roadstar, like an @roadstar reply.",
+        enabled=lambda org: research_selectors.group_on(org=org, group="comments"),
+    )
+)
+
+
+class ListInput(ToolInput):
+    page_id: PageId
+
+
+def list_comments(ctx, inp: ListInput):
+    page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
+    window, more = page_selectors.comment_window(page=page)
+    owner = ctx.org.owner_first_name
+    return {"comments": {
+        "items": [comment_shape(c, replies=replies, owner_name=owner) for c, replies in window],
+        # comments.list takes no cursor: a discussion past one window says so, and the rest is on the page.
+        "nextCursor": "more-on-the-page" if more else None,
+    }}
+
+
+register(Tool(name="comments.list", description="A page's comments", input=ListInput, run=list_comments,
+              kind="reads"))
+
+
+class CommentInput(ToolInput):
+    page_id: PageId
+    text: Text(1, 10_000)
+    parent_id: Id | None = None
+
+
+def comment(ctx, inp: CommentInput):
+    page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
+    parent = page_selectors.comment_get(page=page, comment_id=inp.parent_id) if inp.parent_id else None
+    agent_id = ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
+    made = page_services.comment_add(page=page, text=inp.text, parent=parent, agent_id=agent_id)
+    what = "replied to a comment" if made.parent_id else "commented"
+    return Done(result={"commentId": str(made.id)}, sentence=f"{what} on the research page “{page.title}”",
+                target_type="page", target_id=str(page.id))
+
+
+register(Tool(name="comments.comment", description="Comment on a page, or reply to a comment", input=CommentInput,
+              run=comment, kind="makes", your_work="home"))
