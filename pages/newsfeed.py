@@ -50,9 +50,10 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
 def research_groups(request: HttpRequest) -> HttpResponse:
     org = _workspace(request)
     filings, newsfeed_on = request.POST.get("filings") == "1", request.POST.get("newsfeed") == "1"
-    tables_on = request.POST.get("tables") == "1"
-    services.research_settings_set(org=org, filings=filings, newsfeed=newsfeed_on, tables=tables_on)
-    on = [name for name, value in (("Filings", filings), ("Newsfeed", newsfeed_on), ("Research tables", tables_on))
+    tables_on, pages_on = request.POST.get("tables") == "1", request.POST.get("pages") == "1"
+    services.research_settings_set(org=org, filings=filings, newsfeed=newsfeed_on, tables=tables_on, pages=pages_on)
+    on = [name for name, value in (("Filings", filings), ("Newsfeed", newsfeed_on), ("Research tables", tables_on),
+                                   ("Research pages", pages_on))
           if value]
     messages.success(request, f"Your agents now have: {', '.join(on)}." if on else
                      "Your agents have no research tools now.")

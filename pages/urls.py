@@ -1,9 +1,9 @@
-"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/, /newsfeed/ and /tables/ (Home and chats are
-roadstar's), and Roadstar's own docs at /help/, /llms.txt and /tools.json."""
+"""The owner's pages: /contacts/, /companies/, /docs/, /agents/, /routines/, /research/, /newsfeed/ and /tables/
+(Home and chats are roadstar's), and Roadstar's own docs at /help/, /llms.txt and /tools.json."""
 
 from django.urls import path, re_path
 
-from pages import help_views, newsfeed, tables, views, workspace_views
+from pages import help_views, newsfeed, research, tables, views, workspace_views
 
 app_name = "pages"
 
@@ -24,6 +24,11 @@ urlpatterns = [
     path("workspace/", workspace_views.workspace, name="workspace"),
     path("workspace/<str:folder>/<path:path>", workspace_views.workspace_file, name="workspace_file"),
     path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
+    path("research/", research.research_pages, name="research_pages"),
+    path("research/<uuid:page_id>/", research.research_page, name="research_page"),
+    path("research/<uuid:page_id>/live", research.research_page_live, name="research_page_live"),
+    path("research/<uuid:page_id>/comments", research.research_page_comment, name="research_page_comment"),
+    path("research/<uuid:page_id>/star", research.research_page_star, name="research_page_star"),
     path("newsfeed/", newsfeed.newsfeed, name="newsfeed"),
     path("newsfeed/groups", newsfeed.research_groups, name="research_groups"),
     path("newsfeed/feeds", newsfeed.feed_add, name="feed_add"),
