@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from core.errors import not_found
+from core.errors import ToolError, not_found
 from core.inputs import as_uuid
 from research.models import PageComment, PageMark, PageSource, ResearchPage
 
@@ -66,7 +66,8 @@ def comment_get(*, page: ResearchPage, comment_id) -> PageComment:
     parsed = as_uuid(comment_id)
     comment = PageComment.objects.filter(page=page, id=parsed).first() if parsed else None
     if comment is None:
-        raise not_found("comment", comment_id)
+        raise ToolError("not_found", f"parentId: no comment with id {comment_id} on this page; take ids from "
+                                     "comments.list")
     return comment
 
 

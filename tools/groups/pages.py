@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictBool, field_validator
 
 from core.errors import ToolError
 from core.inputs import Offset, ProjectId, RecordId, Text
@@ -262,7 +262,7 @@ register(
 class MarkInput(ToolInput):
     page_id: PageId
     action: Literal["star", "follow"]
-    enabled: bool
+    enabled: StrictBool  # true or false, as the spec types it: "yes" or 1 is not taken
 
 
 MARK_WORDS = {("star", True): "starred", ("star", False): "unstarred",
