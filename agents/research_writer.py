@@ -243,7 +243,7 @@ def _read(page: ResearchPage, plan: dict) -> list[PageSource]:
     return kept
 
 
-WRITE_INSTRUCTIONS = """You are Roadstar's research writer. Write a question page from the numbered sources given, \
+WRITE_INSTRUCTIONS = """You are Roadstar's research writer, writing a question page from the numbered sources given \
 and from nothing else: no figure, date or claim that isn't in a source.
 
 Answer with only one JSON object:
