@@ -7,11 +7,11 @@ import re
 import pytest
 
 from checks.models import CheckDecision
-from core.services import change_undo
 from core.models import Change
+from core.services import change_undo
 from research import page_services
 from research.models import PageComment, PageMark, PageRevision, PageSource, ResearchPage
-from tests.factories import AgentFactory, ProjectFactory
+from tests.factories import ProjectFactory
 from tests.spec import spec_page
 from tools import registry
 from tools.catalog import browse_description, browse_tools
@@ -137,8 +137,8 @@ SOURCE = {"label": "Allegra 2026", "href": "https://allegra.test/2026"}
         ("pages.update", {"pageId": PAGE, "edits": [EDIT], "source": {**SOURCE, "label": "l" * 201}},
          "source.label"),
         ("pages.update", {"pageId": PAGE, "edits": [EDIT], "source": {**SOURCE, "href": ""}}, "source.href"),
-        ("pages.update", {"pageId": PAGE, "edits": [EDIT], "source": {**SOURCE, "href": "https://a.test/" + "h" * 2000}},
-         "source.href"),
+        ("pages.update", {"pageId": PAGE, "edits": [EDIT],
+                          "source": {**SOURCE, "href": "https://a.test/" + "h" * 2000}}, "source.href"),
         ("pages.update", {"pageId": PAGE, "edits": [EDIT], "source": {**SOURCE, "href": "javascript:alert(1)"}},
          "source.href"),
         ("pages.update", {"pageId": PAGE, "edits": [EDIT], "source": SOURCE, "quote": "q" * 1001}, "quote"),

@@ -36,7 +36,8 @@ _ZONES = st.sampled_from([None, datetime.UTC] + [datetime.timezone(datetime.time
 # What a schema can't say of some inputs (a pydantic validator checks it): drawn by the input's name as well.
 _URL = {"type": "string", "pattern": r"https://[a-z]{1,12}\.test/[a-z]{0,8}"}
 _EMAIL = {"type": "string", "pattern": r"[a-z]{1,8}@[a-z]{1,8}\.test"}
-_BY_NAME = {"url": _URL, "link": _URL, "href": _URL, "urls": {"type": "array", "items": _URL, "minItems": 1, "maxItems": 5},
+_BY_NAME = {"url": _URL, "link": _URL, "href": _URL,
+            "urls": {"type": "array", "items": _URL, "minItems": 1, "maxItems": 5},
             "to": {"type": "array", "items": _EMAIL, "maxItems": 3},
             "cc": {"type": "array", "items": _EMAIL, "maxItems": 3}}
 
