@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import functools
 import logging
 from collections.abc import Callable
 from decimal import Decimal
@@ -316,5 +317,5 @@ def comment_add(*, page: ResearchPage, text: str, parent: PageComment | None = N
     live.notify(page.organization_id, "pages")
     if agent_id is None:
         for listener in _comment_listeners:
-            transaction.on_commit(lambda listener=listener: listener(comment), robust=True)
+            transaction.on_commit(functools.partial(listener, comment), robust=True)
     return comment
