@@ -7,7 +7,10 @@ import pytest
 
 from agents.runtime.model import ModelResponse, ScriptedModel, set_model
 from integrations.web.providers import Hit, SearchProvider
+from research import page_services
 from research import services as research_services
+from research.models import ResearchPage
+from tests.factories import ProjectFactory
 from tests.integrations.web_fakes import dns, site, web_on  # noqa: F401
 
 ROASTERY = """<!doctype html><html><head><title>UK coffee shop market 2025 | Allegra</title></head><body><main>
@@ -98,3 +101,38 @@ def draft(extra_row: bool = True) -> dict:
 def writer_script(scripted, *, extra_row: bool = True):
     scripted.add(ModelResponse(text=json.dumps(PLAN)), ModelResponse(text=json.dumps(draft(extra_row))))
     return scripted
+
+
+ARTIFACT = {
+    "version": 1,
+    "synopsisMarkdown": "About 9,600 branded coffee shops in 2025 [1].",
+    "bodyMdx": "The market reached 9,600 outlets in 2025 [1]. Sales were £5.8 billion [1]. Growth was 3% [2].",
+    "charts": [], "timelines": [],
+    "dataTables": [{"id": "t1", "title": "Outlets", "columns": ["Year", "Outlets"],
+                    "rows": [{"cells": ["2024", "9,300"], "sourceDocumentIds": []}]}],
+    "counterViewMarkdown": "Independents are half the market [2].",
+}
+
+
+@pytest.fixture
+def project(org):
+    return ProjectFactory(organization=org, name="Market research")
+
+
+@pytest.fixture
+def ready_page(pages_on, project):
+    """A page the writer finished (made through the services as the writer does, without a model)."""
+
+    def make(title="How many coffee shops does the UK have?", org=None, proj=None):
+        page = page_services.page_request(org=org or pages_on, project=proj or project, question=title)
+        claimed = page_services.page_claim(page_id=page.id)
+        one = page_services.page_source_add(page=claimed, url="https://allegra.test/market", title="Market",
+                                            published="2025-06-02", text="9,600 outlets")
+        page_services.page_source_add(page=claimed, url="https://stats.test/", title="Stats", published=None,
+                                      text="9,300")
+        artifact = {**ARTIFACT, "dataTables": [{**ARTIFACT["dataTables"][0], "rows": [
+            {"cells": ["2024", "9,300"], "sourceDocumentIds": [str(one.id)]}]}]}
+        page_services.page_complete(page=claimed, title=title, artifact=artifact)
+        return ResearchPage.objects.get(id=page.id)
+
+    return make

@@ -13,6 +13,8 @@ from contacts.models import OpenItem
 from core.actors import Actor
 from docs import services as doc_services
 from integrations.services import connection_create_local
+from research import page_services
+from research import services as research_services
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 
 WORDS = "Tidy up the records, please."
@@ -31,8 +33,9 @@ def theirs(other_org) -> dict:
     doc = DocFactory(organization=other_org, project=project, title="Their proposal", text="## Scope\nThe logo.")
     note = doc_services.doc_note_add(org=other_org, actor=owner, doc=doc, on="", note="Shorter?")
     account = connection_create_local(org=other_org, account="alex@other.test", groups=["mail", "files"])
-    return {"contact": str(contact.id), "company": str(company.id), "entry": str(entry.id), "item": str(item.id),
-            "project": str(project.id), "doc": str(doc.id), "note": str(note.id),
+    page = page_services.page_request(org=other_org, project=project, question="Their question")
+    return {"page": str(page.id), "contact": str(contact.id), "company": str(company.id), "entry": str(entry.id),
+            "item": str(item.id), "project": str(project.id), "doc": str(doc.id), "note": str(note.id),
             "file": f"{account.account_key}:1", "thread": f"{account.account_key}:t1"}
 
 
@@ -41,6 +44,7 @@ def mine(org) -> dict:
     project = ProjectFactory(organization=org, name="Rebrand")
     doc = DocFactory(organization=org, project=project, title="Proposal", text="## Scope\nThe logo.")
     connection_create_local(org=org, account="sam@fernhill.test", groups=["mail", "files"])
+    research_services.research_settings_set(org=org, pages=True)  # the optional research pages, so they run
     return {"doc": str(doc.id), "contact": str(ContactFactory(organization=org, name="Dana Whitfield").id)}
 
 
@@ -66,6 +70,10 @@ CALLS = {
     "files.save": lambda t, m: {"workspace": "report.pdf", "over": t["file"]},
     "mail.send": lambda t, m: {"to": ["dana@juniperdental.test"], "subject": "Hi", "text": "Hello",
                                "threadId": t["thread"]},
+    "pages.request": lambda t, m: {"question": "How many coffee shops?", "projectId": t["project"]},
+    "pages.update": lambda t, m: {"pageId": t["page"], "edits": [{"label": "x", "find": "9", "replace": "8"}],
+                                  "source": {"label": "Site", "href": "https://site.test/"}},
+    "pages.move": lambda t, m: {"pageId": t["page"], "projectId": t["project"]},
 }
 # The same with one of their ids among ids of mine: each is found, wherever it is in the input.
 MIXED = {
