@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from agents import services as agent_services
 
-SECTIONS = ("Home", "Chats", "Contacts", "Companies", "Docs", "Agents", "Routines", "Workspace", "Newsfeed",
-            "Tables", "Connections", "Help")
+SECTIONS = ("Home", "Chats", "Contacts", "Companies", "Docs", "Agents", "Routines", "Workspace", "Research",
+            "Newsfeed", "Tables", "Connections", "Help")
 PATTERN = re.compile(r"^(?:[^·<>{}]+ · )*(?:" + "|".join(SECTIONS) + r") · Roadstar$")
 
 
@@ -37,6 +37,7 @@ def pages(ws, thread) -> dict[str, str]:
         reverse("pages:companies"): "Companies · Roadstar",
         reverse("pages:company", args=[ws.company.id]): "Dana Dental · Companies · Roadstar",
         reverse("pages:docs"): "Docs · Roadstar",
+        reverse("pages:research_pages"): "Research · Roadstar",
         reverse("pages:docs") + f"?project={ws.project.id}": "Dana rebrand · Docs · Roadstar",
         reverse("pages:doc", args=[ws.doc.id]): "Dana rebrand quote · Docs · Roadstar",
         reverse("pages:agents"): "Agents · Roadstar",

@@ -19,9 +19,9 @@ def signed_in(client, org):
 def test_the_list_and_a_page(signed_in, ready_page):
     page = ready_page()
     listed = signed_in.get(reverse("pages:research_pages")).content.decode()
-    assert "How many coffee shops does the UK have?" in listed and "Research pages · Roadstar" in listed
+    assert "How many coffee shops does the UK have?" in listed and "Research · Roadstar" in listed
     shown = signed_in.get(reverse("pages:research_page", args=[page.id])).content.decode()
-    assert "<title>How many coffee shops does the UK have? · Research pages · Roadstar</title>" in shown
+    assert "<title>How many coffee shops does the UK have? · Research · Roadstar</title>" in shown
     assert '<a href="#source-1" aria-label="Source 1">[1]</a>' in shown and 'id="source-2"' in shown
     assert "Outlets" in shown and "The other view" in shown
     live = signed_in.get(reverse("pages:research_page_live", args=[page.id])).content.decode()
