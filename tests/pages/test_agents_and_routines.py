@@ -217,7 +217,7 @@ def test_a_routine_id_that_is_not_one_is_404(owner, routine):
 # --- the nav bar ------------------------------------------------------------------------------------------
 
 NAV = ["/", "/chat/", "/contacts/", "/companies/", "/docs/", "/agents/", "/routines/", "/workspace/", "/research/",
-       "/newsfeed/", "/connections/"]
+       "/newsfeed/", "/tables/", "/connections/"]
 
 
 @pytest.mark.parametrize("url", ["/", "/contacts/", "/companies/", "/docs/", "/agents/", "/routines/", "/connections/"])
