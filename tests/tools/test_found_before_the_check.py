@@ -15,6 +15,7 @@ from docs import services as doc_services
 from integrations.services import connection_create_local
 from research import page_services
 from research import services as research_services
+from research.models import Dataset
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 
 WORDS = "Tidy up the records, please."
@@ -34,8 +35,10 @@ def theirs(other_org) -> dict:
     note = doc_services.doc_note_add(org=other_org, actor=owner, doc=doc, on="", note="Shorter?")
     account = connection_create_local(org=other_org, account="alex@other.test", groups=["mail", "files"])
     page = page_services.page_request(org=other_org, project=project, question="Their question")
-    return {"page": str(page.id), "contact": str(contact.id), "company": str(company.id), "entry": str(entry.id),
-            "item": str(item.id), "project": str(project.id), "doc": str(doc.id), "note": str(note.id),
+    dataset = Dataset.objects.create(organization=other_org, name="Their table", question="Their question", plan={},
+                                     model="gpt-6-luna")
+    return {"page": str(page.id), "dataset": str(dataset.id), "contact": str(contact.id), "company": str(company.id),
+            "entry": str(entry.id), "item": str(item.id), "project": str(project.id), "doc": str(doc.id), "note": str(note.id),
             "file": f"{account.account_key}:1", "thread": f"{account.account_key}:t1"}
 
 
@@ -44,7 +47,7 @@ def mine(org) -> dict:
     project = ProjectFactory(organization=org, name="Rebrand")
     doc = DocFactory(organization=org, project=project, title="Proposal", text="## Scope\nThe logo.")
     connection_create_local(org=org, account="sam@fernhill.test", groups=["mail", "files"])
-    research_services.research_settings_set(org=org, pages=True)  # the optional research pages, so they run
+    research_services.research_settings_set(org=org, pages=True, tables=True)  # the optional groups, so they run
     return {"doc": str(doc.id), "contact": str(ContactFactory(organization=org, name="Dana Whitfield").id)}
 
 
@@ -74,6 +77,9 @@ CALLS = {
     "pages.update": lambda t, m: {"pageId": t["page"], "edits": [{"label": "x", "find": "9", "replace": "8"}],
                                   "source": {"label": "Site", "href": "https://site.test/"}},
     "pages.move": lambda t, m: {"pageId": t["page"], "projectId": t["project"]},
+    "tables.build": lambda t, m: {"question": "Coffee chains in the UK", "projectId": t["project"]},
+    "tables.research_rows": lambda t, m: {"datasetId": t["dataset"], "rowKeys": ["costa"]},
+    "tables.accept_cell": lambda t, m: {"datasetId": t["dataset"], "key": "costa", "column": "outlets"},
 }
 # The same with one of their ids among ids of mine: each is found, wherever it is in the input.
 MIXED = {
