@@ -38,8 +38,8 @@ def theirs(other_org) -> dict:
     dataset = Dataset.objects.create(organization=other_org, name="Their table", question="Their question", plan={},
                                      model="gpt-6-luna")
     return {"page": str(page.id), "dataset": str(dataset.id), "contact": str(contact.id), "company": str(company.id),
-            "entry": str(entry.id), "item": str(item.id), "project": str(project.id), "doc": str(doc.id), "note": str(note.id),
-            "file": f"{account.account_key}:1", "thread": f"{account.account_key}:t1"}
+            "entry": str(entry.id), "item": str(item.id), "project": str(project.id), "doc": str(doc.id),
+            "note": str(note.id), "file": f"{account.account_key}:1", "thread": f"{account.account_key}:t1"}
 
 
 @pytest.fixture
