@@ -46,6 +46,9 @@ class Conversation(models.Model):
     routine_id = models.CharField(max_length=64, blank=True)
     # Steps taken on the current piece of work (a thread answers with what it has at the limit).
     steps_on_work = models.PositiveIntegerField(default=0)
+    # The seq the next message gets: taken with one UPDATE … RETURNING (agents.services.message_append), which also
+    # makes concurrent writers of one conversation take turns (the row stays locked until their commit).
+    next_seq = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
@@ -210,17 +210,20 @@ def chat_for(*, agent: Agent) -> Conversation:
 
 
 def message_append(*, conversation: Conversation, role: str, text: str, data: dict | None = None) -> Message:
-    """Append a message with the next id. The conversation row is locked so concurrent writers take turns."""
+    """Append a message with the next seq, taken from the conversation's counter.
+
+    One UPDATE … RETURNING takes the seq and, until the transaction commits, locks the conversation's row
+    (PostgreSQL) or holds the write lock it took at BEGIN (SQLite's transactions here are IMMEDIATE): concurrent
+    writers take turns, so no two messages share a seq, and a rolled-back append gives its seq back.
+    `conversation.next_seq` holds the counter after it.
+    """
     # Inside a caller's transaction no savepoint is needed: a failure here fails the caller's whole write.
     with transaction.atomic(savepoint=False):
-        if connection.features.has_select_for_update:
-            Conversation.objects.select_for_update().filter(id=conversation.id).first()
-        # (SQLite has no row locks, and needs none here: Roadstar's SQLite transactions are IMMEDIATE, so this one
-        # holds the database's write lock from its start and reads the last seq after any other writer's commit.)
-        last = Message.objects.filter(conversation=conversation).aggregate(last=Max("seq"))["last"]
+        conversation.next_seq = F("next_seq") + 1
+        conversation.save(update_fields=["next_seq"])  # Django reads an expression's value back with RETURNING
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
         return Message.objects.create(
-            conversation=conversation, seq=0 if last is None else last + 1, role=role, text=text, data=data or {}
+            conversation=conversation, seq=conversation.next_seq - 1, role=role, text=text, data=data or {}
         )
 
 

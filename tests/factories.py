@@ -85,3 +85,17 @@ class DocFactory(factory.django.DjangoModelFactory):
     @factory.post_generation
     def first_version(self, create, extracted, **kwargs):
         DocVersion.objects.create(doc=self, number=1, title=self.title, text=self.text or "")
+
+
+def messages_bulk_create(rows: list, **options) -> list:
+    """Messages written straight in (a long history made fast), with each conversation's seq counter moved past
+    them, as agents.services.message_append keeps it."""
+    from django.db.models import Max
+
+    from agents.models import Conversation, Message
+
+    made = Message.objects.bulk_create(rows, **options)
+    for conversation_id in {row.conversation_id for row in rows}:
+        last = Message.objects.filter(conversation_id=conversation_id).aggregate(last=Max("seq"))["last"]
+        Conversation.objects.filter(id=conversation_id).update(next_seq=last + 1)
+    return made

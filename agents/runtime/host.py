@@ -17,17 +17,21 @@ class ToolHost:
     _tool_context: ToolContext | None = None
 
     def tool_context(self) -> ToolContext:
-        from agents.runtime.turn import check_turns
-
         if self._tool_context is None:
             work = self.current_work()
             self._tool_context = ToolContext(
                 org=self.org, actor=self.actor, conversation_id=str(self.conversation.id),
                 work_id=str(work.id) if work else None,
-                conversation=lambda: check_turns(self.conversation),
+                conversation=self.check_turns,
                 loaded=set(self.conversation.loaded_tools), host=self,
             )
         return self._tool_context
+
+    def check_turns(self) -> list[dict]:
+        """The conversation as the check reads it (a Turn holds it for the turn)."""
+        from agents.runtime.turn import check_turns
+
+        return check_turns(self.conversation)
 
     def remember_loaded(self, loaded: set[str]) -> None:
         # Merged into the row as it is now, under its lock: an outside app's calls may run side by side.

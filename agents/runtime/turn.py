@@ -67,7 +67,14 @@ class Turn(ToolHost):
         # cache). The messages since the fold are kept here too, and each step reads only the ones added since.
         self._system: str | None = None
         self._messages: list[Message] | None = None
+        # Every message up to this seq is in _messages (seqs have no gaps: an append that rolls back gives its seq
+        # back). The turn's own appends go in as they commit; what others append is read when the counter is past.
+        self._known_upto = -1
+        self._prompt: PromptMessages | None = None
         self._tool_specs: list[dict] | None = None
+        # The conversation as the check reads it (check_turns), built once and then only for what was added.
+        self._check_turns: list[dict] | None = None
+        self._check_turns_upto = -1
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -137,7 +144,7 @@ class Turn(ToolHost):
             if pending:
                 self._run_tool_calls(pending)
                 pending = []
-            self._read_new_messages()
+            self._read_new_messages()  # and whether the agent was paused meanwhile (by the owner, or its budget)
             if not self._input_waits():
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
@@ -151,20 +158,30 @@ class Turn(ToolHost):
                 )
             except ModelUnavailable as error:
                 return self._fail(str(error))
-            services.usage_record(
-                org=self.org, agent=self.agent, conversation=self.conversation, purpose="turn",
-                model_id=self.agent.model, usage=response.usage,
-            )
-            self.run.steps += 1
-            Run.objects.filter(id=self.run.id).update(steps=self.run.steps)
-            Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN).update(steps=F("steps") + 1)
-            self.agent.refresh_from_db(fields=["paused"])
             calls = [] if last_step else response.tool_calls
-            if calls:
-                pending = self._save_step(response.text, calls)
-                continue
-            self._answer(response.text)
-            return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+            # The step's rows commit together: its usage, its count on the work, and the model's message (with its
+            # calls, saved before any runs, so a dead worker's successor doesn't call twice) or its answer.
+            with transaction.atomic():
+                self._count_step(response.usage)
+                if calls:
+                    pending, message = self._save_step(response.text, calls)
+                else:
+                    message = self._answer(response.text)
+            self._hold(message)
+            if not calls:
+                return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+
+    def _count_step(self, usage) -> None:
+        """The model call's usage, and the step counted on the work. A thread's 40 steps count on its piece of work
+        across turns (and crashes), so the work's count is written with the step; the run's own count is a record
+        of the turn, written when it ends (run_turn)."""
+        services.usage_record(
+            org=self.org, agent=self.agent, conversation=self.conversation, purpose="turn",
+            model_id=self.agent.model, usage=usage,
+        )
+        self.run.steps += 1
+        if self._works:
+            Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN).update(steps=F("steps") + 1)
 
     def step_limit(self) -> int:
         return CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
@@ -179,26 +196,66 @@ class Turn(ToolHost):
     def prompt(self, *, last_step: bool = False) -> list[dict]:
         if self._messages is None:  # the loop reads new messages before each step; a prompt asked for on its own
             self._read_new_messages()
-        messages = [{"role": "system", "content": self._system}]
-        messages.extend(model_messages(self._messages, owner=self.org.owner_first_name))
+        if self._prompt is None or self._prompt.fed_upto > self._known_upto:
+            # (fed past what is known: another process's message came in between the turn's own, and was read)
+            self._prompt = PromptMessages(owner=self.org.owner_first_name)
+        # The prompt is append-only within a turn: only the messages since the last step are converted.
+        self._prompt.feed(m for m in self._messages if m.seq > self._prompt.fed_upto)
+        messages = [{"role": "system", "content": self._system}, *self._prompt.messages()]
         if last_step:
             messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
         return messages
 
     def _read_new_messages(self) -> None:
-        """The first time: the system prompt and the messages memory hasn't folded. After: only the messages added
-        since (this turn's own, and any another process appended: the owner's next message, an answer)."""
+        """The first time: the system prompt and the messages memory hasn't folded. After: one query for the
+        conversation's counter and the agent's pause, and the messages another process appended (the owner's
+        next message, an answer) only when the counter says there are some; the turn's own are held as saved."""
         if self._messages is None:
             staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
             system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
             lines = memory.top_lines(self.conversation)
             preamble = memory.memory_preamble(lines)
             self._system = system + "\n\n" + preamble if preamble else system
-            self._messages = list(Message.objects.filter(conversation=self.conversation,
-                                                         seq__gte=memory.folded_upto(lines)))
+            upto = memory.folded_upto(lines)
+            self._messages = list(Message.objects.filter(conversation=self.conversation, seq__gte=upto))
+            self._known_upto = self._messages[-1].seq if self._messages else upto - 1
             return
-        last_seq = self._messages[-1].seq if self._messages else -1
-        self._messages.extend(Message.objects.filter(conversation=self.conversation, seq__gt=last_seq))
+        next_seq, self.agent.paused = (
+            Conversation.objects.filter(id=self.conversation.id).values_list("next_seq", "agent__paused").get()
+        )
+        if next_seq - 1 > self._known_upto:
+            # Read from the last seq known without a gap; the turn's own messages past it are read again with them.
+            added = list(Message.objects.filter(conversation=self.conversation, seq__gt=self._known_upto))
+            self._messages = [m for m in self._messages if m.seq <= self._known_upto] + added
+            if added:
+                self._known_upto = added[-1].seq
+
+    def _hold(self, message: Message | None) -> None:
+        """A message this turn appended, once committed: into the turn's history without reading it back."""
+        if message is None or message.conversation_id != self.conversation.id or self._messages is None:
+            return
+        self._messages = [m for m in self._messages if m.seq != message.seq]
+        self._messages.append(message)
+        if message.seq == self._known_upto + 1:
+            self._known_upto = message.seq
+        else:
+            self._messages.sort(key=lambda m: m.seq)  # another process's message came first: read at the next step
+
+    def check_turns(self) -> list[dict]:
+        """The conversation as the check reads it: what memory folded is read once a turn, the rest is held."""
+        if self._messages is None:
+            self._read_new_messages()
+        if self._check_turns is None:
+            first = self._messages[0].seq if self._messages else self._known_upto + 1
+            self._check_turns = []
+            for message in Message.objects.filter(conversation=self.conversation, seq__lt=first).order_by("seq"):
+                self._check_turns.extend(check_turns_of(message))
+            self._check_turns_upto = first - 1
+        for message in self._messages:
+            if message.seq > self._check_turns_upto:
+                self._check_turns.extend(check_turns_of(message))
+                self._check_turns_upto = message.seq
+        return list(self._check_turns)
 
     def _input_waits(self) -> bool:
         """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply."""
@@ -228,9 +285,9 @@ class Turn(ToolHost):
         # A chat always thinks lightly; the agent's level applies to threads.
         return "low" if self.conversation.kind == Conversation.Kind.CHAT else self.agent.thinking
 
-    def _save_step(self, text: str, calls) -> list[ToolCall]:
-        """The model's step and its tool calls, saved before any runs; returns the calls to run."""
-        with transaction.atomic():
+    def _save_step(self, text: str, calls) -> tuple[list[ToolCall], Message]:
+        """The model's step and its tool calls, saved before any runs; returns the calls to run, and the message."""
+        with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
             message = services.message_append(
                 conversation=self.conversation, role=Message.Role.AGENT, text=text,
                 data={"tool_calls": [
@@ -244,36 +301,47 @@ class Turn(ToolHost):
             ])
             if text:
                 self._latest_reply(text)
-        return saved  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
+        return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
         from tools.pipeline import recording
 
         for call in pending:
-            # A call and its recorded result commit together, so a call that ran is never run again.
+            # A call and its recorded result commit together, so a call that ran is never run again. The result's
+            # message joins the turn's history once that transaction is through.
             if holds_transaction(call.name):
                 with transaction.atomic():
-                    self._record_result(call, run_agent_tool(self, call.name, call.arguments))
+                    message = self._record_result(call, run_agent_tool(self, call.name, call.arguments))
+                self._hold(message)
                 continue
             # The others may call out (an app, a model, the check's judge): they run with no transaction open,
             # and their writes commit with their recorded result (tools.pipeline.recording).
             if writes_to_an_app(call.name, call.arguments):
                 if call.started_at is not None:
                     with transaction.atomic():
-                        self._record_result(call, ToolError("unknown_outcome", STOPPED_MID_CALL).as_result())
+                        message = self._record_result(
+                            call, ToolError("unknown_outcome", STOPPED_MID_CALL).as_result()
+                        )
+                    self._hold(message)
                     continue
                 ToolCall.objects.filter(id=call.id).update(started_at=timezone.now())
-            with recording(lambda result, call=call: self._record_result(call, _in_band(call.name, result))) as record:
+            written: list[Message] = []
+            with recording(lambda result, call=call, written=written: written.append(
+                self._record_result(call, _in_band(call.name, result))
+            )) as record:
                 result = run_agent_tool(self, call.name, call.arguments)
-            if not record.done:
+            if record.done:
+                self._hold(written[-1])
+            else:
                 with transaction.atomic():
-                    self._record_result(call, result)
+                    message = self._record_result(call, result)
+                self._hold(message)
 
-    def _record_result(self, call: ToolCall, result: dict) -> None:
+    def _record_result(self, call: ToolCall, result: dict) -> Message:
         call.result = result
         call.done_at = timezone.now()
         call.save(update_fields=["result", "done_at"])
-        services.message_append(
+        return services.message_append(
             conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
             data={"call_id": call.call_id, "name": call.name},
         )
@@ -281,10 +349,10 @@ class Turn(ToolHost):
     def _latest_reply(self, text: str) -> None:
         Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN).update(latest_reply=text[:2000])
 
-    def _answer(self, text: str) -> None:
+    def _answer(self, text: str) -> Message:
         """Save the reply, and deliver it as the answer to the work it finishes, in one transaction."""
-        with transaction.atomic():
-            services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text)
+        with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
+            message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text)
             self._latest_reply(text)
             covered = Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN)
             for work in covered.select_related("conversation", "agent", "requester"):
@@ -292,6 +360,7 @@ class Turn(ToolHost):
                     Work.objects.filter(id=work.id, state=Work.State.OPEN).update(state=Work.State.PASSED)
                 elif not self.kept:
                     answer_work(work, text)
+        return message
 
     def _say_no_model(self, explanation: str) -> None:
         card_open(
@@ -417,25 +486,38 @@ def has_new_input(conversation: Conversation) -> bool:
     return input_waits(list(since))
 
 
-def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
-    """Messages in the OpenAI chat format, each input marked with its id so the agent can zoom and date it.
+class PromptMessages:
+    """Messages in the OpenAI chat format, each input marked with its id so the agent can zoom and date it, made
+    as messages come (`feed`, in seq order): a turn's prompt only grows, so each step converts only what is new.
 
     A tool result must follow its call directly: a message that arrived while a step's tools ran (a
     message_thread, an answer) is shown after the step's last result, where the API accepts it.
     """
-    converted: list[dict] = []
-    answered_calls: set[str] = set()
-    waiting: set[str] = set()  # calls of the last step whose results haven't been shown yet
-    held: list[dict] = []  # inputs that arrived while those calls ran
 
-    def flush():
-        converted.extend(held)
-        held.clear()
+    def __init__(self, *, owner: str):
+        self.owner = owner
+        self.converted: list[dict] = []
+        self.answered_calls: set[str] = set()
+        self.waiting: set[str] = set()  # calls of the last step whose results haven't been shown yet
+        self.held: list[dict] = []  # inputs that arrived while those calls ran
+        self.fed_upto = -1
 
-    for message in messages:
+    def messages(self) -> list[dict]:
+        return [*self.converted, *self.held]
+
+    def _flush(self) -> None:
+        self.converted.extend(self.held)
+        self.held.clear()
+
+    def feed(self, messages) -> None:
+        for message in messages:
+            self._feed_one(message)
+            self.fed_upto = message.seq
+
+    def _feed_one(self, message: Message) -> None:
         if message.role == Message.Role.AGENT:
-            flush()
-            waiting.clear()
+            self._flush()
+            self.waiting.clear()
             entry = {"role": "assistant", "content": message.text or None}
             calls = message.data.get("tool_calls") or []
             if calls:
@@ -444,30 +526,58 @@ def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
                      "function": {"name": c["name"], "arguments": c.get("raw") or json.dumps(c["arguments"])}}
                     for c in calls
                 ]
-                answered_calls.update(c["id"] for c in calls)
-                waiting.update(c["id"] for c in calls)
+                self.answered_calls.update(c["id"] for c in calls)
+                self.waiting.update(c["id"] for c in calls)
             if not calls and not message.text:
                 entry["content"] = ""
-            converted.append(entry)
+            self.converted.append(entry)
         elif message.role == Message.Role.TOOL:
             call_id = message.data.get("call_id")
             text = memory.head(message.text, message.seq)
-            if call_id in answered_calls:
-                converted.append({"role": "tool", "tool_call_id": call_id, "content": text})
-                waiting.discard(call_id)
-                if not waiting:
-                    flush()
+            if call_id in self.answered_calls:
+                self.converted.append({"role": "tool", "tool_call_id": call_id, "content": text})
+                self.waiting.discard(call_id)
+                if not self.waiting:
+                    self._flush()
             else:
                 # Its call was folded into memory: show the result as plain text rather than an orphan.
-                converted.append(
+                self.converted.append(
                     {"role": "user", "content": f"[#{message.seq}] result of {message.data.get('name')}: {text}"}
                 )
         else:
-            label = f"{owner}: " if message.role == Message.Role.OWNER else ""
+            label = f"{self.owner}: " if message.role == Message.Role.OWNER else ""
             entry = {"role": "user", "content": f"[#{message.seq}] {label}{memory.head(message.text, message.seq)}"}
-            (held if waiting else converted).append(entry)
-    flush()
-    return converted
+            (self.held if self.waiting else self.converted).append(entry)
+
+
+def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
+    """The messages in the OpenAI chat format, all at once (PromptMessages, fed once)."""
+    prompt = PromptMessages(owner=owner)
+    prompt.feed(messages)
+    return prompt.messages()
+
+
+def check_turns_of(message: Message) -> list[dict]:
+    """One message as the owner's-yes check reads it (check_turns)."""
+    data = message.data or {}
+    if message.role == Message.Role.OWNER:
+        return [{"role": "owner", "text": message.text}]
+    if message.role == Message.Role.ROUTINE:
+        turns = [{"role": "routine", "name": data.get("name", ""), "text": data.get("note", "")}]
+        if data.get("event_text"):
+            turns.append({"role": "read", "source": data.get("source", "event"), "text": data["event_text"]})
+        return turns
+    if message.role == Message.Role.HANDOFF and data.get("from_chat"):
+        return [*({"role": "owner", "text": w["text"]} for w in data.get("owner_words", [])),
+                {"role": "agent", "text": data.get("task", "")}]
+    if message.role == Message.Role.HANDOFF:
+        return [{"role": "handoff", "from": data.get("from", ""), "task": data.get("task", ""),
+                 "notes": data.get("notes", ""), "owner_words": data.get("owner_words", [])}]
+    if message.role == Message.Role.AGENT:
+        return [{"role": "agent", "text": message.text}] if message.text else []
+    if message.role in (Message.Role.TOOL, Message.Role.ANSWER):
+        return [{"role": "read", "source": data.get("name") or data.get("from") or "answer", "text": message.text}]
+    return []
 
 
 def check_turns(conversation: Conversation) -> list[dict]:
@@ -478,25 +588,7 @@ def check_turns(conversation: Conversation) -> list[dict]:
     """
     turns = []
     for message in Message.objects.filter(conversation=conversation).order_by("seq"):
-        data = message.data or {}
-        if message.role == Message.Role.OWNER:
-            turns.append({"role": "owner", "text": message.text})
-        elif message.role == Message.Role.ROUTINE:
-            turns.append({"role": "routine", "name": data.get("name", ""), "text": data.get("note", "")})
-            if data.get("event_text"):
-                turns.append({"role": "read", "source": data.get("source", "event"), "text": data["event_text"]})
-        elif message.role == Message.Role.HANDOFF and data.get("from_chat"):
-            turns.extend({"role": "owner", "text": w["text"]} for w in data.get("owner_words", []))
-            turns.append({"role": "agent", "text": data.get("task", "")})
-        elif message.role == Message.Role.HANDOFF:
-            turns.append({"role": "handoff", "from": data.get("from", ""), "task": data.get("task", ""),
-                          "notes": data.get("notes", ""), "owner_words": data.get("owner_words", [])})
-        elif message.role == Message.Role.AGENT:
-            if message.text:
-                turns.append({"role": "agent", "text": message.text})
-        elif message.role in (Message.Role.TOOL, Message.Role.ANSWER):
-            turns.append({"role": "read", "source": data.get("name") or data.get("from") or "answer",
-                          "text": message.text})
+        turns.extend(check_turns_of(message))
     return turns
 
 
@@ -516,7 +608,8 @@ def run_turn(conversation_id: str) -> str | None:
         outcome = turn.execute()
     except Exception as error:  # noqa: BLE001  (a bug must not leave the conversation claimed forever)
         logger.exception("turn of %s failed", conversation_id)
-        Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error))
+        Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error),
+                                             steps=run.steps)
         scheduler.finish(conversation=conversation, more_to_do=False)
         # Whatever broke, the owner's question must not go silently unanswered: the work shows with Try again.
         try:
@@ -524,7 +617,7 @@ def run_turn(conversation_id: str) -> str | None:
         except Exception:  # noqa: BLE001  (the card must not hide the error that broke the turn)
             logger.exception("could not put the Try again card of %s on Home", conversation_id)
         raise
-    Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error)
+    Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error, steps=run.steps)
     if outcome == Run.Outcome.PAUSED:
         # Back in the queue: it runs when the owner raises the budget.
         Conversation.objects.filter(id=conversation.id).update(

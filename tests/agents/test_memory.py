@@ -23,6 +23,7 @@ from agents.runtime.memory import BLOCK, KEEP_WHOLE
 from agents.runtime.model import call, calls, say
 from agents.runtime.scheduler import drain, wake
 from agents.runtime.turn import Turn
+from tests.factories import messages_bulk_create
 
 # --- the scripted summariser ------------------------------------------------------------------------------------
 
@@ -96,7 +97,7 @@ def thread(desk):
 def add_messages(conversation: Conversation, count: int, *, text: str = "Dana asked for the rebrand quote") -> None:
     """`count` more messages, by bulk_create: packets and replies taking turns."""
     first = Message.objects.filter(conversation=conversation).count()
-    Message.objects.bulk_create([
+    messages_bulk_create([
         Message(conversation=conversation, seq=seq, role=Message.Role.HANDOFF if seq % 2 == 0 else Message.Role.AGENT,
                 text=text)
         for seq in range(first, first + count)
@@ -289,7 +290,7 @@ def realistic_messages(conversation: Conversation, count: int) -> None:
                                 data={"call_id": f"call_{seq - 1}", "name": "use_tool"}))
         else:
             rows.append(Message(conversation=conversation, seq=seq, role=Message.Role.AGENT, text=body))
-    Message.objects.bulk_create(rows, batch_size=2_000)
+    messages_bulk_create(rows, batch_size=2_000)
 
 
 EIGHTY_WORDS = " ".join(["Dana Whitfield of Juniper Dental asked for a quote; sent on 3 March for $4,200."] * 6)
@@ -463,7 +464,7 @@ def working_rhythm(conversation: Conversation, *, lead: int, count: int) -> None
                                 data={"call_id": f"call_{call_seq}_{k}", "name": "message_date"}))
         else:
             rows.append(Message(conversation=conversation, seq=seq, role=Message.Role.AGENT, text="Dated."))
-    Message.objects.bulk_create(rows)
+    messages_bulk_create(rows)
 
 
 @pytest.mark.parametrize("lead", range(5), ids=lambda k: f"edge-at-rhythm-{k}")
@@ -488,7 +489,7 @@ def test_a_tool_result_whose_call_was_folded_shows_as_plain_text(thread, model):
 
 def test_a_message_arriving_between_a_call_and_its_results_leaves_a_prompt_the_api_accepts(thread, model):
     working_rhythm(thread, lead=0, count=2)  # a packet, then the reply calling two tools
-    Message.objects.bulk_create([
+    messages_bulk_create([
         Message(conversation=thread, seq=2, role=Message.Role.HANDOFF, text="[From Client desk's chat] Also: …"),
         Message(conversation=thread, seq=3, role=Message.Role.TOOL, text="{}",
                 data={"call_id": "call_1_0", "name": "message_date"}),

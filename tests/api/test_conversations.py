@@ -5,12 +5,13 @@ import pytest
 
 from agents.models import Conversation, Message, Work
 from core.models import Card
+from tests.factories import messages_bulk_create
 
 
 @pytest.fixture
 def chat(mine):
     # 120 messages in all, seq 0 to 119: the world's two, and 118 more.
-    Message.objects.bulk_create(
+    messages_bulk_create(
         [Message(conversation=mine.chat, seq=seq, role="agent", text=f"reply {seq}") for seq in range(2, 120)]
     )
     return mine.chat
