@@ -2,6 +2,11 @@
 same code path as production: the run queue, the turn, use_tool, every row written), against the OpenAI Agents
 SDK's in-memory runner doing the same with a fake model (bench/sdk_anchor.py, in its own venv, started from here
 so both run in one process tree). Interleaved, each side 5 times at each N; median and spread in ms a step.
+Neither fake model does work of its own: the SDK's returns a made response, and Roadstar's scripted one is given
+its usage, so it doesn't measure the prompt to guess one.
+
+    python bench/step_cost.py             # the table, on a fresh SQLite database in a temporary folder
+    python bench/step_cost.py --profile   # and cProfile's top entries for one turn of 20 steps
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ def roadstar_ms_per_step(n: int, label: str) -> tuple[float, int]:
 
     from agents import services
     from agents.runtime import scheduler, turn
-    from agents.runtime.model import ScriptedModel, call, say, set_model
+    from agents.runtime.model import ModelUsage, ScriptedModel, call, say, set_model
     from agents.runtime.scheduler import drain
     from bench.common import make_workspace
     from contacts.services import contact_create
@@ -60,8 +65,11 @@ def roadstar_ms_per_step(n: int, label: str) -> tuple[float, int]:
     org.save(update_fields=["check_enabled"])
     contact_create(org=org, actor=Actor.system(), name="Dana Whitfield", emails=["dana@juniperdental.test"])
     find = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
-    model = ScriptedModel([call("start_thread", {"title": "Juniper Dental", "task": "Find Dana"}), say("Started."),
-                           *[call("use_tool", find) for _ in range(n)], say("Found.")])
+    script = [call("start_thread", {"title": "Juniper Dental", "task": "Find Dana"}), say("Started."),
+              *[call("use_tool", find) for _ in range(n)], say("Found.")]
+    for response in script:
+        response.usage = ModelUsage(input_tokens=1_000, output_tokens=20)
+    model = ScriptedModel(script)
     set_model(model)
     steps_limit, turn.THREAD_STEPS = turn.THREAD_STEPS, n + 5  # the spec's 40 would stop it: this measures a long one
     # drain() runs the queue here, one turn after another; the bench process runs worker tasks inline (Q_SYNC), and
@@ -107,3 +115,48 @@ def run(out) -> None:
         ratio = f"{statistics.median(ours) / statistics.median(sdk):.2f}x" if sdk else "no anchor"
         out(f"| {n} | {spread(sdk) if sdk else '—'} | {spread(ours)} | {ratio} | {queries} |")
     out("")
+
+
+def profile(out, n: int = 20) -> None:
+    """cProfile's top entries for one turn of n steps (after one turn to warm up), by cumulative and own time."""
+    import cProfile
+    import io
+    import pstats
+
+    roadstar_ms_per_step(n, "profile-warm")
+    profiler = cProfile.Profile()
+    profiler.enable()
+    roadstar_ms_per_step(n, "profile")
+    profiler.disable()
+    for order, count in (("cumulative", 40), ("tottime", 20)):
+        text = io.StringIO()
+        stats = pstats.Stats(profiler, stream=text)
+        stats.sort_stats(order).print_stats(count)
+        out(text.getvalue())
+
+
+def main() -> None:
+    import os
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    folder = tempfile.mkdtemp(prefix="roadstar-step-cost-")
+    os.environ.setdefault("SQLITE_PATH", str(Path(folder) / "bench.sqlite3"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
+    os.environ.setdefault("SECRET_KEY", "bench-only-key")
+    os.environ.setdefault("DEBUG", "0")  # DEBUG keeps every query in memory: not what is measured
+    os.environ.setdefault("Q_SYNC", "1")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    if "--profile" in sys.argv:
+        profile(print)
+    else:
+        run(print)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Throughput: how many steps a second the worker pushes through real turns, against how many requests a second
+the fake model server alone serves one client.
+
+A fake OpenAI-compatible server (in this process) answers each thread's request with a `use_tool` call of
+`contacts.find` until the thread has 20 results, then with an answer. Threads are queued all at once (each with a
+packet and a piece of work, as a chat's start_thread makes them) and `manage.py worker` (django-q2's cluster, the
+number of worker processes from Q_WORKERS) runs them over the real wire, with the `openai` client, the queue and
+every row written. Steps a second = the threads' model requests over the time from the first to the last.
+
+The baseline: one client (the same `openai` client, in a process of its own) sending the requests the threads
+sent, recorded by the server, back to back to the same server: what the server alone serves one client.
+
+    python bench/throughput.py                  # the embedded default: SQLite in a temporary folder, one worker
+    python bench/throughput.py --postgres       # PostgreSQL (127.0.0.1:5432), 1, 2 and 4 worker processes
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.pickup import postgres_available, wait_for  # noqa: E402
+
+STEPS = 20  # tool steps a thread takes before it answers
+MARK = "throughput-bench"
+REPEAT = 3
+
+
+class FakeModel:
+    """Answers a thread with a contacts.find call until it holds STEPS results, then with an answer; keeps when
+    each request arrived and its body, for the threads this bench started (their packet carries MARK)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.arrivals: list[float] = []
+        self.bodies: list[bytes] = []
+        self.answered = 0
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the openai client expects
+
+            def setup(self):
+                super().setup()
+                # The headers and the body go out as two writes: without this, Nagle's algorithm holds the body
+                # until the client's delayed ACK (about 40 ms a request on Linux).
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                arrived = time.time()
+                request = json.loads(raw)
+                messages = request.get("messages", [])
+                ours = any(MARK in (m.get("content") or "") for m in messages[:3])
+                results = sum(1 for m in messages if m.get("role") == "tool")
+                if results < STEPS:
+                    message = {"role": "assistant", "content": None, "tool_calls": [{
+                        "id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+                        "function": {"name": "use_tool", "arguments": json.dumps(
+                            {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})},
+                    }]}
+                    finish = "tool_calls"
+                else:
+                    message, finish = {"role": "assistant", "content": "Found."}, "stop"
+                if ours:
+                    with model.lock:
+                        model.arrivals.append(arrived)
+                        model.bodies.append(raw)
+                        model.answered += finish == "stop"
+                body = json.dumps({
+                    "id": "chatcmpl-bench", "object": "chat.completion", "created": int(arrived), "model": "bench",
+                    "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": 20, "total_tokens": len(raw) // 4},
+                    "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+                }).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def reset(self) -> None:
+        with self.lock:
+            self.arrivals, self.bodies, self.answered = [], [], 0
+
+
+# Run by `manage.py shell`: a workspace with `agents` agents, and `threads` threads queued at once, spread over them.
+QUEUE_THREADS = """
+from django.db import transaction
+from agents import services
+from agents.models import Agent, Message
+from agents.runtime.scheduler import wake
+from bench.common import make_workspace
+_, org, first = make_workspace("{name}")
+org.check_enabled = False
+org.save(update_fields=["check_enabled"])
+staff = [first] + [Agent.objects.create(organization=org, name=f"Desk {{i}}") for i in range(1, {agents})]
+for i in range({threads}):
+    agent = staff[i % len(staff)]
+    thread = services.thread_start(agent=agent, title=f"Bench {{i}}")
+    with transaction.atomic():
+        services.message_append(conversation=thread, role=Message.Role.HANDOFF,
+                                text="[From {mark}] Find Dana Whitfield, again and again")
+        services.work_open(org=org, agent=agent, conversation=thread, task="Find Dana", requester=None)
+        wake(conversation=thread)
+"""
+
+# Run in a process of its own: the recorded requests sent back to back by one openai client; prints requests/s.
+BASELINE_CLIENT = """
+import json, sys, time
+import openai
+bodies = [json.loads(line) for line in open(sys.argv[1])]
+client = openai.OpenAI(api_key="bench", base_url=sys.argv[2], max_retries=0)
+client.chat.completions.create(**bodies[0])
+start = time.perf_counter()
+for body in bodies:
+    client.chat.completions.create(**body)
+print(len(bodies) / (time.perf_counter() - start))
+"""
+
+
+def roadstar_steps_per_second(model: FakeModel, env: dict, *, workers: int, threads: int, agents: int,
+                              label: str) -> float:
+    """Start a worker cluster of `workers` processes, queue the threads, and time their steps."""
+    folder = Path(env["BENCH_FOLDER"])
+    log = open(folder / f"worker-{label}.log", "w")
+    worker = subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env={**env, "Q_WORKERS": str(workers)},
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        time.sleep(3)  # the cluster warms up (imports) and forks its workers before any work is queued
+        model.reset()
+        subprocess.run([sys.executable, "manage.py", "shell", "-c",
+                        QUEUE_THREADS.format(name=label, agents=agents, threads=threads, mark=MARK)],
+                       cwd=ROOT, env=env, check=True, capture_output=True, text=True, timeout=600)
+        wait_for(lambda: model.answered >= threads, 600, "the threads did not all answer")
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+    steps = len(model.arrivals)
+    assert steps == threads * (STEPS + 1), f"{steps} requests for {threads} threads of {STEPS + 1} steps"
+    return (steps - 1) / (model.arrivals[-1] - model.arrivals[0])
+
+
+def baseline_requests_per_second(model: FakeModel, folder: Path) -> float:
+    recorded = folder / "requests.jsonl"
+    recorded.write_text("\n".join(body.decode() for body in model.bodies) + "\n")
+    done = subprocess.run([sys.executable, "-c", BASELINE_CLIENT, str(recorded), model.url], check=True,
+                          capture_output=True, text=True, timeout=600)
+    model.reset()
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def environment(model: FakeModel, folder: Path, database_url: str | None) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC", "Q_WORKERS")}
+    env.update({"DJANGO_SETTINGS_MODULE": "roadstar.settings.development", "SQLITE_PATH": str(folder / "db.sqlite3"),
+                "CHANNELS_SQLITE_PATH": str(folder / "channels.sqlite3"), "OPENAI_BASE_URL": model.url,
+                "OPENAI_API_KEY": "bench", "DEBUG": "0", "PYTHONWARNINGS": "ignore", "BENCH_FOLDER": str(folder)})
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, text=True, timeout=600)
+    return env
+
+
+def spread(samples: list[float]) -> str:
+    return f"{statistics.median(samples):.1f} ({min(samples):.1f}–{max(samples):.1f})"
+
+
+def run(out, *, postgres: bool = False) -> None:
+    model = FakeModel()
+    folder = Path(tempfile.mkdtemp(prefix="roadstar-throughput-"))
+    database_url = None
+    if postgres:
+        import psycopg
+
+        name = f"roadstar_throughput_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        database_url = f"postgres://postgres@127.0.0.1:5432/{name}"
+    try:
+        env = environment(model, folder, database_url)
+        # Four agents hold the threads, so the run queue's limits (3 threads an agent, 8 a workspace) leave four
+        # workers busy. Interleaved: Roadstar, then the server alone on the requests Roadstar just sent.
+        plans = [(1, 4), (2, 8), (4, 8)] if postgres else [(1, 4)]
+        rows = []
+        for workers, threads in plans:
+            ours, alone = [], []
+            for i in range(REPEAT):
+                ours.append(roadstar_steps_per_second(model, env, workers=workers, threads=threads, agents=4,
+                                                      label=f"w{workers}-{i}"))
+                alone.append(baseline_requests_per_second(model, folder))
+            rows.append((workers, threads, ours, alone))
+    finally:
+        if postgres:
+            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        model.httpd.shutdown()
+    out(f"## Throughput ({'PostgreSQL' if postgres else 'SQLite'}; threads of {STEPS} contacts.find steps and an "
+        f"answer; steps a second, median (min–max) of {REPEAT})\n")
+    out("| worker processes | threads | Roadstar | the fake model server alone, one client | Roadstar / server |")
+    out("| ---: | ---: | ---: | ---: | ---: |")
+    for workers, threads, ours, alone in rows:
+        ratio = statistics.median(ours) / statistics.median(alone)
+        out(f"| {workers} | {threads} | {spread(ours)} | {spread(alone)} | {ratio:.2f} |")
+    out("")
+
+
+if __name__ == "__main__":
+    if "--postgres" in sys.argv and not postgres_available():
+        raise SystemExit(1)
+    run(print, postgres="--postgres" in sys.argv)
