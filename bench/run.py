@@ -160,12 +160,14 @@ def bench_home(reps: int = 5, per_rep: int = 15):
 def main():
     call_command("migrate", verbosity=0)
     print("# Roadstar benchmarks\n")
-    from bench import pickup, prompts, routines_bench, step_cost, workspace_bench
+    from bench import pickup, prompts, routines_bench, step_cost, throughput, workspace_bench
 
     step_cost.run(print)
     pickup.run(print)
+    throughput.run(print)
     if os.environ.get("BENCH_POSTGRES", "1") == "1" and pickup.postgres_available():
         pickup.run(print, postgres=True)
+        throughput.run(print, postgres=True)
     prompts.run(print)
     routines_bench.run(print)
     workspace_bench.run(print)
