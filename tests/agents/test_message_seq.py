@@ -76,7 +76,7 @@ def test_the_migration_starts_each_counter_after_the_conversations_last_message(
     empty = services.thread_start(agent=desk, title="Nothing yet")
     Message.objects.bulk_create([Message(conversation=thread, seq=seq, role="owner", text="x") for seq in range(7)])
     Conversation.objects.update(next_seq=0)
-    import_module("agents.migrations.0008_conversation_next_seq").count_from_messages(apps, None)
+    import_module("agents.migrations.0009_conversation_next_seq").count_from_messages(apps, None)
     assert Conversation.objects.get(id=thread.id).next_seq == 7
     assert Conversation.objects.get(id=empty.id).next_seq == 0
 

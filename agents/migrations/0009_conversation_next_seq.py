@@ -15,7 +15,7 @@ def count_from_messages(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0007_tool_call_started_at'),
+        ('agents', '0008_agent_moves_to_team'),
     ]
 
     operations = [
