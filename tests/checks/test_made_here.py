@@ -101,6 +101,45 @@ def test_a_no_yes_action_on_a_record_that_was_there_never_unlocks_a_checked_one(
     assert CheckDecision.objects.filter(tool=checked_tool).latest("created_at").reason == reasons.REMOVES
 
 
+@pytest.fixture
+def research_records(org, records):
+    """A research page and a research table that were there before this work (the research groups turned on)."""
+    from docs.models import Project
+    from research import page_services
+    from research import services as research_services
+    from research.models import Dataset
+
+    research_services.research_settings_set(org=org, pages=True, tables=True)
+    project = Project.objects.get(id=records["project"])
+    page = page_services.page_request(org=org, project=project, question="How many dental practices in Portland?")
+    plan = {"row": "a dental practice", "rule": "in Portland", "queries": ["dental practices Portland"],
+            "columns": [{"name": "practice", "label": "Practice", "type": "text", "identifies": True},
+                        {"name": "chairs", "label": "Chairs", "type": "number", "identifies": False}]}
+    table = Dataset.objects.create(organization=org, name="Portland practices", question="Dental practices?",
+                                   plan=plan, model="gpt-6-luna")
+    return {"page": str(page.id), "table": str(table.id)}
+
+
+# Each no-yes action on a research page or table that was there. The checked tools over these records (pages.update
+# and move, tables.research_rows and accept_cell) take the check's asks in their own tests; what matters here is
+# that what these record never makes the page or table this work's own, which is what would let them past it.
+NO_YES_ON_RESEARCH = {
+    "pages.mark": lambda r: {"pageId": r["page"], "action": "follow", "enabled": True},
+    "comments.comment": lambda r: {"pageId": r["page"], "text": "Worth a second look at the 2024 figure."},
+    "tables.add_row": lambda r: {"datasetId": r["table"], "identity": {"practice": "Juniper Dental"}},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(NO_YES_ON_RESEARCH))
+def test_a_no_yes_action_on_a_research_record_that_was_there_never_makes_it_this_work_s(
+        checked, research_records, tool):
+    done = use_tool(checked, tool, NO_YES_ON_RESEARCH[tool](research_records))
+    assert "error" not in (done or {}) and "not_done_yet" not in (done or {}), done
+    assert Change.objects.filter(tool=tool).exists()
+    own = {item.split(":", 1)[1] for item in made_here(checked)}
+    assert not own & set(research_records.values())
+
+
 def test_the_tools_that_need_no_yes_are_all_tried_or_make_only_new_records():
     """A tool added later that needs no yes must be placed here: tried on a record that was there, or listed
     among those whose change names only what they made."""
@@ -113,8 +152,10 @@ def test_the_tools_that_need_no_yes_are_all_tried_or_make_only_new_records():
                 "mail.draft", "calendar.hold", "integrations.connect",
                 # A proposal, and the owner's own Add or Share from Home: the change names the template, which no
                 # checked tool takes as its target.
-                "templates.propose_add", "templates.propose_share"}
-    assert makes - only_new == set(NO_YES_THEN_CHECKED)
+                "templates.propose_add", "templates.propose_share",
+                # Always checked for their cost; the change names the new page or table.
+                "pages.request", "tables.build"}
+    assert makes - only_new == set(NO_YES_THEN_CHECKED) | set(NO_YES_ON_RESEARCH)
 
 
 def test_what_this_work_created_is_its_own(checked, records):
