@@ -59,11 +59,12 @@ serve: migrate workspace
 # The suite's bytecode (and pytest's rewritten test modules) goes to var/pycache, even where the environment sets
 # PYTHONDONTWRITEBYTECODE (these machines do): otherwise each pytest worker, and each process a test starts (web,
 # worker, the crash tests), compiles the whole project again, about 17 s of CPU a worker for collection alone.
+# The 20 slowest tests are listed at the end of each run (--durations), so a test that grew slow shows in CI.
 test: $(VENV)/.installed-dev workspace
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	scripts/ensure-chromium
-	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache $(PY) -m pytest -q -n 2 --dist loadgroup
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache $(PY) -m pytest -q -n 2 --dist loadgroup --durations=20
 
 bench: $(VENV)/.installed-dev workspace
 	$(PY) bench/run.py
