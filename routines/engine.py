@@ -9,11 +9,12 @@ exactly once. After downtime a routine fires once, not once per missed slot: its
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import logging
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -149,19 +150,20 @@ def match_event(event: Event) -> list[RoutineRun]:
     The event is taken by the write that marks it matched, in the transaction that fires its routines: of two
     workers handed one event only one fires anything, and a worker killed part-way leaves the event unmatched and
     nothing fired, for the retry to do once. The model is asked before that transaction opens (no transaction
-    across a network call). An event nothing matches costs two queries: the index's look-up and the mark."""
-    keyed = []
-    hits = list(
-        RoutineKey.objects.filter(organization_id=event.organization_id, key__in=event.keys)
-        .values_list("routine_id", flat=True)
-    )
-    if hits:
-        keyed = [routine for routine in (
-            Routine.objects.filter(id__in=set(hits), status=Routine.Status.ON)
-            .select_related("organization", "agent", "skill").order_by("id")
-        ) if services.filter_passes(routine, event)]
+    across a network call). An event nothing listens for costs one statement (_mark_if_unheard)."""
+    wants_asks = event.kind in ASK_EVENT_KINDS and bool(event.text)
+    if _mark_if_unheard(event, wants_asks=wants_asks):
+        return []
+    # Something listens (or another worker marked it first): the routines its keys name, in one query.
+    keyed = [routine for routine in (
+        Routine.objects.filter(
+            id__in=RoutineKey.objects.filter(organization_id=event.organization_id, key__in=event.keys)
+            .values("routine_id"),
+            organization_id=event.organization_id, status=Routine.Status.ON,
+        ).select_related("organization", "agent", "skill").order_by("id")
+    ) if services.filter_passes(routine, event)] if event.keys else []
     asked = []
-    if event.kind in ASK_EVENT_KINDS and event.text:
+    if wants_asks:
         by_key = {routine.id for routine in keyed}
         asking = [r for r in (
             Routine.objects.filter(organization_id=event.organization_id, status=Routine.Status.ON)
@@ -181,6 +183,49 @@ def match_event(event: Event) -> list[RoutineRun]:
                                        event=event)
                  for routine in asked]
     return runs
+
+
+@functools.lru_cache(maxsize=64)
+def _unheard_sql(vendor: str, key_count: int, wants_asks: bool) -> str:
+    """The statement of _mark_if_unheard, for a number of keys; built once per shape, names quoted by the backend."""
+    qn = connection.ops.quote_name
+
+    def column(model, name):
+        return qn(model._meta.get_field(name).column)
+
+    sql = (f"UPDATE {qn(Event._meta.db_table)} SET {column(Event, 'matched_at')} = %s"
+           f" WHERE {column(Event, 'id')} = %s AND {column(Event, 'matched_at')} IS NULL")
+    if key_count:
+        marks = ", ".join(["%s"] * key_count)
+        sql += (f" AND NOT EXISTS (SELECT 1 FROM {qn(RoutineKey._meta.db_table)}"
+                f" WHERE {column(RoutineKey, 'organization')} = %s AND {column(RoutineKey, 'key')} IN ({marks}))")
+    if wants_asks:
+        sql += (f" AND NOT EXISTS (SELECT 1 FROM {qn(Routine._meta.db_table)}"
+                f" WHERE {column(Routine, 'organization')} = %s AND {column(Routine, 'status')} = %s"
+                f" AND {column(Routine, 'ask')} <> '')")
+    return sql
+
+
+def _mark_if_unheard(event: Event, *, wants_asks: bool) -> bool:
+    """Mark the event matched if no routine of its workspace listens for any of its keys (nor, for new mail and
+    documents, any `ask` routine is on), in one statement that reads the key index as it writes: True when it did.
+
+    Most events are heard by nothing, and before this the ORM's building of two queries (the look-up, the mark) was
+    most of their cost. Nothing is cached in the process, so a routine added, changed or turned off by another
+    process counts for the next event, and the index is read for this workspace only. False means something
+    listens, or another worker marked the event first: match_event then takes the full path, which finds which."""
+    org_id = Event._meta.get_field("organization").get_db_prep_value(event.organization_id, connection)
+    params: list = [
+        Event._meta.get_field("matched_at").get_db_prep_value(timezone.now(), connection),
+        Event._meta.pk.get_db_prep_value(event.id, connection),
+    ]
+    if event.keys:
+        params += [org_id, *event.keys]
+    if wants_asks:
+        params += [org_id, Routine.Status.ON.value]
+    with connection.cursor() as cursor:
+        cursor.execute(_unheard_sql(connection.vendor, len(event.keys), wants_asks), params)
+        return cursor.rowcount == 1
 
 
 def matching_asks(event: Event, routines: list[Routine]) -> list[Routine]:
