@@ -83,11 +83,13 @@ def message_page(
         rows = rows.filter(seq__lt=before)
     fetched = list(rows.order_by("-seq")[: limit + 1])
     items = list(reversed(fetched[:limit]))
-    newer = before is not None and Message.objects.filter(conversation=conversation, seq__gte=before).exists()
+    next_after = None
+    if before is not None and Message.objects.filter(conversation=conversation, seq__gte=before).exists():
+        next_after = items[-1].seq if items else before - 1
     return MessagePage(
         items=items,
         next_before=items[0].seq if len(fetched) > limit else None,
-        next_after=(items[-1].seq if items else before - 1) if newer else None,
+        next_after=next_after,
     )
 
 

@@ -108,8 +108,10 @@ def transport_security() -> TransportSecuritySettings:
 def auth_settings() -> AuthSettings:
     # Roadstar issues the tokens itself (the owner makes them on /connections/mcp/); it checks them itself too,
     # so the SDK isn't asked to compare an audience claim our tokens don't carry.
-    return AuthSettings(
-        issuer_url=public_url(), resource_server_url=mcp_url(), validate_token_resource=False,
+    # Validated from strings, as the SDK takes them: so a path-less issuer keeps its exact form, with no trailing
+    # slash (RFC 8414 compares issuers as strings), which an AnyHttpUrl built here would add.
+    return AuthSettings.model_validate(
+        {"issuer_url": public_url(), "resource_server_url": mcp_url(), "validate_token_resource": False}
     )
 
 
@@ -217,9 +219,9 @@ def answers_note(texts: list[str]) -> str:
     return "Answers that came back to you since your last Roadstar call:\n" + "\n".join(f"- {t}" for t in texts)
 
 
-def tool_result(result, answers: list[str]) -> types.CallToolResult:
+def tool_result(result: dict | None, answers: list[str]) -> types.CallToolResult:
     """The result as JSON text, as a thread's model reads it, then any answers that arrived, given once."""
-    content = [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
     if answers:
         content.append(types.TextContent(type="text", text=answers_note(answers)))
     failed = isinstance(result, dict) and "error" in result

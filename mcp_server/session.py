@@ -66,8 +66,9 @@ class OutsideSession(ToolHost):
 
     # --- running a call ---------------------------------------------------------------------------------------
 
-    def run(self, name: str, arguments) -> dict:
-        """Run one agent tool the app called; every failure comes back in-band, as in a thread."""
+    def run(self, name: str, arguments) -> dict | None:
+        """Run one agent tool the app called; every failure comes back in-band, as in a thread. None is the
+        answer of a tool that may find nothing (a nullable read), sent to the app as JSON null."""
         if self.agent.paused:
             # The agent's budget holds wherever it works: past it, nothing of its runs until the owner raises it.
             return {

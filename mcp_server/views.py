@@ -46,10 +46,13 @@ def index(request):
 def make(request):
     org = _workspace(request)
     name = request.POST.get("name", "")
-    try:
-        agent = Agent.objects.filter(organization=org, id=request.POST.get("agent") or None).first()
-    except ValidationError:
-        agent = None
+    agent_id = request.POST.get("agent")
+    agent = None
+    if agent_id:
+        try:
+            agent = Agent.objects.filter(organization=org, id=agent_id).first()
+        except ValidationError:  # not a UUID: no such agent
+            pass
     if agent is None:
         return _page(request, org, status=400, error="Choose which agent the app works as.", name=name)
     try:

@@ -322,7 +322,7 @@ WEB_SEARCH_PROVIDER = os.environ.get("WEB_SEARCH_PROVIDER") or None
 # are Roadstar's own or a doc's embedded pictures (data:), as pages/mdx.py allows. Nothing loads from elsewhere,
 # and no page may be framed. Forms post here, and the connect pages' POST redirects on to Google or Intuit to
 # sign in (Chromium applies form-action to that redirect). connect-src 'self' covers the live Home's websocket.
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF, CSP.NONCE],

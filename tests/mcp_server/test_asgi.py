@@ -5,7 +5,7 @@ Serving without a lifespan is proven in test_http.py and test_real_client.py (uv
 import pytest
 
 from mcp_server.asgi import is_mcp_path
-from mcp_server.server import transport_security
+from mcp_server.server import auth_settings, transport_security
 
 
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/", "/.well-known/oauth-protected-resource/mcp"])
@@ -31,3 +31,12 @@ def test_a_wildcard_allowed_hosts_turns_the_host_check_off(settings):
 def test_browser_origins_of_the_allowed_hosts_are_allowed(settings):
     settings.ALLOWED_HOSTS = ["studio.example.com"]
     assert "https://studio.example.com" in transport_security().allowed_origins
+
+
+def test_the_token_issuer_is_roadstars_address_exactly(settings):
+    # Apps compare the issuer as a string (RFC 8414): a trailing slash added to it would not match.
+    settings.ROADSTAR_URL = "https://studio.example.com"
+    auth = auth_settings()
+    assert (str(auth.issuer_url), str(auth.resource_server_url)) == (
+        "https://studio.example.com", "https://studio.example.com/mcp",
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
+from typing import NotRequired, TypedDict
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -102,8 +103,53 @@ AGENTS = [
     },
 ]
 
+
+class PersonSpec(TypedDict):
+    name: str
+    email: str
+    job_title: str  # also their role at the company
+    labels: list[str]
+    phone: NotRequired[str]
+    context: NotRequired[str]
+    context_why: NotRequired[str]  # given with context
+
+
+class CompanySpec(TypedDict):
+    name: str
+    domains: list[str]
+    labels: list[str]
+    details: dict[str, str]
+    details_why: NotRequired[str]  # given with details
+    people: list[PersonSpec]
+
+
+class TimelineSpec(TypedDict):
+    company: str  # a company's name in COMPANIES
+    kind: str
+    title: str
+    summary: str
+    at: str  # ISO 8601
+    people: list[str]
+    thread: str
+    state: str
+    by: str  # the agent that recorded it
+
+
+class ProjectSpec(TypedDict):
+    name: str
+    description: str
+    contacts: list[str]  # addresses of contacts linked to it
+
+
+class DocSpec(TypedDict):
+    title: str
+    text: str
+    lines: list[str]
+    by: str  # the agent that wrote it
+
+
 # Companies; each handled by Client desk. people: name, address, job title (also their role there), …
-COMPANIES = [
+COMPANIES: list[CompanySpec] = [
     {
         "name": "Juniper Dental",
         "domains": ["juniperdental.test"],
@@ -147,7 +193,7 @@ COMPANIES = [
 ]
 
 # Conversations on the companies' timelines, from the use cases. by names the agent that recorded it.
-TIMELINE = [
+TIMELINE: list[TimelineSpec] = [
     {
         "company": "Juniper Dental", "kind": "mail", "title": "Rebrand quote request",
         "summary": "Dana asked for a new logo and signage before the second clinic opens in March.",
@@ -162,14 +208,14 @@ TIMELINE = [
     },
 ]
 
-PROJECT = {
+PROJECT: ProjectSpec = {
     "name": "Juniper Dental rebrand",
     "description": "A new logo, a one-page brand guide and signage for Juniper Dental's two clinics, ready before "
     "the second clinic opens in March.",
     "contacts": ["dana@juniperdental.test"],
 }
 
-DOC = {
+DOC: DocSpec = {
     "title": "Juniper Dental rebrand quote",
     "text": (
         "## Scope\n\n"
@@ -311,7 +357,7 @@ class Seed:
         self.note("contacts", new_people)
         return result
 
-    def person(self, spec: dict, *, company: Company, actor: Actor) -> int:
+    def person(self, spec: PersonSpec, *, company: Company, actor: Actor) -> int:
         """Add the person unless their address is on a contact already; 1 when they were added."""
         try:
             contact = contact_services.contact_create(
@@ -439,7 +485,13 @@ def seed_calendar(org: Organization, connection) -> list[str]:
     return [f"{new} meetings"] if new else []
 
 
-CUSTOMERS = {
+
+class CustomerSpec(TypedDict):
+    number: int
+    email: str
+
+
+CUSTOMERS: dict[str, CustomerSpec] = {
     "Ortiz Bakery": {"number": 58, "email": "rosa@ortizbakery.test"},
     "Harbor Florists": {"number": 61, "email": "accounts@harborflorists.test"},
 }
