@@ -8,7 +8,9 @@ Undo; its undo (`undo_template_add`) removes all of it, or nothing when any of i
 
 from __future__ import annotations
 
-from django.db import transaction
+from typing import Any, TypedDict
+
+from django.db import models, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 from pydantic import ValidationError
@@ -23,7 +25,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.models import Card, Change, Organization
 from core.services import card_open, change_record
-from core.undo import register_undo, snapshot
+from core.undo import register_undo, snapshot, undo_data
 from routines import services as routine_services
 from routines.models import Routine, Skill
 
@@ -34,6 +36,26 @@ AGENT_FIELDS = ("name", "job", "owns", "good", "works", "asks_first", "model", "
 SKILL_FIELDS = ("agent", "name", "about", "steps")
 ROUTINE_FIELDS = ("agent", "name", "note", "skill", "at", "ask", "keys", "due", "check_tool", "filter", "once",
                   "status", "fired")
+
+
+class Made(TypedDict):
+    """One thing a template added, as its undo finds it: by id, with its fields as made."""
+
+    id: str | int  # an agent's id as text; a skill's or a routine's number
+    was: dict[str, Any]  # core.undo.snapshot of it
+
+
+class TemplateAddUndo(TypedDict):
+    template: str
+    agents: list[Made]
+    skills: list[Made]
+    routines: list[Made]
+
+
+class TemplateShareUndo(TypedDict):
+    shared_id: int
+    before: dict[str, Any] | None  # the template's fields before it was shared again; None when it was new
+    version: int
 
 
 # --- answers to a template's questions ---------------------------------------------------------------------------
@@ -61,14 +83,17 @@ def check_answer(*, org, body: TemplateBody, blank: str, value: str, where: str)
     return value
 
 
-def _owner_agent(*, org, name: str | None, where: str) -> Agent | None:
-    if not name:
-        return None
+def _owner_agent(*, org, name: str, where: str) -> Agent:
     agent = Agent.objects.filter(organization=org, name__iexact=name.strip()).first()
     if agent is None:
         names = ", ".join(Agent.objects.filter(organization=org).values_list("name", flat=True))
         raise ToolError("not_found", f"{where}: there is no agent called {name!r}. The owner's agents are: {names}.")
     return agent
+
+
+def _owner_agent_if_named(*, org, name: str | None, where: str) -> Agent | None:
+    """The agent called `name`, or None when no name is given (the template's own default place)."""
+    return _owner_agent(org=org, name=name, where=where) if name else None
 
 
 # --- asks: propose_add, propose_share --------------------------------------------------------------------------
@@ -92,12 +117,12 @@ def template_propose_add(*, org, actor: Actor, template_id: str, answers: dict[s
     if body.kind == "skill":
         if under:
             raise ToolError("bad_input", "under: a skill goes to one agent; name it with to")
-        _owner_agent(org=org, name=to, where="to")
+        _owner_agent_if_named(org=org, name=to, where="to")
     else:
         if to:
             raise ToolError("bad_input", f"to: only a skill goes to an agent; this template is a {body.kind}: "
                                          "place it with under")
-        _owner_agent(org=org, name=under, where="under")
+        _owner_agent_if_named(org=org, name=under, where="under")
     subject = f"template-add:{found.id}"
     waiting = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
     if waiting is not None:
@@ -133,21 +158,29 @@ def _shared_skill(*, org, agent_name: str, skill_name: str) -> Skill:
     return skill
 
 
-def template_propose_share(*, org, actor: Actor, agents: list[str] | None, skill: dict | None,
+class SkillNamed(TypedDict):
+    """One of the owner's agents' skills, by the agent's name and the skill's."""
+
+    agent: str
+    name: str
+
+
+def template_propose_share(*, org, actor: Actor, agents: list[str] | None, skill: SkillNamed | None,
                            why: str) -> tuple[Card, bool]:
-    if bool(agents) == bool(skill):
-        raise ToolError("bad_input", "agents, skill: give the agents to share, or one agent's skill, not both")
-    if agents:
+    data: dict[str, object]
+    if agents and not skill:
         shared = _shared_agents(org=org, names=agents)
         names = [a.name for a in shared]
         data = {"action": "share", "agents": [str(a.id) for a in shared]}
         subject = "template-share:" + ",".join(sorted(str(a.id) for a in shared))
         title = f"Share {_and(names)} as a template?"
-    else:
+    elif skill and not agents:
         found = _shared_skill(org=org, agent_name=skill["agent"], skill_name=skill["name"])
         data = {"action": "share", "skill": found.id}
         subject = f"template-share-skill:{found.id}"
         title = f"Share {found.agent.name}'s skill “{found.name}” as a template?"
+    else:
+        raise ToolError("bad_input", "agents, skill: give the agents to share, or one agent's skill, not both")
     waiting = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
     if waiting is not None:
         return waiting, False
@@ -205,17 +238,18 @@ def template_add(*, org: Organization, user, card_id, answers: dict[str, str], p
                                         where=q.asks) for q in body.questions}
         made_agents, made_skills, made_routines = [], [], []
         why = f"Added with the template {body.name}"
-        if body.kind == "skill":
-            agent = _owner_agent(org=org, name=place, where="Give it to")
+        if body.skill is not None:  # a skill template: TemplateBody holds its kind and its skill together
+            skill = body.skill
+            agent = _owner_agent_if_named(org=org, name=place, where="Give it to")
             if agent is None:
                 raise ToolError("bad_input", "Choose the agent that gets the skill.")
-            if Skill.objects.filter(agent=agent, slug=slugify(body.skill.name)[:80]).exists():
-                raise ToolError("bad_input", f"{agent.name} has a skill called “{body.skill.name}” already: give "
+            if Skill.objects.filter(agent=agent, slug=slugify(skill.name)[:80]).exists():
+                raise ToolError("bad_input", f"{agent.name} has a skill called “{skill.name}” already: give "
                                              "this one to another agent, or say No.")
-            made_skills.append(_skill(org, agent, body.skill.name, body.skill.when, body.skill.steps, filled, why))
-            where = f"gave {agent.name} the skill “{body.skill.name}”"
+            made_skills.append(_skill(org, agent, skill.name, skill.when, skill.steps, filled, why))
+            where = f"gave {agent.name} the skill “{skill.name}”"
         else:
-            boss = _owner_agent(org=org, name=place, where="Under") or Agent.objects.get(organization=org,
+            boss = _owner_agent_if_named(org=org, name=place, where="Under") or Agent.objects.get(organization=org,
                                                                                       is_roadstar=True)
             department = body.department or boss.department
             made_by_name: dict[str, Agent] = {}
@@ -246,12 +280,12 @@ def template_add(*, org: Organization, user, card_id, answers: dict[str, str], p
             org=org, actor=actor, tool=ADD_TOOL, kind="makes",
             sentence=f"added the template “{body.name}”: {where}{counts}", listing=Change.Listing.HOME_UNDO,
             target_type="template", target_id=found.id, created=True,
-            undo={
-                "template": found.id,
-                "agents": [{"id": str(a.id), "was": snapshot(a, AGENT_FIELDS)} for a in made_agents],
-                "skills": [{"id": s.id, "was": snapshot(s, SKILL_FIELDS)} for s in made_skills],
-                "routines": [{"id": r.id, "was": snapshot(r, ROUTINE_FIELDS)} for r in made_routines],
-            },
+            undo=TemplateAddUndo(
+                template=found.id,
+                agents=[Made(id=str(a.id), was=snapshot(a, AGENT_FIELDS)) for a in made_agents],
+                skills=[Made(id=s.id, was=snapshot(s, SKILL_FIELDS)) for s in made_skills],
+                routines=[Made(id=r.id, was=snapshot(r, ROUTINE_FIELDS)) for r in made_routines],
+            ),
         )
         _tell_asker(org, card, f"{org.owner_first_name} added the template “{body.name}” you proposed: {where}"
                                f"{counts}.")
@@ -274,7 +308,8 @@ def _counts(skills: list, routines: list) -> str:
 
 def _tell_asker(org, card: Card, text: str) -> None:
     """A note in the asking agent's chat, so it knows what the owner did with its ask the next time it works."""
-    agent = Agent.objects.filter(organization=org, id=card.data.get("agent_id") or None).first()
+    agent_id = card.data.get("agent_id")  # "" when the owner asked, not an agent
+    agent = Agent.objects.filter(organization=org, id=agent_id).first() if agent_id else None
     if agent is not None:
         agent_services.message_append(conversation=agent_services.chat_for(agent=agent), role=Message.Role.SYSTEM,
                                       text=text, data={"template_card": str(card.id)})
@@ -283,17 +318,20 @@ def _tell_asker(org, card: Card, text: str) -> None:
 def undo_template_add(*, org, actor, change: Change) -> None:
     """Remove everything the template made, exactly as it was made; if any of it changed or did work since (or
     something else now hangs on it), nothing is removed and the owner reads why."""
-    undo = change.undo
+    undo: TemplateAddUndo = undo_data(change)
     agents = {str(a.id): a for a in Agent.objects.select_for_update().filter(
         organization=org, id__in=[a["id"] for a in undo["agents"]])}
     skills = {s.id: s for s in Skill.objects.filter(organization=org, id__in=[s["id"] for s in undo["skills"]])}
     routines = {r.id: r for r in Routine.objects.filter(organization=org, id__in=[r["id"] for r in undo["routines"]])}
-    for made, rows, fields, what in (
-        (undo["agents"], agents, AGENT_FIELDS, "agent"), (undo["skills"], skills, SKILL_FIELDS, "skill"),
-        (undo["routines"], routines, ROUTINE_FIELDS, "routine"),
-    ):
+    # Each kind's rows by their id as text: an agent's id is kept as text, a skill's and a routine's as a number.
+    kinds: list[tuple[list[Made], dict[str, models.Model], tuple[str, ...], str]] = [
+        (undo["agents"], dict(agents), AGENT_FIELDS, "agent"),
+        (undo["skills"], {str(i): s for i, s in skills.items()}, SKILL_FIELDS, "skill"),
+        (undo["routines"], {str(i): r for i, r in routines.items()}, ROUTINE_FIELDS, "routine"),
+    ]
+    for made, rows, fields, what in kinds:
         for item in made:
-            row = rows.get(item["id"])
+            row = rows.get(str(item["id"]))
             shown = item["was"].get("name", "")
             if row is None:
                 raise _moved_on(f"The {what} {shown} is gone already")
@@ -363,14 +401,15 @@ def share_preview(*, org, card: Card) -> TemplateBody:
 
 
 def _agent_body(agent: Agent, ids: set) -> dict:
-    under = agent.reports_to.name if agent.reports_to_id in ids else None
+    boss = agent.reports_to if agent.reports_to_id in ids else None
+    under = boss.name if boss is not None else None
     routines = []
     for routine in Routine.objects.filter(agent=agent).select_related("skill").order_by("id"):
         when = {k: v for k, v in (("at", routine.at), ("keys", routine.keys), ("ask", routine.ask)) if v}
         if not when:
             continue  # a routine on a due time or a check belongs to this workspace's own records
         routines.append({"name": routine.name, "when": when, "note": routine.note,
-                         **({"skill": routine.skill.name} if routine.skill_id else {})})
+                         **({"skill": routine.skill.name} if routine.skill is not None else {})})
     return {"name": agent.name, "job": agent.job or agent.name, "owns": agent.owns or "-", "good": agent.good or "-",
             "works": agent.works or "-", "asks_first": agent.asks_first or "-", "model": agent.model,
             **({"under": under} if under else {}),
@@ -408,7 +447,7 @@ def template_share(*, org: Organization, user, card_id, name: str, says: str) ->
             sentence=f"shared “{name}” as a template for the workspace" + (f" (version {version})" if existing else ""),
             listing=Change.Listing.HOME_UNDO, target_type="template", target_id=selectors.SHARED_PREFIX + slug,
             created=existing is None,
-            undo={"shared_id": row.id, "before": before, "version": version},
+            undo=TemplateShareUndo(shared_id=row.id, before=before, version=version),
         )
         _tell_asker(org, card, f"{org.owner_first_name} shared “{name}” as a template; its id is "
                                f"{selectors.SHARED_PREFIX}{slug}.")
@@ -416,7 +455,7 @@ def template_share(*, org: Organization, user, card_id, name: str, says: str) ->
 
 
 def undo_template_share(*, org, actor, change: Change) -> None:
-    undo = change.undo
+    undo: TemplateShareUndo = undo_data(change)
     row = SharedTemplate.objects.select_for_update().filter(organization=org, id=undo["shared_id"]).first()
     if row is None:
         raise ToolError("changed", "That template isn't shared any more; nothing was undone.")

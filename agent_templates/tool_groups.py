@@ -121,7 +121,7 @@ class ProposeShareInput(ToolInput):
 def propose_share(ctx, inp: ProposeShareInput):
     card, new = services.template_propose_share(
         org=ctx.org, actor=ctx.actor, agents=inp.agents,
-        skill=inp.skill.model_dump() if inp.skill else None, why=inp.why,
+        skill=services.SkillNamed(agent=inp.skill.agent, name=inp.skill.name) if inp.skill else None, why=inp.why,
     )
     what = card.title.removesuffix("?")
     return Done(result={"asked": _asked(card, new, f"“{what}”")},

@@ -26,6 +26,7 @@ from core import limits
 from core.errors import ToolError
 from core.inputs import Int, Text
 from core.models import Change
+from core.undo import undo_data
 from tools.catalog import FIND_DESCRIPTION, USE_DESCRIPTION
 from tools.registry import CHAT, MAC, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, ToolInput, agent_tool
 
@@ -147,7 +148,7 @@ class MakeAgentInput(ToolInput):
 
 
 def undo_make_agent(*, org, actor, change: Change) -> None:
-    agent = Agent.objects.filter(organization=org, id=change.undo["agent_id"]).first()
+    agent = Agent.objects.filter(organization=org, id=undo_data(change)["agent_id"]).first()
     if agent is None:
         raise ToolError("not_found", "That agent is gone already; nothing was undone.")
     if Work.objects.filter(agent=agent).exists() or Change.objects.filter(actor_id=str(agent.id)).exists():
@@ -204,7 +205,7 @@ def _agent_and_changes(ctx, inp: ChangeAgentInput) -> tuple[Agent, dict]:
 
 def _agent_value(agent: Agent, key: str):
     if key == "reports_to":
-        return agent.reports_to.name if agent.reports_to_id else None
+        return agent.reports_to.name if agent.reports_to is not None else None
     return getattr(agent, key)
 
 
@@ -485,4 +486,4 @@ def reply(ctx, inp: ReplyInput):
                      .select_related("conversation", "agent", "requester"))
     answered = [work for work in open_work if answer_work(work, inp.text)]
     return {"replied": len(answered), "to": sorted({
-        work.requester.agent.name if work.requester_id else "the owner" for work in answered})}
+        work.requester.agent.name if work.requester is not None else "the owner" for work in answered})}

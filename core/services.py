@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -14,8 +17,8 @@ from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
 
 def change_record(
     *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
-    target_id: str = "", undo: dict | None = None, conversation_id: str | None = None, work_id: str | None = None,
-    created: bool = False,
+    target_id: str = "", undo: Mapping[str, Any] | None = None, conversation_id: str | None = None,
+    work_id: str | None = None, created: bool = False,
 ) -> Change:
     """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
     the target is a record this change brought into being (the check lets the same work change it freely)."""

@@ -5,10 +5,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
+from typing import TYPE_CHECKING, Any
 
 from django.db import models
 
 from core.errors import ToolError
+
+if TYPE_CHECKING:
+    from core.models import Change
 
 # Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The tools above
 # register theirs as they are declared (tools.registry), all of them when Django loads the apps, so core names none.
@@ -23,6 +27,14 @@ def register_undo(tool_name: str, handler, *, calls_apps: bool = False) -> None:
     UNDO_HANDLERS[tool_name] = handler
     if calls_apps:
         UNDO_CALLS_APPS.add(tool_name)
+
+
+def undo_data(change: Change) -> Any:
+    """What a change's undo needs, as its tool wrote it (JSON, whose shape the handler knows: it declares it where
+    it reads it). change_undo calls a handler only for a change that has some."""
+    if change.undo is None:
+        raise ValueError(f"change {change.id} ({change.tool}) has nothing to undo")
+    return change.undo
 
 
 def _jsonable(value):

@@ -134,8 +134,7 @@ def help_markdown(request: HttpRequest, path: str) -> HttpResponse:
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
     """The index for agents, in the llms.txt format: a title, a one-line summary, then a list per section."""
-    docs = library()
-    start = docs.get("/")
+    docs, start = _page_or_404("")
     lines = [f"# {start.title}", "", f"> {start.summary}", "",
              ("Every page below is markdown. Inside Roadstar, the help group's tools search and read the same "
              f"pages. Every tool, as declared, is at {request.build_absolute_uri('/tools.json')}; every page in one "

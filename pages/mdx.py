@@ -178,7 +178,7 @@ def _link_open(self, tokens, idx, options, env):
     if _scheme(href) == "roadstar":
         ref = roadstar_ref(href)
         url = env["_mdx_resolver"].url(*ref) if ref and ref[0] in LINK_KINDS else None
-        if url is None:
+        if ref is None or url is None:
             stack.append(False)  # plain text: neither this tag nor its closing one is written
             return ""
         token.attrSet("href", url)

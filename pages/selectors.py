@@ -90,7 +90,9 @@ def agent_get(*, org: Organization, agent_id) -> Agent | None:
 
 def records_by_id(*, org: Organization, kind: str, ids) -> set[str]:
     """Which of these ids are records of this kind in the workspace (one query), as text."""
-    models = {"contact": Contact, "company": Company, "doc": Doc, "agent": Agent, "project": Project}
+    models: dict[str, type[Contact | Company | Doc | Agent | Project]] = {
+        "contact": Contact, "company": Company, "doc": Doc, "agent": Agent, "project": Project,
+    }
     model = models.get(kind)
     valid = [u for u in (as_uuid(i) for i in ids) if u is not None]
     if model is None or not valid:

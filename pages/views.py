@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -60,12 +61,16 @@ def _page(request: HttpRequest, org: Organization, template: str, context: dict,
         return render(request, template, context, status=status)
 
 
+# Who's who, read once a request however many times it renders; gone with the request.
+_NAMES: weakref.WeakKeyDictionary[HttpRequest, dict] = weakref.WeakKeyDictionary()
+
+
 def _names(request: HttpRequest, org: Organization) -> dict:
     """Who is who for a page: agents by id, the owner as "You", the system as Roadstar."""
-    names = getattr(request, "_pages_names", None)
+    names = _NAMES.get(request)
     if names is None:
         names = {"agent": selectors.agent_names(org=org), "owner": str(org.owner_id)}
-        request._pages_names = names
+        _NAMES[request] = names
     return names
 
 

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 
+from agents.models import Agent
 from core.actors import Actor
 from core.errors import ToolError
 from integrations.files import content
@@ -47,13 +48,13 @@ def _hidden(path: str) -> bool:
 def workspace_file(request: HttpRequest, folder: str, path: str) -> HttpResponse:
     org = _workspace(request)
     if folder == SHARED:
-        agent = selectors.agents_of(org=org)[0]
+        agent: Agent | None = selectors.agents_of(org=org)[0]
         shown = f"/work/shared/{path}"
     else:
         agent = selectors.agent_get(org=org, agent_id=folder)
         shown = path
-        if agent is None:
-            raise Http404("No such agent in this workspace.")
+    if agent is None:
+        raise Http404("No such agent in this workspace.")
     place = _place(org, agent)
     try:
         target = folders.target(place, shown)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from django.db.models import Sum
@@ -52,10 +53,13 @@ def companies_get(*, org, company_ids: list[str]) -> list[Company]:
     wanted = list(dict.fromkeys(company_ids))
     ids = [as_uuid(i) for i in wanted]
     found = {c.id: c for c in Company.objects.filter(organization=org, id__in=[i for i in ids if i])}
+    companies = []
     for raw, parsed in zip(wanted, ids, strict=True):
-        if parsed not in found:
+        company = found.get(parsed) if parsed is not None else None
+        if company is None:
             raise not_found("company", raw)
-    return [found[i] for i in ids]
+        companies.append(company)
+    return companies
 
 
 def listings_of(*, org, companies: list[Company]) -> dict:
@@ -70,8 +74,7 @@ def latest_filings(*, cik: int, limit: int) -> list[Filing]:
 def filing_get(*, org, accession: str) -> Filing:
     """A filing of a company the workspace follows; any other (or none) is not_found."""
     filing = Filing.objects.filter(accession=accession).select_related("edgar").first()
-    followed = filing is not None and CompanyListing.objects.filter(organization=org, edgar_id=filing.edgar_id).exists()
-    if not followed:
+    if filing is None or not CompanyListing.objects.filter(organization=org, edgar_id=filing.edgar_id).exists():
         raise ToolError(
             "not_found",
             f"No filing {accession} among the workspace's companies' filings. Get accessions from filings.latest.",
@@ -107,7 +110,15 @@ def stories_seen_today(*, org, now: datetime.datetime | None = None) -> int:
     return Story.objects.filter(organization=org, seen_at__gte=start, seen_at__lt=end).count()
 
 
-def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60) -> list[Story]:
+@dataclass(frozen=True)
+class TodayStory:
+    """A story of today, with every project whose feed carried its link (one feed's project, or several)."""
+
+    story: Story
+    project_ids: list[str]
+
+
+def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60) -> list[TodayStory]:
     """Stories of the owner's today (published today, or first seen today when the feed gives no date), newest
     first, one per link across feeds, with every project whose feed carried it. A feed's backlog of older items,
     read the day it is added, is not today's news."""
@@ -120,17 +131,14 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
         .order_by("-happened", "-seen_at")
     )
     kept: dict[str, Story] = {}
-    projects: dict[str, set] = {}
+    projects: dict[str, set[str]] = {}
     for story in rows[: limit * 4]:
         same = story.link or f"story:{story.id}"
         projects.setdefault(same, set())
         if story.feed.project_id:
             projects[same].add(str(story.feed.project_id))
         kept.setdefault(same, story)
-    stories = list(kept.values())[:limit]
-    for story in stories:
-        story.project_ids = sorted(projects[story.link or f"story:{story.id}"])
-    return stories
+    return [TodayStory(story, sorted(projects[same])) for same, story in list(kept.items())[:limit]]
 
 
 # --- tables -----------------------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ def filing_text_shape(filing: Filing) -> dict:
     return {"title": filing.title, "url": filing.url, "text": text}
 
 
-def story_shape(story: Story) -> dict:
+def story_shape(story: Story, project_ids: list[str]) -> dict:
+    """A story as the newsfeed's tools give it; `project_ids` are the projects whose feeds carried its link."""
     feed = story.feed
     happened = story.published_at or story.seen_at
     return {
@@ -43,7 +44,7 @@ def story_shape(story: Story) -> dict:
         "reason": None,
         "watchLabel": feed.title or feed.url,
         "fromMarket": False,
-        "projectIds": getattr(story, "project_ids", [str(feed.project_id)] if feed.project_id else []),
+        "projectIds": project_ids,
         "tickers": [],
         "sources": [{"url": story.link, "title": feed.title or None}] if story.link else [],
         "posts": [],

@@ -46,7 +46,8 @@ class TriggersInput(ToolInput):
 def routine_row(routine: Routine) -> dict:
     return {
         "id": routine.id, "name": routine.name, "note": routine.note, "when": services.when_of(routine),
-        "status": routine.status, "fired": routine.fired, "skill": routine.skill.slug if routine.skill_id else None,
+        "status": routine.status, "fired": routine.fired,
+        "skill": routine.skill.slug if routine.skill is not None else None,
     }
 
 

@@ -258,7 +258,7 @@ def schedule(routine: Routine, *, now: datetime.datetime) -> None:
     routine.next_at_time = (
         next_cron_time(routine.at, zone=owner_zone(routine.organization), after=now) if routine.at else None
     )
-    if routine.check_tool:
+    if routine.check_tool and routine.check_every_minutes is not None:  # set together, from a `check`
         routine.next_check_at = now + datetime.timedelta(minutes=routine.check_every_minutes)
     else:
         routine.next_check_at = None
@@ -283,11 +283,10 @@ def _index(routine: Routine) -> None:
 
 def routine_thread(*, routine: Routine) -> Conversation:
     """The routine's own thread, named after it, made on its first run and reused for every run after."""
-    if routine.thread_id:
-        thread = routine.thread
-        if thread.closed_at is not None:
-            agent_services.thread_reopen(thread=thread)
-        return thread
+    if routine.thread is not None:  # no query when there is none (thread_id is None)
+        if routine.thread.closed_at is not None:
+            agent_services.thread_reopen(thread=routine.thread)
+        return routine.thread
     thread = agent_services.thread_start(agent=routine.agent, title=routine.name, routine_id=str(routine.id))
     routine.thread = thread
     Routine.objects.filter(id=routine.id).update(thread=thread)
@@ -350,7 +349,7 @@ def routine_set_on(*, routine: Routine, on: bool) -> Routine:
 def run_message(routine: Routine, started_by: str) -> str:
     """The run's message, in the spec's shape."""
     text = f"[Routine run · trigger {routine.id} · {routine.name}] What started it: {started_by}"
-    if routine.skill_id:
+    if routine.skill is not None:
         text += f"\nSkill: {routine.skill.name}\n{routine.skill.steps}"
     if routine.note:
         text += f"\nThis time: {routine.note}"
@@ -395,11 +394,12 @@ def _start_next_run_locked(routine: Routine) -> RoutineRun | None:
     conversation = agent_services.chat_for(agent=agent) if agent.runs_on == Agent.RunsOn.MAC else (
         routine_thread(routine=routine)
     )
-    event_text = run.event.text if run.event_id else ""
+    event = run.event  # None, without a query, when the run wasn't started by an event
+    event_text = event.text if event is not None else ""
     agent_services.message_append(
         conversation=conversation, role=Message.Role.ROUTINE, text=run_message(routine, run.started_by),
         data={"name": routine.name, "note": routine.note, "routine_id": routine.id, "run_id": run.id,
-              "event_text": event_text, "source": f"event:{run.event.kind}" if run.event_id else ""},
+              "event_text": event_text, "source": f"event:{event.kind}" if event is not None else ""},
     )
     work = agent_services.work_open(
         org=routine.organization, agent=agent, conversation=conversation, task=f"{routine.name}: a run",

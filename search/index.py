@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import datetime
 import re
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Max, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import NoReverseMatch, reverse
@@ -58,7 +61,7 @@ class Entry:
     title: str
     body: str
     date: datetime.datetime
-    connection_id: object = None
+    connection_id: uuid.UUID | None = None  # the app connection it was copied from; None for the workspace's own
     thread: str = ""
     people: list[tuple[str, str, str, bool]] = field(default_factory=list)  # (role, name, address, is the owner)
     sender: str = ""
@@ -207,42 +210,53 @@ def project_entry(project: Project) -> Entry:
     )
 
 
-WORKSPACE_KINDS = {
-    # kind: (model, what to load with it, entry)
-    "doc": (Doc, ("project",), doc_entry),
-    "contact": (Contact, (), contact_entry),
-    "company": (Company, (), company_entry),
-    "project": (Project, (), project_entry),
+Row = TypeVar("Row", bound=models.Model)
+
+
+@dataclass(frozen=True)
+class WorkspaceKind(Generic[Row]):
+    """A kind of the workspace's own records the search copies: its model, what to load with each row (related
+    rows joined, and lists fetched beside), and the entry a row becomes."""
+
+    model: type[Row]
+    entry: Callable[[Row], Entry]
+    related: tuple[str, ...] = ()
+    prefetch: tuple[str, ...] = ()
+
+    def catch_up(self, org: Organization, kind: str, mark: datetime.datetime | None) -> int:
+        """Copy this kind's records written since `mark` (all when None); returns how many."""
+        # None of these models has a manager of its own: the default one is `objects`.
+        rows = self.model._default_manager.filter(organization=org)
+        if mark is not None:
+            rows = rows.filter(updated_at__gte=mark)
+        newest = rows.aggregate(newest=Max("updated_at"))["newest"]
+        if newest is None:
+            return 0
+        if self.related:
+            rows = rows.select_related(*self.related)
+        batch = list(rows.prefetch_related(*self.prefetch))
+        put(org, [self.entry(record) for record in batch])
+        # A little before the newest: a record written in a transaction that commits after this catch-up, with an
+        # updated_at a moment older than the newest seen here, is still caught by the next one.
+        WorkspaceMark.objects.update_or_create(organization=org, kind=kind,
+                                               defaults={"updated_at": newest - MARK_MARGIN})
+        return len(batch)
+
+
+WORKSPACE_KINDS: dict[str, WorkspaceKind[Doc] | WorkspaceKind[Contact] | WorkspaceKind[Company]
+                      | WorkspaceKind[Project]] = {
+    "doc": WorkspaceKind(Doc, doc_entry, related=("project",)),
+    "contact": WorkspaceKind(Contact, contact_entry, prefetch=("emails", "company_links__company")),
+    "company": WorkspaceKind(Company, company_entry),
+    "project": WorkspaceKind(Project, project_entry),
 }
 
 
 def workspace_catch_up(org: Organization) -> int:
     """Copy in the workspace's records written since the last catch-up (signals copy most as they happen; bulk
     writes send none, and this finds them by `updated_at`). Returns how many it copied."""
-    copied = 0
     marks = dict(WorkspaceMark.objects.filter(organization=org).values_list("kind", "updated_at"))
-    for kind, (model, related, make) in WORKSPACE_KINDS.items():
-        mark = marks.get(kind)
-        rows = model.objects.filter(organization=org)
-        if mark is not None:
-            rows = rows.filter(updated_at__gte=mark)
-        newest = rows.aggregate(newest=Max("updated_at"))["newest"]
-        if newest is None:
-            continue
-        if related:
-            rows = rows.select_related(*related)
-        batch = list(rows.prefetch_related(*_prefetch(kind)))
-        put(org, [make(record) for record in batch])
-        # A little before the newest: a record written in a transaction that commits after this catch-up, with an
-        # updated_at a moment older than the newest seen here, is still caught by the next one.
-        WorkspaceMark.objects.update_or_create(organization=org, kind=kind,
-                                               defaults={"updated_at": newest - MARK_MARGIN})
-        copied += len(batch)
-    return copied
-
-
-def _prefetch(kind: str) -> tuple[str, ...]:
-    return ("emails", "company_links__company") if kind == "contact" else ()
+    return sum(kind.catch_up(org, name, marks.get(name)) for name, kind in WORKSPACE_KINDS.items())
 
 
 # --- the owner's accounts (the local providers' own tables) ---------------------------------------------------

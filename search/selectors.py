@@ -10,6 +10,7 @@ import datetime
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Max, Q, Sum
@@ -45,14 +46,14 @@ def BadInput(field_name: str, message: str) -> ToolError:
 @dataclass
 class Filters:
     query: str | None = None
-    sender: list[str] = field(default_factory=list)
-    to: list[str] = field(default_factory=list)
-    with_: list[str] = field(default_factory=list)
+    sender: Sequence[str] = field(default_factory=list)
+    to: Sequence[str] = field(default_factory=list)
+    with_: Sequence[str] = field(default_factory=list)
     after: str | None = None
     before: str | None = None
-    types: list[str] = field(default_factory=list)
-    places: list[str] = field(default_factory=list)
-    has: list[str] = field(default_factory=list)
+    types: Sequence[str] = field(default_factory=list)
+    places: Sequence[str] = field(default_factory=list)
+    has: Sequence[str] = field(default_factory=list)
     dir: str | None = None
     bulk: bool | None = None
     waiting: str | None = None
@@ -129,7 +130,7 @@ def _who(org: Organization, value: str) -> tuple[Q, str]:
     return by_name, f"anyone named {text}"
 
 
-_ROLES = {"from": ("from", "author"), "to": ("to",), "with": None}
+_ROLES: dict[str, tuple[str, ...] | None] = {"from": ("from", "author"), "to": ("to",), "with": None}
 
 
 # --- the search -----------------------------------------------------------------------------------------------
@@ -210,20 +211,21 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
             who |= q
             read[value] = words
         people = SearchPerson.objects.filter(organization=org).filter(who)
-        if _ROLES[name]:
-            people = people.filter(role__in=_ROLES[name])
+        roles = _ROLES[name]
+        if roles:
+            people = people.filter(role__in=roles)
         items = items.filter(id__in=people.values("item_id"))
         understood[name] = read
 
-    for name, value in (("after", filters.after), ("before", filters.before)):
-        if value:
+    for name, when in (("after", filters.after), ("before", filters.before)):
+        if when:
             try:
-                start, read = dates.start_of(value, time_zone=org.time_zone, now=now)
+                start, read_as = dates.start_of(when, time_zone=org.time_zone, now=now)
             except ValueError as e:
                 raise BadInput(name, str(e)) from None
             items = items.filter(date__gte=start) if name == "after" else items.filter(date__lt=start)
             span[0 if name == "after" else 1] = start
-            understood[name] = f"{'from' if name == 'after' else 'before'} {read}"
+            understood[name] = f"{'from' if name == 'after' else 'before'} {read_as}"
 
     if filters.types:
         items = items.filter(type__in=filters.types)

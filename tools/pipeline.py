@@ -24,7 +24,6 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TypeVar
 
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
@@ -39,7 +38,6 @@ from tools import registry
 from tools.targets import find_named_records
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 class Recording:
@@ -85,7 +83,9 @@ def take_recording() -> Recording | None:
     return record
 
 
-def use_tool(ctx: ToolContext, name: str, raw_input: dict | None) -> dict | None:
+def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
+    """Find the tool `name` and run it (run_tool) with `raw_input`, as an agent or code sent it: anything, which
+    must be an object of the tool's inputs (None reads as no inputs)."""
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None:
         return _no_such_tool(name)
@@ -146,7 +146,7 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp) -> dict | None:
             raise
 
 
-def in_one_transaction(work: Callable[[], T]) -> T:
+def in_one_transaction(work: Callable[[], dict | None]) -> dict | None:
     """Run a call's writes (`work`, returning the call's result) in one transaction with the caller's record of the
     call: the call happens, and is known to have happened, or neither."""
     record = take_recording()
@@ -231,6 +231,10 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
     # its result bare; one that changed something returns Done with the change to record.
     if not isinstance(outcome, registry.Done):
         return _jsonable(outcome)
+    if tool.your_work is None:
+        # The registry refuses a tool that changes things without saying how its change shows, and one that
+        # reads or arranges work with a listing: a Done from the latter is a programming error, not a record.
+        raise RuntimeError(f"{tool.name} {tool.kind} only, yet returned a change to record")
     change = change_record(
         org=ctx.org,
         actor=ctx.actor,

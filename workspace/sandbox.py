@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from django.conf import settings
 
@@ -93,7 +94,7 @@ class RunResult:
 
 # --- can this machine sandbox? ---------------------------------------------------------------------------------
 
-_availability: str | None | bool = False  # False: not probed yet; None: available; text: why not
+_availability: str | None | Literal[False] = False  # False: not probed yet; None: available; text: why not
 
 
 def _probe() -> str | None:
@@ -356,12 +357,14 @@ def _supervise(argv: list[str], *, listener: socket.socket, token: str, limits: 
         # bwrap has its own copies now; the usage pipe must close here so its end is seen when the run ends.
         fds.close_passed()
         fds.close(usage_write)
+    pipe = process.stdout
+    assert pipe is not None  # stdout=PIPE: Popen made it
     output = _Output()
     calls: dict = {"count": 0, "made": []}
     stopped = None
     selector = selectors.DefaultSelector()
-    os.set_blocking(process.stdout.fileno(), False)
-    selector.register(process.stdout, selectors.EVENT_READ, "output")
+    os.set_blocking(pipe.fileno(), False)
+    selector.register(pipe, selectors.EVENT_READ, "output")
     selector.register(listener, selectors.EVENT_READ, "listen")
     clients: dict[socket.socket, _Client] = {}
     try:
@@ -378,11 +381,11 @@ def _supervise(argv: list[str], *, listener: socket.socket, token: str, limits: 
             finished = False
             for key, _ in events:
                 if key.data == "output":
-                    chunk = _read(process.stdout.fileno())
+                    chunk = _read(pipe.fileno())
                     if chunk:
                         output.add(chunk)
                     elif chunk is not None:
-                        selector.unregister(process.stdout)
+                        selector.unregister(pipe)
                         finished = True
                 elif key.data == "listen":
                     _accept(listener, selector, clients)
@@ -397,7 +400,7 @@ def _supervise(argv: list[str], *, listener: socket.socket, token: str, limits: 
         for client in list(clients):
             client.close()
         selector.close()
-        process.stdout.close()
+        pipe.close()
         if process.returncode is None:
             _kill(process)
             _reap(process, deadline=time.monotonic() + 10)

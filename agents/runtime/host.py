@@ -7,14 +7,36 @@ loaded tools work. The agent tools read their host as `ctx.host`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from django.db import transaction
 
-from agents.models import Conversation
+from agents.models import Agent, Conversation, Work
+from core.actors import Actor
 from core.context import ToolContext
+from core.models import Organization
 
 
-class ToolHost:
+class ToolHost(ABC):
+    # What a host sets as it starts (Turn and OutsideSession, in their __init__).
+    org: Organization
+    agent: Agent
+    actor: Actor
+    conversation: Conversation
+    place: str
     _tool_context: ToolContext | None = None
+
+    @abstractmethod
+    def current_work(self) -> Work | None:
+        """The piece of work the call is on, if any: what the change is recorded against."""
+
+    @abstractmethod
+    def pass_on(self, requester_id) -> None:
+        """The work asked by this requester goes on whole: its answer comes from whoever does it now."""
+
+    @abstractmethod
+    def keep(self) -> None:
+        """The work is sent on, and its answer comes back here."""
 
     def tool_context(self) -> ToolContext:
         if self._tool_context is None:

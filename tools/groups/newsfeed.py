@@ -35,7 +35,7 @@ def read(ctx, inp: ReadInput):
             ids.append(str(feed.project_id))
     checked = [f.fetched_at for f in feeds if f.fetched_at]
     return {
-        "stories": [story_shape(s) for s in stories],
+        "stories": [story_shape(s.story, s.project_ids) for s in stories],
         "projects": [{"id": pid, "name": name} for pid, name in projects.items()],
         # What the feed follows: each feed, by its title, with the projects it is followed for (none: the whole
         # workspace). Roadstar's feeds are RSS and Atom feeds; it follows no X accounts and no market.

@@ -1,7 +1,7 @@
 """The workspace group: the agents' sandboxed computer. Thin declarations over workspace.services.
 
 `workspace.bash` also serves tools from code: the run's `roadstar` module (Python and Node) sends each call over
-the run's own socket, and `calls_from_code` answers it through `use_tool` in the agent's own context, so the
+the run's own socket, and `CallsFromCode` answers it through `use_tool` in the agent's own context, so the
 same check holds it back and the change lands on Home exactly as if the agent had called the tool.
 """
 
@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from core.context import ToolContext
 from core.inputs import AppItem, Int, Text
 from integrations.services import Asker
 from tools.pipeline import apart_from_caller, use_tool
@@ -48,25 +49,27 @@ HELD_LISTED = 5
 # --- tools from code -------------------------------------------------------------------------------------------
 
 
-def calls_from_code(ctx):
-    """What a run's code calls: each call through use_tool in the agent's context, counted for `calls`."""
-    tally: dict[str, dict] = {}
+class CallsFromCode:
+    """What a run's code calls: each call through use_tool in the agent's context, counted in `tally` for
+    `calls`. The sandbox calls it with the tool's name and input, as a CallHandler."""
 
-    def handle(name, tool_input):
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
+        self.tally: dict[str, dict] = {}
+
+    def __call__(self, name: object, tool_input: object) -> dict | None:
         if not isinstance(name, str):
             return {"error": "bad_input", "message": "tool: give the tool's name, such as mail.search"}
+        result: dict | None
         if name == "workspace.bash":
             result = {"error": "bad_input", "message": "workspace.bash can't be called from code: run the "
                                                       "command from this same code instead"}
         else:
             # A call from code is its own call: the agent's record of workspace.bash is written by bash alone.
             with apart_from_caller():
-                result = use_tool(ctx, name, tool_input if isinstance(tool_input, dict) else tool_input or {})
-        _count(tally, name, tool_input, result)
+                result = use_tool(self.ctx, name, tool_input if isinstance(tool_input, dict) else tool_input or {})
+        _count(self.tally, name, tool_input, result)
         return result
-
-    handle.tally = tally
-    return handle
 
 
 def _count(tally: dict, name: str, tool_input, result) -> None:
@@ -96,9 +99,9 @@ class BashInput(ToolInput):
 
 
 def bash(ctx, inp: BashInput):
-    handle = calls_from_code(ctx)
-    answer = services.workspace_run(org=ctx.org, actor=ctx.actor, command=inp.command, on_call=handle)
-    answer["calls"] = handle.tally
+    calls = CallsFromCode(ctx)
+    answer = services.workspace_run(org=ctx.org, actor=ctx.actor, command=inp.command, on_call=calls)
+    answer["calls"] = calls.tally
     return answer
 
 

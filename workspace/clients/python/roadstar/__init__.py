@@ -8,6 +8,7 @@ carries on; a call that fails (bad input, not found, an app that failed) raises 
 import json
 import os
 import socket
+import typing
 
 __all__ = ["ToolError", "call"]
 
@@ -19,28 +20,28 @@ class ToolError(Exception):
         self.message = message
 
 
-_connection = None
-_reader = None
+# The run's socket and the reader of its answers, opened at the first call and kept for the rest of the run.
+_open: tuple[socket.socket, typing.BinaryIO] | None = None
 
 
-def _socket():
-    global _connection, _reader
-    if _connection is None:
+def _socket() -> tuple[socket.socket, typing.BinaryIO]:
+    global _open
+    if _open is None:
         path = os.environ.get("ROADSTAR_SOCKET")
         if not path:
             raise ToolError("unsupported", "tools can only be called from code run by workspace.bash")
-        _connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        _connection.connect(path)
-        _reader = _connection.makefile("rb")
-    return _connection
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(path)
+        _open = (connection, connection.makefile("rb"))
+    return _open
 
 
 def call(name, input=None):
     """Call a tool by its full name: call("mail.search", {"query": "invoice"})."""
-    connection = _socket()
+    connection, reader = _socket()
     request = {"token": os.environ.get("ROADSTAR_TOKEN", ""), "tool": name, "input": input or {}}
     connection.sendall(json.dumps(request).encode() + b"\n")
-    line = _reader.readline()
+    line = reader.readline()
     if not line:
         raise ToolError("unavailable", "Roadstar stopped answering: the run was stopped")
     answer = json.loads(line)
