@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from agent_templates import selectors, services
 from agent_templates.catalogue import ANSWER_LIMIT
-from core.inputs import Text
+from core.inputs import Chars
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -33,7 +33,7 @@ register_group(
 
 
 class SearchInput(ToolInput):
-    query: Text(1, 120)
+    query: Annotated[str, Chars(1, 120)]
 
 
 def search(ctx, inp: SearchInput):
@@ -48,7 +48,7 @@ register(Tool(name="templates.search", description="Templates matching words, be
 
 
 class ReadInput(ToolInput):
-    id: Text(1, 120)
+    id: Annotated[str, Chars(1, 120)]
 
 
 def read(ctx, inp: ReadInput):
@@ -63,17 +63,17 @@ register(Tool(name="templates.read", description="One template in full: its agen
 
 
 class Answer(ToolInput):
-    value: Text(1, ANSWER_LIMIT)
-    found: Text(0, 300) | None = Field(default=None, description="Where you found it")
+    value: Annotated[str, Chars(1, ANSWER_LIMIT)]
+    found: Annotated[str, Chars(0, 300)] | None = Field(default=None, description="Where you found it")
 
 
 class ProposeAddInput(ToolInput):
-    id: Text(1, 120)
-    answers: Annotated[dict[Text(1, 40), Answer], Field(max_length=40)] | None = None
-    under: Text(0, 60) | None = Field(default=None,
+    id: Annotated[str, Chars(1, 120)]
+    answers: Annotated[dict[Annotated[str, Chars(1, 40)], Answer], Field(max_length=40)] | None = None
+    under: Annotated[str, Chars(0, 60)] | None = Field(default=None,
                                       description="One of the owner's agents its top agents report to")
-    to: Text(0, 60) | None = Field(default=None, description="For a skill: the agent that gets it")
-    why: Text(1, 400) = Field(description="Why it fits, in a line or two the owner reads")
+    to: Annotated[str, Chars(0, 60)] | None = Field(default=None, description="For a skill: the agent that gets it")
+    why: Annotated[str, Chars(1, 400)] = Field(description="Why it fits, in a line or two the owner reads")
 
 
 def _asked(card, new: bool, what: str) -> str:
@@ -102,14 +102,16 @@ register(Tool(name="templates.propose_add", description="Ask the owner to add on
 
 
 class SkillRef(ToolInput):
-    agent: Text(1, 60)
-    name: Text(1, 60)
+    agent: Annotated[str, Chars(1, 60)]
+    name: Annotated[str, Chars(1, 60)]
 
 
 class ProposeShareInput(ToolInput):
-    agents: Annotated[list[Text(1, 60)], Field(max_length=16, description="The agents by name")] | None = None
+    agents: Annotated[
+        list[Annotated[str, Chars(1, 60)]], Field(max_length=16, description="The agents by name")
+    ] | None = None
     skill: SkillRef | None = None
-    why: Text(1, 400)
+    why: Annotated[str, Chars(1, 400)]
 
     @model_validator(mode="after")
     def _one_of(self):

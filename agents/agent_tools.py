@@ -24,7 +24,7 @@ from agents.runtime import memory
 from agents.runtime.packets import check_packet, packet_text
 from core import limits
 from core.errors import ToolError
-from core.inputs import Int, Text
+from core.inputs import Chars, Whole
 from core.models import Change
 from core.undo import undo_data
 from tools.catalog import FIND_DESCRIPTION, USE_DESCRIPTION
@@ -39,11 +39,11 @@ READ_THREAD_BYTES = limits.READ_THREAD_BYTES
 
 # A packet's task, notes and links are measured by check_packet, which asks the sender to shorten them in the
 # spec's words; the JSON schema bounds them only far past that, so a runaway input is refused before it is read.
-PacketText = Text(0, 100_000)
+PacketText = Annotated[str, Chars(0, 100_000)]
 
 
 class HandOffInput(ToolInput):
-    agent: Text(1, limits.AGENT_NAME)
+    agent: Annotated[str, Chars(1, limits.AGENT_NAME)]
     task: PacketText
     notes: PacketText | None = None
     links: list[PacketText] = []
@@ -108,9 +108,9 @@ def hand_off(ctx, inp: HandOffInput):
 
 
 class RememberInput(ToolInput):
-    note: Text(0, limits.NOTE) | None = None
-    forget: Text(0, limits.NOTE) | None = None
-    about: Text(0, limits.ABOUT) | None = None
+    note: Annotated[str, Chars(0, limits.NOTE)] | None = None
+    forget: Annotated[str, Chars(0, limits.NOTE)] | None = None
+    about: Annotated[str, Chars(0, limits.ABOUT)] | None = None
 
 
 @agent_tool(
@@ -132,19 +132,19 @@ ModelId = Literal["gpt-6-luna", "gpt-6.1-terra", "gpt-6.1-sol", "gpt-6-astra"]
 
 # The four parts together are at most limits.JOB_DESCRIPTION, which the service measures and says in the spec's
 # words; each part alone is bounded only far past it, so a runaway input is refused before it is read.
-JobPart = Text(0, 100_000)
+JobPart = Annotated[str, Chars(0, 100_000)]
 
 
 class MakeAgentInput(ToolInput):
-    name: Text(1, limits.AGENT_NAME)
-    job: Text(1, limits.AGENT_JOB)
+    name: Annotated[str, Chars(1, limits.AGENT_NAME)]
+    job: Annotated[str, Chars(1, limits.AGENT_JOB)]
     owns: JobPart
     good: JobPart
     works: JobPart
     asks_first: JobPart
     model: ModelId | None = None
-    reports_to: Text(1, limits.AGENT_NAME) | None = None
-    department: Text(0, limits.AGENT_DEPARTMENT) | None = None
+    reports_to: Annotated[str, Chars(1, limits.AGENT_NAME)] | None = None
+    department: Annotated[str, Chars(0, limits.AGENT_DEPARTMENT)] | None = None
 
 
 def undo_make_agent(*, org, actor, change: Change) -> None:
@@ -181,16 +181,16 @@ def make_agent(ctx, inp: MakeAgentInput):
 
 
 class ChangeAgentInput(ToolInput):
-    agent: Text(1, limits.AGENT_NAME)
-    name: Text(1, limits.AGENT_NAME) | None = None
-    job: Text(1, limits.AGENT_JOB) | None = None
+    agent: Annotated[str, Chars(1, limits.AGENT_NAME)]
+    name: Annotated[str, Chars(1, limits.AGENT_NAME)] | None = None
+    job: Annotated[str, Chars(1, limits.AGENT_JOB)] | None = None
     owns: JobPart | None = None
     good: JobPart | None = None
     works: JobPart | None = None
     asks_first: JobPart | None = None
     model: ModelId | None = None
-    reports_to: Text(1, limits.AGENT_NAME) | None = None
-    department: Text(0, limits.AGENT_DEPARTMENT) | None = None
+    reports_to: Annotated[str, Chars(1, limits.AGENT_NAME)] | None = None
+    department: Annotated[str, Chars(0, limits.AGENT_DEPARTMENT)] | None = None
 
 
 def _agent_and_changes(ctx, inp: ChangeAgentInput) -> tuple[Agent, dict]:
@@ -235,12 +235,12 @@ def change_agent(ctx, inp: ChangeAgentInput):
 
 
 class StartThreadInput(ToolInput):
-    title: Text(1, limits.THREAD_TITLE)
+    title: Annotated[str, Chars(1, limits.THREAD_TITLE)]
     kind: Literal["fresh", "fork"] = "fresh"
     task: PacketText
     notes: PacketText | None = None
     links: list[PacketText] = []
-    and_then: Text(0, limits.AND_THEN) | None = None
+    and_then: Annotated[str, Chars(0, limits.AND_THEN)] | None = None
 
 
 @agent_tool(
@@ -265,7 +265,7 @@ def start_thread(ctx, inp: StartThreadInput):
 
 
 class MessageThreadInput(ToolInput):
-    thread: Text(1, limits.THREAD_TITLE)
+    thread: Annotated[str, Chars(1, limits.THREAD_TITLE)]
     task: PacketText
     notes: PacketText | None = None
     links: list[PacketText] = []
@@ -289,10 +289,10 @@ def message_thread(ctx, inp: MessageThreadInput):
 
 
 class ReadThreadInput(ToolInput):
-    thread: Text(1, limits.THREAD_TITLE)
-    id: Int(0) | None = None
-    n: Int(1) | None = None
-    page: Int(0) | None = None
+    thread: Annotated[str, Chars(1, limits.THREAD_TITLE)]
+    id: Annotated[int, Whole(0)] | None = None
+    n: Annotated[int, Whole(1)] | None = None
+    page: Annotated[int, Whole(0)] | None = None
 
 
 # The memory readers call out: zooming may ask the cheapest model for a summary, so they run with no transaction
@@ -327,7 +327,7 @@ def read_thread_pointer(thread: Conversation, seq: int) -> str:
 
 
 class CloseThreadInput(ToolInput):
-    thread: Text(1, limits.THREAD_TITLE)
+    thread: Annotated[str, Chars(1, limits.THREAD_TITLE)]
 
 
 @agent_tool(
@@ -348,9 +348,9 @@ def close_thread(ctx, inp: CloseThreadInput):
 
 
 class ZoomInput(ToolInput):
-    id: Int(0)
-    n: Int(1) = 1
-    at: Int(0) = 0
+    id: Annotated[int, Whole(0)]
+    n: Annotated[int, Whole(1)] = 1
+    at: Annotated[int, Whole(0)] = 0
 
 
 @agent_tool(
@@ -367,7 +367,7 @@ def zoom_memory(ctx, inp: ZoomInput):
 
 
 class MessageDateInput(ToolInput):
-    id: Int(0)
+    id: Annotated[int, Whole(0)]
 
 
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD},
@@ -385,15 +385,15 @@ def message_date(ctx, inp: MessageDateInput):
 
 
 class BrowseInput(ToolInput):
-    groups: Annotated[list[Text(0, 100)], Field(max_length=50)]
+    groups: Annotated[list[Annotated[str, Chars(0, 100)]], Field(max_length=50)]
 
 
 class FindInput(ToolInput):
-    names: Annotated[list[Text(0, 100)], Field(max_length=50)]
+    names: Annotated[list[Annotated[str, Chars(0, 100)]], Field(max_length=50)]
 
 
 class UseInput(ToolInput):
-    name: Text(0, 100)
+    name: Annotated[str, Chars(0, 100)]
     input: dict = {}
 
 
@@ -466,7 +466,7 @@ def _sender(message: Message) -> str:
 
 
 class ReplyInput(ToolInput):
-    text: Text(1, limits.MESSAGE)
+    text: Annotated[str, Chars(1, limits.MESSAGE)]
 
 
 @agent_tool(

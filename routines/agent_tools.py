@@ -6,12 +6,12 @@ loads the apps, and the agents' dispatcher runs them through the tool pipeline w
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from agents import services as agent_services
 from core import limits
 from core.errors import ToolError
-from core.inputs import Int, Text
+from core.inputs import Chars, Whole
 from routines import services
 from routines.models import Routine, Skill
 from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, Kind, ToolInput, agent_tool
@@ -33,11 +33,11 @@ def _target_agent(turn, name: str | None):
 
 class TriggersInput(ToolInput):
     action: Literal["list", "add", "off", "on", "change"]
-    agent: Text(0, limits.AGENT_NAME) | None = None
-    id: Int(0) | None = None
-    name: Text(0, limits.ROUTINE_NAME) | None = None
-    skill: Text(0, limits.SKILL_NAME) | None = None
-    note: Text(0, limits.ROUTINE_NOTE) | None = None
+    agent: Annotated[str, Chars(0, limits.AGENT_NAME)] | None = None
+    id: Annotated[int, Whole(0)] | None = None
+    name: Annotated[str, Chars(0, limits.ROUTINE_NAME)] | None = None
+    skill: Annotated[str, Chars(0, limits.SKILL_NAME)] | None = None
+    note: Annotated[str, Chars(0, limits.ROUTINE_NOTE)] | None = None
     when: dict | None = None
     filter: dict | None = None
     once: bool | None = None
@@ -118,12 +118,12 @@ def triggers(ctx, inp: TriggersInput):
 
 class SkillsInput(ToolInput):
     action: Literal["list", "read", "add", "change"]
-    agent: Text(0, limits.AGENT_NAME) | None = None
-    id: Text(0, limits.SKILL_NAME) | None = None
-    name: Text(0, limits.SKILL_NAME) | None = None
-    about: Text(0, limits.SKILL_ABOUT) | None = None
-    steps: Text(0, limits.SKILL_STEPS) | None = None
-    why: Text(0, limits.SKILL_WHY) | None = None
+    agent: Annotated[str, Chars(0, limits.AGENT_NAME)] | None = None
+    id: Annotated[str, Chars(0, limits.SKILL_NAME)] | None = None
+    name: Annotated[str, Chars(0, limits.SKILL_NAME)] | None = None
+    about: Annotated[str, Chars(0, limits.SKILL_ABOUT)] | None = None
+    steps: Annotated[str, Chars(0, limits.SKILL_STEPS)] | None = None
+    why: Annotated[str, Chars(0, limits.SKILL_WHY)] | None = None
 
 
 def _saved(agent, skill: Skill) -> dict:

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import StringConstraints
 
-from core.inputs import Int, Text
+from core.inputs import Chars, Whole
 from integrations import invoices
 from integrations.services import Asker
 from tools.registry import Group, Tool, ToolInput, register, register_group
@@ -28,8 +28,8 @@ register_group(
 
 class InvoicesInput(ToolInput):
     status: Literal["open", "overdue", "paid"] | None = None
-    customer: Text(1, 200) | None = None
-    limit: Int(1, 50) = 20
+    customer: Annotated[str, Chars(1, 200)] | None = None
+    limit: Annotated[int, Whole(1, 50)] = 20
 
 
 def invoices_(ctx, inp: InvoicesInput):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from contacts.shapes import local_time_words
-from core.inputs import Int, Text, TimeText
+from core.inputs import Chars, TimeText, Whole
 from integrations import meetings
 from integrations.services import Asker
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
@@ -23,8 +25,8 @@ register_group(
 class ListInput(ToolInput):
     after: TimeText
     before: TimeText
-    query: Text(0, 200) | None = None
-    limit: Int(1, 50) = 20
+    query: Annotated[str, Chars(0, 200)] | None = None
+    limit: Annotated[int, Whole(1, 50)] = 20
 
 
 def list_(ctx, inp: ListInput):
@@ -47,10 +49,10 @@ register(
 
 
 class HoldInput(ToolInput):
-    title: Text(1, 200)
+    title: Annotated[str, Chars(1, 200)]
     start: TimeText
     end: TimeText
-    note: Text(0, 2000) | None = None
+    note: Annotated[str, Chars(0, 2000)] | None = None
 
 
 def hold(ctx, inp: HoldInput):

@@ -3,13 +3,13 @@ writes shows as Roadstar. Thin declarations over research.page_services and page
 
 from __future__ import annotations
 
-from core.inputs import Id, RecordId, Text
+from typing import Annotated
+
+from core.inputs import Chars, Id, PageId
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import comment_shape
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
-
-PageId = RecordId("page")
 
 register_group(
     Group(
@@ -42,7 +42,7 @@ register(Tool(name="comments.list", description="A page's comments", input=ListI
 
 class CommentInput(ToolInput):
     page_id: PageId
-    text: Text(1, 10_000)
+    text: Annotated[str, Chars(1, 10_000)]
     parent_id: Id | None = None
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from core.inputs import AppItem, Int, Number, Offset, Text, TimeText
+from core.inputs import AppItem, Chars, Number, Offset, TimeText, Whole
 from integrations.files import services
 from integrations.services import Asker
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
@@ -28,11 +28,11 @@ register_group(
     )
 )
 
-FileId = Annotated[Text(3, 500), AppItem]
-Name = Text(1, 200)
-Range = Text(0, 200)
+FileId = Annotated[str, Chars(3, 500), AppItem]
+Name = Annotated[str, Chars(1, 200)]
+Range = Annotated[str, Chars(0, 200)]
 # A sheet's cell: text of up to what a Google Sheets cell holds, or a number.
-Cell = Text(0, 50_000) | Int(-(10**15), 10**15) | Number
+Cell = Annotated[str, Chars(0, 50_000)] | Annotated[int, Whole(-(10**15), 10**15)] | Number
 Rows = Annotated[list[list[Cell]], Field(min_length=1, max_length=200)]
 
 
@@ -53,11 +53,11 @@ def undo(*, org, actor, change) -> None:
 
 
 class SearchInput(ToolInput):
-    query: Text(1, 500)
-    source: Text(0, 120) | None = None
+    query: Annotated[str, Chars(1, 500)]
+    source: Annotated[str, Chars(0, 120)] | None = None
     modified_after: TimeText | None = None
-    limit: Int(1, 20) = 10
-    page: Text(0, 4000) | None = None
+    limit: Annotated[int, Whole(1, 20)] = 10
+    page: Annotated[str, Chars(0, 4000)] | None = None
 
 
 def search(ctx, inp: SearchInput):
@@ -83,7 +83,7 @@ register(
 class ReadInput(ToolInput):
     id: FileId
     offset: Offset = 0
-    page: Text(0, 4000) | None = None
+    page: Annotated[str, Chars(0, 4000)] | None = None
 
 
 def read(ctx, inp: ReadInput):
@@ -212,7 +212,7 @@ register(
 
 class CreateDocInput(ToolInput):
     name: Name
-    markdown: Text(1, 200_000)
+    markdown: Annotated[str, Chars(1, 200_000)]
     folder_id: FileId | None = None
 
 
@@ -239,7 +239,7 @@ register(
 
 class AppendTextInput(ToolInput):
     id: FileId
-    text: Text(1, 50_000)
+    text: Annotated[str, Chars(1, 50_000)]
 
 
 def append_text(ctx, inp: AppendTextInput):
@@ -291,7 +291,7 @@ register(
 
 
 class SaveInput(ToolInput):
-    workspace: Text(1, 500)
+    workspace: Annotated[str, Chars(1, 500)]
     folder_id: FileId | None = None
     name: Name | None = None
     as_google: bool | None = None
@@ -326,8 +326,8 @@ register(
 
 
 class SaveAttachmentInput(ToolInput):
-    email: Text(3, 500) | None = None
-    attachment: Text(3, 300)
+    email: Annotated[str, Chars(3, 500)] | None = None
+    attachment: Annotated[str, Chars(3, 300)]
     folder_id: FileId | None = None
     name: Name | None = None
 
@@ -438,8 +438,8 @@ register(
 
 class ReplaceTextInput(ToolInput):
     id: FileId
-    find: Text(1, 2000)
-    replace: Text(0, 5000)
+    find: Annotated[str, Chars(1, 2000)]
+    replace: Annotated[str, Chars(0, 5000)]
 
 
 def replace_text(ctx, inp: ReplaceTextInput):

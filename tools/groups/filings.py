@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field
 
 from core.errors import bad_input
-from core.inputs import CompanyId, Text
+from core.inputs import Chars, CompanyId
 from research import selectors, services
 from research.shapes import filing_text_shape
 from tools.registry import Group, Tool, ToolInput, register, register_group
@@ -53,7 +53,7 @@ ACCESSION = re.compile(r"^(\d{10})-?(\d{2})-?(\d{6})$")
 
 
 class ReadInput(ToolInput):
-    accession: Text(1, 40)
+    accession: Annotated[str, Chars(1, 40)]
 
 
 def read(ctx, inp: ReadInput):

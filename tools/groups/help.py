@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from core.errors import ToolError
-from core.inputs import Int, Text
+from core.inputs import Chars, Whole
 from tools.help import search as help_search
 from tools.help.library import library, split_address
 from tools.registry import Group, Tool, ToolInput, register, register_group
@@ -25,8 +27,8 @@ register_group(
 
 
 class SearchInput(ToolInput):
-    query: Text(1, 200)
-    limit: Int(1, 20) = 8
+    query: Annotated[str, Chars(1, 200)]
+    limit: Annotated[int, Whole(1, 20)] = 8
 
 
 def search(ctx, inp: SearchInput):
@@ -54,7 +56,7 @@ register(
 
 
 class ReadInput(ToolInput):
-    page: Text(1, 300)
+    page: Annotated[str, Chars(1, 300)]
 
 
 def read(ctx, inp: ReadInput):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from core.errors import ToolError
-from core.inputs import Text
+from core.inputs import Chars
 from integrations import catalog, selectors, services
 from integrations.providers.registry import registered
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group, tools_of
@@ -46,8 +48,8 @@ register(
 
 
 class ConnectInput(ToolInput):
-    integration: Text(1, 100)
-    why: Text(0, 200) | None = None
+    integration: Annotated[str, Chars(1, 100)]
+    why: Annotated[str, Chars(0, 200)] | None = None
 
 
 def _keys_line() -> str:

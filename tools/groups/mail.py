@@ -11,7 +11,7 @@ from django.core.validators import validate_email
 from pydantic import AfterValidator, Field, model_validator
 
 from contacts.shapes import local_time_words
-from core.inputs import AppItem, Int, Offset, Text, in_range
+from core.inputs import AppItem, Chars, Offset, Whole, in_range
 from core.timefmt import iso
 from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
@@ -52,8 +52,14 @@ def _day(value: str | None) -> datetime.date | None:
     return in_range(day)
 
 
-Email = Annotated[Text(0, 200), AfterValidator(_email)]
-Day = Annotated[Text(0, 40) | None, AfterValidator(_day)]
+Email = Annotated[str, Chars(0, 200), AfterValidator(_email)]
+def _reads_as_day(value: str | None) -> str | None:
+    _day(value)  # a date it can't read is bad_input, naming the field
+    return value
+
+
+# A day as the agent writes it (2026-03-01, or 2026/03/01): checked as it comes in, read with _day where it is used.
+Day = Annotated[Annotated[str, Chars(0, 40)] | None, AfterValidator(_reads_as_day)]
 
 
 def _who(addresses: list[str]) -> str:
@@ -64,19 +70,19 @@ def _who(addresses: list[str]) -> str:
 
 
 class SearchInput(ToolInput):
-    query: Text(0, 500) | None = None
-    from_: Text(0, 200) | None = Field(default=None, alias="from")
-    to: Text(0, 200) | None = None
+    query: Annotated[str, Chars(0, 500)] | None = None
+    from_: Annotated[str, Chars(0, 200)] | None = Field(default=None, alias="from")
+    to: Annotated[str, Chars(0, 200)] | None = None
     after: Day = None
     before: Day = None
     has_attachment: bool | None = None
-    source: Text(0, 120) | None = None
-    limit: Int(1, 20) = 10
-    page: Text(0, 4000) | None = None
+    source: Annotated[str, Chars(0, 120)] | None = None
+    limit: Annotated[int, Whole(1, 20)] = 10
+    page: Annotated[str, Chars(0, 4000)] | None = None
 
 
 def search(ctx, inp: SearchInput):
-    query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=inp.after, before=inp.before,
+    query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=_day(inp.after), before=_day(inp.before),
                       has_attachment=inp.has_attachment)
     return mail_search(org=ctx.org, asker=Asker.of(ctx), query=query, source=inp.source or None, limit=inp.limit,
                        page=inp.page or None)
@@ -101,8 +107,8 @@ register(
 
 
 class ReadInput(ToolInput):
-    id: Text(3, 500)
-    attachment: Text(0, 300) | None = None
+    id: Annotated[str, Chars(3, 500)]
+    attachment: Annotated[str, Chars(0, 300)] | None = None
     offset: Offset = 0
 
 
@@ -132,10 +138,10 @@ class Attach(ToolInput):
     """One of `{ file }` (a Drive file's id or link), `{ email?, attachment }` (an attachment's id from read) or
     `{ workspace }` (a workspace file's path)."""
 
-    file: Annotated[Text(1, 500), AppItem] | None = None
-    email: Annotated[Text(1, 300), AppItem] | None = None
-    attachment: Annotated[Text(1, 300), AppItem] | None = None
-    workspace: Text(1, 500) | None = None
+    file: Annotated[str, Chars(1, 500), AppItem] | None = None
+    email: Annotated[str, Chars(1, 300), AppItem] | None = None
+    attachment: Annotated[str, Chars(1, 300), AppItem] | None = None
+    workspace: Annotated[str, Chars(1, 500)] | None = None
 
     @model_validator(mode="after")
     def _one_kind(self):
@@ -148,8 +154,8 @@ class Attach(ToolInput):
 class OutgoingInput(ToolInput):
     to: Annotated[list[Email], Field(max_length=20)] = []
     cc: Annotated[list[Email], Field(max_length=20)] | None = None
-    subject: Text(0, 300)
-    thread_id: Annotated[Text(0, 300), AppItem] | None = None
+    subject: Annotated[str, Chars(0, 300)]
+    thread_id: Annotated[str, Chars(0, 300), AppItem] | None = None
     reply_all: bool = False
     attach: Annotated[list[Attach], Field(max_length=10)] | None = None
     signature: bool = True
@@ -171,7 +177,7 @@ def _prepare(ctx, inp: OutgoingInput):
 
 
 class DraftInput(OutgoingInput):
-    text: Text(0, 20000)
+    text: Annotated[str, Chars(0, 20000)]
 
 
 def draft(ctx, inp: DraftInput):
@@ -211,7 +217,7 @@ register(
 
 
 class SendInput(OutgoingInput):
-    text: Text(1, 20000)
+    text: Annotated[str, Chars(1, 20000)]
 
 
 def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:

@@ -9,15 +9,13 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictBool, field_validator
 
 from core.errors import ToolError
-from core.inputs import Offset, ProjectId, RecordId, Text
+from core.inputs import Chars, Offset, PageId, ProjectId
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import list_item_shape, read_shape
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
-
-PageId = RecordId("page")
 
 register_group(
     Group(
@@ -45,7 +43,7 @@ def _author(ctx) -> str:
 
 class ListInput(ToolInput):
     project_id: ProjectId | None = None
-    title: Text(0, 300) | None = None
+    title: Annotated[str, Chars(0, 300)] | None = None
     type: Literal["question", "thesis"] | None = None
     status: Literal["queued", "running", "failed", "published"] | None = None
     offset: Offset = 0
@@ -87,8 +85,8 @@ register(Tool(name="pages.read", description="A page with its content and source
 
 class RequestInput(ToolInput):
     project_id: ProjectId | None = None
-    question: Text(1, 2000)
-    context: Text(0, 4000) | None = None
+    question: Annotated[str, Chars(1, 2000)]
+    context: Annotated[str, Chars(0, 4000)] | None = None
 
     @field_validator("question")
     @classmethod
@@ -134,21 +132,21 @@ register(
 
 
 class Edit(ToolInput):
-    label: Text(1, 120)
-    find: Text(1, 2000)
-    replace: Text(0, 2000)
-    was: Text(0, 60) | None = None
-    now: Text(0, 60) | None = None
+    label: Annotated[str, Chars(1, 120)]
+    find: Annotated[str, Chars(1, 2000)]
+    replace: Annotated[str, Chars(0, 2000)]
+    was: Annotated[str, Chars(0, 60)] | None = None
+    now: Annotated[str, Chars(0, 60)] | None = None
 
 
 class Sentence(ToolInput):
-    before: Text(1, 2000)
-    after: Text(1, 2000)
+    before: Annotated[str, Chars(1, 2000)]
+    after: Annotated[str, Chars(1, 2000)]
 
 
 class Source(ToolInput):
-    label: Text(1, 200)
-    href: Text(1, 2000)
+    label: Annotated[str, Chars(1, 200)]
+    href: Annotated[str, Chars(1, 2000)]
 
     @field_validator("href")
     @classmethod
@@ -160,11 +158,11 @@ class Source(ToolInput):
 
 class UpdateInput(ToolInput):
     page_id: PageId
-    title: Text(1, 200) | None = None
+    title: Annotated[str, Chars(1, 200)] | None = None
     edits: Annotated[list[Edit], Field(min_length=1, max_length=12)]
     sentence: Sentence | None = None
     source: Source
-    quote: Text(0, 1000) | None = None
+    quote: Annotated[str, Chars(0, 1000)] | None = None
 
 
 def update(ctx, inp: UpdateInput):

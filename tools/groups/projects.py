@@ -3,7 +3,9 @@ services (the docs app holds Project)."""
 
 from __future__ import annotations
 
-from core.inputs import Offset, ProjectId, Text
+from typing import Annotated
+
+from core.inputs import Chars, Offset, ProjectId
 from docs import selectors, services
 from docs.models import Project
 from docs.shapes import activity_item, project_shape
@@ -65,8 +67,8 @@ register(
 
 
 class CreateInput(ToolInput):
-    name: Text(1, 120)
-    description: Text(0, 4000) = ""
+    name: Annotated[str, Chars(1, 120)]
+    description: Annotated[str, Chars(0, 4000)] = ""
 
 
 def create(ctx, inp: CreateInput):
@@ -97,8 +99,8 @@ register(
 
 class UpdateInput(ToolInput):
     project_id: ProjectId
-    name: Text(1, 120)
-    description: Text(0, 4000)
+    name: Annotated[str, Chars(1, 120)]
+    description: Annotated[str, Chars(0, 4000)]
 
 
 def _update_sentence(before_name: str, before_description: str, project: Project) -> str:

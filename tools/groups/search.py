@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from core.inputs import Int, Offset, Text
+from core.inputs import Chars, Offset, Whole
 from search import selectors
 from search.accounts import how_to_for
 from tools.registry import Group, Tool, ToolInput, register, register_group
@@ -32,29 +32,29 @@ register_group(
 
 ItemType = Literal["email", "doc", "sheet", "slides", "pdf", "image", "file", "meeting", "page", "table", "contact",
                    "project"]
-Who = Annotated[list[Text(1, 200)], Field(max_length=10)]
+Who = Annotated[list[Annotated[str, Chars(1, 200)]], Field(max_length=10)]
 
 
 # --- search ---------------------------------------------------------------------------------------------------
 
 
 class SearchInput(ToolInput):
-    query: Text(0, 300) | None = None
+    query: Annotated[str, Chars(0, 300)] | None = None
     from_: Who | None = Field(default=None, alias="from")
     to: Who | None = None
     with_: Who | None = Field(default=None, alias="with")
-    after: Text(0, 40) | None = None
-    before: Text(0, 40) | None = None
+    after: Annotated[str, Chars(0, 40)] | None = None
+    before: Annotated[str, Chars(0, 40)] | None = None
     type: Annotated[list[ItemType], Field(max_length=8)] | None = None
-    in_: Annotated[list[Text(1, 200)], Field(max_length=5)] | None = Field(default=None, alias="in")
+    in_: Annotated[list[Annotated[str, Chars(1, 200)]], Field(max_length=5)] | None = Field(default=None, alias="in")
     has: Annotated[list[Literal["attachment", "star"]], Field(max_length=2)] | None = None
     dir: Literal["sent", "received"] | None = None
     bulk: Annotated[bool, Field(strict=True)] | None = None  # true or false, not "yes"
     waiting: Literal["me", "them"] | None = None
-    thread: Text(0, 200) | None = None
+    thread: Annotated[str, Chars(0, 200)] | None = None
     sort: Literal["relevance", "newest", "oldest"] | None = None
-    limit: Int(1, 50) = 10
-    cursor: Text(0, 400) | None = None
+    limit: Annotated[int, Whole(1, 50)] = 10
+    cursor: Annotated[str, Chars(0, 400)] | None = None
 
 
 def search(ctx, inp: SearchInput):
@@ -90,7 +90,7 @@ register(
 
 
 class ReadInput(ToolInput):
-    id: Text(3, 500)
+    id: Annotated[str, Chars(3, 500)]
     offset: Offset = 0
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from core.errors import not_found
-from core.inputs import Int, ProjectId, RecordId, Text
+from core.inputs import Chars, DatasetId, ProjectId, Whole
 from docs.models import Project
 from research import selectors, services
 from research.shapes import dataset_item, dataset_shape, row_shape
@@ -29,7 +29,6 @@ register_group(
     )
 )
 
-DatasetId = RecordId("dataset")
 
 
 def _not_blank(value):
@@ -96,8 +95,8 @@ register(Tool(name="tables.read", description="A table's columns, rows and cell 
 
 class BuildInput(ToolInput):
     project_id: ProjectId | None = None
-    question: Text(1, 2000)
-    max_rows: Int(1, services.MAX_TABLE_ROWS) = 25
+    question: Annotated[str, Chars(1, 2000)]
+    max_rows: Annotated[int, Whole(1, services.MAX_TABLE_ROWS)] = 25
 
     _words = field_validator("question")(_not_blank)
 
@@ -161,7 +160,9 @@ register(
 
 class AddRowInput(ToolInput):
     dataset_id: DatasetId
-    identity: Annotated[dict[Text(1, 40), Text(1, services.MAX_IDENTITY_VALUE)], Field(min_length=1)]
+    identity: Annotated[
+        dict[Annotated[str, Chars(1, 40)], Annotated[str, Chars(1, services.MAX_IDENTITY_VALUE)]], Field(min_length=1)
+    ]
 
     _words = field_validator("identity")(_not_blank)
 
@@ -184,7 +185,7 @@ register(
 
 class ResearchRowsInput(ToolInput):
     dataset_id: DatasetId
-    row_keys: Annotated[list[Text(1, 300)], Field(min_length=1, max_length=services.MAX_TABLE_ROWS)]
+    row_keys: Annotated[list[Annotated[str, Chars(1, 300)]], Field(min_length=1, max_length=services.MAX_TABLE_ROWS)]
 
 
 def _research_note(ctx, inp: ResearchRowsInput) -> str:
@@ -234,8 +235,8 @@ register(
 
 class AcceptCellInput(ToolInput):
     dataset_id: DatasetId
-    key: Text(1, 300)
-    column: Text(1, 40)
+    key: Annotated[str, Chars(1, 300)]
+    column: Annotated[str, Chars(1, 40)]
 
 
 def _accept_replaces(ctx, inp: AcceptCellInput) -> dict | None:

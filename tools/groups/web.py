@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator
 
-from core.inputs import Int, Link, Text
+from core.inputs import Chars, Link, Whole
 from integrations.web import services
 from tools.registry import Group, Tool, ToolInput, register, register_group
 
@@ -40,9 +40,9 @@ def _not_blank(value):
 
 
 class SearchInput(ToolInput):
-    objective: Text(1, 500)
-    queries: Annotated[list[Text(1, 120)], Field(min_length=1, max_length=4)]
-    limit: Int(1, 10) = 5
+    objective: Annotated[str, Chars(1, 500)]
+    queries: Annotated[list[Annotated[str, Chars(1, 120)]], Field(min_length=1, max_length=4)]
+    limit: Annotated[int, Whole(1, 10)] = 5
 
     _words = field_validator("objective", "queries")(_not_blank)
 
@@ -70,7 +70,7 @@ register(
 
 class ReadInput(ToolInput):
     urls: Annotated[list[Link], Field(min_length=1, max_length=5)]
-    objective: Text(1, 500) | None = None
+    objective: Annotated[str, Chars(1, 500)] | None = None
 
     _words = field_validator("objective")(_not_blank)
 

@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from core.context import ToolContext
-from core.inputs import AppItem, Int, Text
+from core.inputs import AppItem, Chars, Whole
 from integrations.services import Asker
 from tools.pipeline import apart_from_caller, use_tool
 from tools.registry import Group, Tool, ToolInput, register, register_group
@@ -41,7 +41,7 @@ register_group(
     )
 )
 
-Path = Text(1, 500)
+Path = Annotated[str, Chars(1, 500)]
 # Held-back calls listed in `calls` with what the check said, at most this many per tool (the count has them all).
 HELD_LISTED = 5
 
@@ -95,7 +95,7 @@ def _held(entry: dict, kind: str, tool_input, words: str) -> None:
 
 
 class BashInput(ToolInput):
-    command: Text(1, 20_000)
+    command: Annotated[str, Chars(1, 20_000)]
 
 
 def bash(ctx, inp: BashInput):
@@ -126,8 +126,8 @@ register(
 
 class ReadInput(ToolInput):
     path: Path
-    offset: Int(1) | None = None
-    limit: Int(1, 2000) | None = None
+    offset: Annotated[int, Whole(1)] | None = None
+    limit: Annotated[int, Whole(1, 2000)] | None = None
 
 
 def read(ctx, inp: ReadInput):
@@ -152,7 +152,7 @@ register(
 
 class WriteInput(ToolInput):
     path: Path
-    content: Text(0, 2_000_000)
+    content: Annotated[str, Chars(0, 2_000_000)]
 
 
 def write(ctx, inp: WriteInput):
@@ -176,8 +176,8 @@ register(
 
 class EditInput(ToolInput):
     path: Path
-    old_text: Text(1, 200_000)
-    new_text: Text(0, 200_000)
+    old_text: Annotated[str, Chars(1, 200_000)]
+    new_text: Annotated[str, Chars(0, 200_000)]
 
 
 def edit(ctx, inp: EditInput):
@@ -201,12 +201,12 @@ register(
 
 
 class OpenAttachment(ToolInput):
-    email: Annotated[Text(3, 500), AppItem] | None = None
-    attachment: Annotated[Text(3, 300), AppItem]
+    email: Annotated[str, Chars(3, 500), AppItem] | None = None
+    attachment: Annotated[str, Chars(3, 300), AppItem]
 
 
 class OpenInput(ToolInput):
-    files: Annotated[list[Annotated[Text(3, 500), AppItem]], Field(max_length=20)] | None = None
+    files: Annotated[list[Annotated[str, Chars(3, 500), AppItem]], Field(max_length=20)] | None = None
     attachments: Annotated[list[OpenAttachment], Field(max_length=20)] | None = None
 
 
