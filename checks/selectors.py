@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
+import uuid
 from collections.abc import Iterable
+
+from django.db import connection
 
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
@@ -46,10 +50,11 @@ def _turn_texts(turns: list[dict]) -> list[str]:
 def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
     from contacts.models import Contact, ContactEmail
 
-    contacts = Contact.objects.filter(organization=org).exclude(status=Contact.Status.IGNORED)
-    if contacts.count() > _ALL_CONTACTS_UP_TO:
+    rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1)
+    if len(rows) > _ALL_CONTACTS_UP_TO:
         # Naming is by address or by a first or full name unique among contacts: keep every contact whose
         # address or first name appears, so a name shared by two contacts still resolves to neither.
+        contacts = Contact.objects.filter(organization=org).exclude(status=Contact.Status.IGNORED)
         texts = _turn_texts(turns) + [str(action.input)]
         addresses = set(recipients_of(action.input or {})) | {e for t in texts for e in emails_in(t)}
         words = {w.lower() for t in texts for w in re.findall(r"[A-Za-z][A-Za-z'\-]+", fold(t))}
@@ -59,15 +64,60 @@ def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
             pk for pk, email in ContactEmail.objects.filter(organization=org).values_list("contact_id", "email")
             if email.lower() in addresses
         }
-        contacts = contacts.filter(id__in=wanted)
+        rows = _contact_rows(org, ids=sorted(wanted, key=str)) if wanted else []
     out = []
-    for c in contacts.prefetch_related("emails", "company_links__company"):
-        companies = [link.company for link in c.company_links.all() if link.ended is None]
+    for pk, name, fields, emails, companies in rows:
+        companies = _json(companies) or []
+        fields = _json(fields) or {}
         out.append(ContactRecord(
-            id=str(c.id),
-            name=c.name,
-            emails=[e.email for e in c.emails.all()],
-            company=companies[0].name if companies else None,
-            always_ask=c.always_ask or any(co.always_ask for co in companies),
+            id=str(pk if isinstance(pk, uuid.UUID) else uuid.UUID(str(pk))),
+            name=name,
+            emails=_json(emails) or [],
+            company=companies[0][0] if companies else None,
+            always_ask=bool(isinstance(fields, dict) and fields.get("ask")) or any(bool(c[1]) for c in companies),
         ))
     return out
+
+
+def _json(value):
+    # SQLite gives JSON as text; PostgreSQL as text too (cast), or, for a jsonb column, as Django's loader reads it.
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _contact_rows(org, *, limit: int | None = None, ids: list | None = None) -> list[tuple]:
+    """The workspace's contacts (not ignored) as the check reads them, in one query: id, name, fields, their
+    addresses (a JSON list, in their order) and the companies they are at now (a JSON list of [name, always_ask],
+    oldest link first), by name. One query whatever the count, where loading the rows and prefetching their
+    addresses and companies took three (and a count, a fourth): the check runs before every checked action."""
+    from companies.models import Company, CompanyPerson
+    from contacts.models import Contact, ContactEmail
+
+    contact, email = Contact._meta.db_table, ContactEmail._meta.db_table
+    link, company = CompanyPerson._meta.db_table, Company._meta.db_table
+    if connection.vendor == "postgresql":
+        emails = (f'SELECT CAST(json_agg(e.email ORDER BY e.position, e.id) AS text) FROM "{email}" e '
+                  'WHERE e.contact_id = c.id')
+        companies = (f'SELECT CAST(json_agg(json_build_array(co.name, co.always_ask) ORDER BY l.created_at, l.id) '
+                     f'AS text) FROM "{link}" l JOIN "{company}" co ON co.id = l.company_id '
+                     'WHERE l.contact_id = c.id AND l.ended IS NULL')
+    else:
+        # SQLite (3.40 here) has no ORDER BY inside an aggregate: it aggregates an ordered subquery's rows in order.
+        emails = (f'SELECT json_group_array(email) FROM (SELECT e.email FROM "{email}" e '
+                  'WHERE e.contact_id = c.id ORDER BY e.position, e.id)')
+        companies = (f'SELECT json_group_array(json_array(name, always_ask)) FROM (SELECT co.name, co.always_ask '
+                     f'FROM "{link}" l JOIN "{company}" co ON co.id = l.company_id '
+                     'WHERE l.contact_id = c.id AND l.ended IS NULL ORDER BY l.created_at, l.id)')
+    params: list = [org.pk, Contact.Status.IGNORED.value]
+    where = ""
+    if ids is not None:
+        field = Contact._meta.pk
+        where = f" AND c.id IN ({', '.join(['%s'] * len(ids))})"
+        params += [field.get_db_prep_value(i, connection) for i in ids]
+    sql = (f'SELECT c.id, c.name, c.fields, ({emails}), ({companies}) FROM "{contact}" c '
+           f"WHERE c.organization_id = %s AND c.status <> %s{where} ORDER BY c.name, c.id")
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    params[0] = Contact._meta.get_field("organization").get_db_prep_value(org.pk, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
@@ -103,7 +104,7 @@ class Turn(ToolHost):
         owner_words = current.owner_words if current else []
         if and_then:
             group = self.and_then_groups.setdefault(and_then, uuid.uuid4())
-            requester = self.conversation
+            requester: Conversation | None = self.conversation
             self.keep()
         else:
             group = None
@@ -200,7 +201,7 @@ class Turn(ToolHost):
             # (fed past what is known: another process's message came in between the turn's own, and was read)
             self._prompt = PromptMessages(owner=self.org.owner_first_name)
         # The prompt is append-only within a turn: only the messages since the last step are converted.
-        self._prompt.feed(m for m in self._messages if m.seq > self._prompt.fed_upto)
+        self._prompt.feed(m for m in self._held() if m.seq > self._prompt.fed_upto)
         messages = [{"role": "system", "content": self._system}, *self._prompt.messages()]
         if last_step:
             messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
@@ -230,6 +231,13 @@ class Turn(ToolHost):
             if added:
                 self._known_upto = added[-1].seq
 
+    def _held(self) -> list[Message]:
+        """The messages this turn holds (read the first time they are asked for)."""
+        if self._messages is None:
+            self._read_new_messages()
+        assert self._messages is not None  # (_read_new_messages sets them)
+        return self._messages
+
     def _hold(self, message: Message | None) -> None:
         """A message this turn appended, once committed: into the turn's history without reading it back."""
         if message is None or message.conversation_id != self.conversation.id or self._messages is None:
@@ -243,15 +251,14 @@ class Turn(ToolHost):
 
     def check_turns(self) -> list[dict]:
         """The conversation as the check reads it: what memory folded is read once a turn, the rest is held."""
-        if self._messages is None:
-            self._read_new_messages()
+        messages = self._held()
         if self._check_turns is None:
-            first = self._messages[0].seq if self._messages else self._known_upto + 1
+            first = messages[0].seq if messages else self._known_upto + 1
             self._check_turns = []
             for message in Message.objects.filter(conversation=self.conversation, seq__lt=first).order_by("seq"):
                 self._check_turns.extend(check_turns_of(message))
             self._check_turns_upto = first - 1
-        for message in self._messages:
+        for message in messages:
             if message.seq > self._check_turns_upto:
                 self._check_turns.extend(check_turns_of(message))
                 self._check_turns_upto = message.seq
@@ -259,8 +266,9 @@ class Turn(ToolHost):
 
     def _input_waits(self) -> bool:
         """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply."""
-        if any(m.role == Message.Role.AGENT for m in self._messages):
-            return input_waits(self._messages)
+        messages = self._held()
+        if any(m.role == Message.Role.AGENT for m in messages):
+            return input_waits(messages)
         return has_new_input(self.conversation)
 
     def tool_specs(self) -> list[dict]:
@@ -326,9 +334,11 @@ class Turn(ToolHost):
                     continue
                 ToolCall.objects.filter(id=call.id).update(started_at=timezone.now())
             written: list[Message] = []
-            with recording(lambda result, call=call, written=written: written.append(
-                self._record_result(call, _in_band(call.name, result))
-            )) as record:
+
+            def write(result, call: ToolCall = call, written: list[Message] = written) -> None:
+                written.append(self._record_result(call, _in_band(call.name, result)))
+
+            with recording(write) as record:
                 result = run_agent_tool(self, call.name, call.arguments)
             if record.done:
                 self._hold(written[-1])
@@ -337,7 +347,7 @@ class Turn(ToolHost):
                     message = self._record_result(call, result)
                 self._hold(message)
 
-    def _record_result(self, call: ToolCall, result: dict) -> Message:
+    def _record_result(self, call: ToolCall, result: dict | None) -> Message:
         call.result = result
         call.done_at = timezone.now()
         call.save(update_fields=["result", "done_at"])
@@ -437,12 +447,15 @@ def answer_work(work: Work, text: str) -> bool:
         if group.exclude(state=Work.State.ANSWERED).exists():
             return True
         answers = "\n".join(f"- {w.conversation.title}: {w.answer}" for w in group.select_related("conversation"))
+        requester = work.requester
+        if requester is None:  # (work sent on "and then" always comes from a conversation: send_to_thread)
+            return True
         services.message_append(
-            conversation=work.requester, role=Message.Role.ANSWER,
+            conversation=requester, role=Message.Role.ANSWER,
             text=f"[Answers from your threads]\n{answers}\nNow: {work.and_then}",
             data={"and_then_group": str(work.and_then_group)},
         )
-        scheduler.wake(conversation=work.requester)
+        scheduler.wake(conversation=requester)
         return True
     if work.requester is None:
         # The owner asked: the answer reaches them on its own, in the agent's chat, without a chat turn.
@@ -518,7 +531,7 @@ class PromptMessages:
         if message.role == Message.Role.AGENT:
             self._flush()
             self.waiting.clear()
-            entry = {"role": "assistant", "content": message.text or None}
+            entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             calls = message.data.get("tool_calls") or []
             if calls:
                 entry["tool_calls"] = [

@@ -10,6 +10,9 @@ from agents import services
 from agents.runtime import turn
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
+from checks.models import CheckDecision
+from contacts.models import ContactEmail
+from tests.factories import ContactFactory
 
 FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
 # One step of a tool that needs no yes (bench/PERFORMANCE.md lists them): the conversation's counter and the
@@ -17,6 +20,13 @@ FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
 # counter) and its call, in one transaction; the tool's own query; the call's result and its message (its seq
 # taken), in another. The same on SQLite and PostgreSQL: the counter's UPDATE is what makes writers take turns.
 MOST_QUERIES_A_STEP = 10
+# One step of a checked tool that goes (contacts.update of a contact's job title, which the owner asked for): the
+# runtime's 9 (as above, less the tool's own), the check's 4 (the record the input names; what this work made; the
+# workspace's contacts with their addresses and companies, in one query; the decision's row), and the tool's 10:
+# the contact with what its record shows (5: read once, for the check's `replaces`, the update and the result), its
+# row again under its lock, its update, its log entry, the change on Home's record and the log entry's link to it.
+# The issue's target is 15; bench/PERFORMANCE.md says what is left.
+MOST_QUERIES_A_CHECKED_STEP = 23
 
 
 def queries_of_a_turn(org, agent, model, steps: int) -> int:
@@ -38,3 +48,90 @@ def test_a_step_costs_the_same_few_queries_however_long_the_thread(org, staff, m
     per_step = (many - few) / more
     assert per_step == int(per_step), (few, many)  # every step the same
     assert per_step <= MOST_QUERIES_A_STEP, per_step
+
+
+# --- a checked tool that goes ---------------------------------------------------------------------------------
+
+ASKED = "Dana Whitfield's job title keeps changing: update it to Practice manager or Office manager as I say."
+TITLES = ["Practice manager", "Office manager"]
+
+
+def update_title(dana, i: int):
+    return call("use_tool", {"name": "contacts.update",
+                             "input": {"contactId": str(dana.id), "jobTitle": TITLES[i % 2]}})
+
+
+def queries_of_a_checked_turn(org, agent, model, dana, steps: int) -> int:
+    model.add(call("start_thread", {"title": f"Dana {steps}", "task": ASKED}), say("Started."))
+    model.add(*[update_title(dana, i) for i in range(steps)], say("Updated."))
+    services.owner_message_send(org=org, agent=agent, text=ASKED)
+    with CaptureQueriesContext(connection) as queries:
+        drain(org_id=org.id)
+    return len([q for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]])
+
+
+@pytest.fixture
+def checked(org):
+    org.check_enabled = True
+    org.save(update_fields=["check_enabled"])
+    dana = ContactFactory(organization=org, name="Dana Whitfield", emails=["dana@juniperdental.test"])
+    ContactFactory(organization=org, name="Lee Park", emails=["lee@juniperdental.test"])
+    return dana
+
+
+@pytest.mark.parametrize("more", [20, 200])
+def test_a_checked_step_that_goes_costs_the_same_few_queries(org, staff, model, checked, more, monkeypatch):
+    monkeypatch.setattr(turn, "THREAD_STEPS", 1000)
+    few = queries_of_a_checked_turn(org, staff["Client desk"], model, checked, 2)
+    many = queries_of_a_checked_turn(org, staff["Proposal writer"], model, checked, 2 + more)
+    decisions = CheckDecision.objects.filter(organization=org, tool="contacts.update")
+    assert decisions.count() == 4 + more
+    assert set(decisions.values_list("outcome", flat=True)) == {"go"}  # the owner asked: no yes needed
+    checked.refresh_from_db()
+    assert checked.job_title == TITLES[(1 + more) % 2]
+    per_step = (many - few) / more
+    assert per_step == int(per_step), (few, many)
+    assert per_step <= MOST_QUERIES_A_CHECKED_STEP, per_step
+
+
+def _meanwhile(write, response):
+    """A step's response that, before it is given, has another process (the owner on Home) write something."""
+    def step(request):
+        write()
+        return response
+    return step
+
+
+ASKED_TWO = ("Dana Whitfield is Practice manager now: change her job title, and add dana@juniper-billing.test to her "
+             "addresses.")
+
+
+@pytest.mark.parametrize("meanwhile", [False, True])
+def test_a_contact_changed_between_steps_is_checked_as_it_is_now(org, staff, model, checked, meanwhile):
+    """The contact a checked update would change is read for each call, not held from an earlier step: an address
+    the owner added between two steps of a turn is one the next update would take off, and the check is shown it
+    as what the update replaces (held from the step before, the update would look like it only adds one). Whether
+    that needs the owner's yes is the check's rules' to say (tests/checks); here, that they see it."""
+    def owner_adds_an_address():
+        if meanwhile:
+            ContactEmail.objects.create(organization=org, contact=checked, email="dana.home@example.test",
+                                        position=1)
+
+    both = ["dana@juniperdental.test", "dana@juniper-billing.test"]
+    model.add(call("start_thread", {"title": "Dana", "task": ASKED_TWO}), say("Started."))
+    model.add(
+        update_title(checked, 0),
+        _meanwhile(owner_adds_an_address, call("use_tool", {"name": "contacts.update",
+                                                            "input": {"contactId": str(checked.id), "emails": both}})),
+        say("Done."),
+    )
+    services.owner_message_send(org=org, agent=staff["Client desk"], text=ASKED_TWO)
+    drain(org_id=org.id)
+    decisions = list(CheckDecision.objects.filter(organization=org).order_by("created_at"))
+    assert [d.outcome for d in decisions][0] == "go"
+    if meanwhile:
+        assert decisions[1].replaces == {"name": "Dana Whitfield", "emails": ["dana.home@example.test"]}
+    else:
+        assert decisions[1].replaces is None
+        assert decisions[1].outcome == "go"
+        assert list(ContactEmail.objects.filter(contact=checked).values_list("email", flat=True)) == both

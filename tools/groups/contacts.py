@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, ValidationError
+from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError
 
 from contacts import selectors, services
 from contacts.models import Contact, LogEntry
@@ -294,6 +294,10 @@ class UpdateInput(ToolInput):
     job_title: Text(0, 200) | None = None
     labels: list[Text(1, 40)] = None
     fields: dict = None
+    # The contact as read for the check (update_replaces), with all its record reads, handed to the run: one read
+    # of it a call, not three (the check's, the update's, the result's). The update reads its row again under its
+    # lock before it writes, so what it merges into is never this read.
+    _read: Contact | None = PrivateAttr(default=None)
 
     def changes(self) -> dict:
         """The inputs given, by attribute name: a value left out stays as it is; phone given null clears it."""
@@ -301,11 +305,26 @@ class UpdateInput(ToolInput):
         return {name: getattr(self, name) for name in given}
 
 
+def _contact_for_update(ctx, inp: UpdateInput) -> Contact | None:
+    if inp._read is None or str(inp._read.organization_id) != str(ctx.org.id):
+        inp._read = selectors.contact_queryset_for_record(org=ctx.org).filter(id=inp.contact_id).first()
+    return inp._read
+
+
 def update(ctx, inp: UpdateInput):
-    contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
+    contact = _contact_for_update(ctx, inp)
+    if contact is None:
+        raise ToolError("not_found", f"No contact with id {inp.contact_id} in this workspace.")
     name = contact.name
-    logged = services.contact_update(org=ctx.org, actor=ctx.actor, contact=contact, changes=inp.changes())
-    record = _record(ctx, contact.id)
+    changes = inp.changes()
+    # The record's other parts (open items, companies, projects) as read; the update locks and reads the row
+    # again, which lets go of them. Its addresses are read again when it changed them.
+    loaded = dict(getattr(contact, "_prefetched_objects_cache", {}))
+    logged = services.contact_update(org=ctx.org, actor=ctx.actor, contact=contact, changes=changes)
+    if logged and "emails" in changes:
+        loaded.pop("emails", None)
+    contact.__dict__["_prefetched_objects_cache"] = loaded | getattr(contact, "_prefetched_objects_cache", {})
+    record = contact_record(contact)
     if not logged:
         return record
     return Done(
@@ -319,7 +338,7 @@ def update(ctx, inp: UpdateInput):
 
 def update_replaces(ctx, inp: UpdateInput) -> dict | None:
     # Another workspace's contact replaces nothing here; running the tool answers not_found.
-    contact = selectors.contact_with_emails(org=ctx.org, contact_id=inp.contact_id)
+    contact = _contact_for_update(ctx, inp)
     return services.contact_update_replaces(contact, inp.changes()) if contact is not None else None
 
 
