@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
-from django.db.models import BooleanField, CharField, Exists, Func, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import BooleanField, CharField, Exists, Func, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Lower
 from django.utils import timezone
@@ -23,17 +23,12 @@ LOG_SIZE = 20
 
 
 def contact_queryset_for_record(*, org) -> QuerySet:
-    """Contacts with everything ContactRecord reads, in a fixed number of queries whatever their count: five (the
-    contacts, then their addresses, open items, companies and projects, each link with what it links to joined)."""
-    # The links' models are the companies' and docs' apps' (above this one): reached through the relations they
-    # declare on Contact, not imported.
-    company_links = Contact._meta.get_field("company_links").related_model
-    project_links = Contact._meta.get_field("project_links").related_model
+    """Contacts with everything ContactRecord reads, in a fixed number of queries whatever their count."""
     return Contact.objects.filter(organization=org).prefetch_related(
         "emails",
         Prefetch("open_items", queryset=OpenItem.objects.filter(closed_at__isnull=True)),
-        Prefetch("company_links", queryset=company_links._default_manager.select_related("company__handler")),
-        Prefetch("project_links", queryset=project_links._default_manager.select_related("project")),
+        "company_links__company__handler",
+        "project_links__project",
     )
 
 
@@ -57,15 +52,17 @@ def contact_with_emails(*, org, contact_id) -> Contact | None:
 
 
 def contact_by_email(*, org, email: str) -> Contact | None:
-    # Lower(email) is what the workspace's unique constraint indexes, so this lookup uses it. The address is found
-    # within the contact's own query (a subquery, read first), not in a query of its own: contacts.find runs often.
-    holder = (
+    # Lower(email) is what the workspace's unique constraint indexes, so this lookup uses it.
+    row = (
         ContactEmail.objects.filter(organization=org)
         .annotate(lowered=Lower("email"))
         .filter(lowered=email.strip().lower())
-        .values("contact_id")[:1]
+        .only("contact_id")
+        .first()
     )
-    return contact_queryset_for_record(org=org).filter(id__in=Subquery(holder)).first()
+    if row is None:
+        return None
+    return contact_queryset_for_record(org=org).get(id=row.contact_id)
 
 
 def contact_log(*, contact: Contact, limit: int = LOG_SIZE) -> list[LogEntry]:
