@@ -70,17 +70,19 @@ def quickbooks_request(
     http = session or requests
     params = {"minorversion": QUICKBOOKS_MINOR_VERSION, **(params or {})}
     url = quickbooks_url(connection, path)
-    response = None
-    for attempt in range(2):
-        token = quickbooks_access_token(connection, force=attempt > 0)
+
+    def send(*, force: bool) -> requests.Response:
+        token = quickbooks_access_token(connection, force=force)
         headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
         try:
-            response = http.request(method, url, params=params, json=json, headers=headers, timeout=TIMEOUT)
+            return http.request(method, url, params=params, json=json, headers=headers, timeout=TIMEOUT)
         except requests.RequestException as e:
             raise network_error(e, label=f"QuickBooks Online ({connection.account})") from e
+
+    response = send(force=False)
+    if response.status_code == 401:
         # A 401 with a token we thought valid: it was revoked or rotated elsewhere. Refresh once and try again.
-        if response.status_code != 401:
-            break
+        response = send(force=True)
     if not 200 <= response.status_code < 300:
         raise from_quickbooks_response(response, connection=connection, asked_by=asked_by)
     return response.json()

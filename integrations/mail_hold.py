@@ -258,7 +258,7 @@ def _note_sent(held: HeldEmail, sent: SentRef, now: datetime.datetime) -> None:
         organization_id=held.organization_id, tool="mail.send", target_type="email", target_id=str(held.pk),
         undone_at__isnull=True, undo__isnull=False).order_by("pk"))
     for change in changes:
-        change.undo = {**change.undo, "gone": iso(now)}
+        change.undo = {**(change.undo or {}), "gone": iso(now)}  # never None: only changes with an undo are read
     Change.objects.bulk_update(changes, ["undo"])
     entries = list(LogEntry.objects.select_for_update().filter(
         organization_id=held.organization_id, id__in=held.log_entries).order_by("pk"))

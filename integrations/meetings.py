@@ -85,7 +85,8 @@ def meeting_hold(*, org: Organization, title: str, start: str, end: str, note: s
 def meeting_hold_undo(*, org: Organization, actor, change) -> None:
     """Undo of calendar.hold: the hold is deleted, unless it was changed since (`changed`)."""
     data = change.undo or {}
-    connection = Connection.objects.filter(organization=org, id=data.get("connection")).first()
+    connection_id = data.get("connection")
+    connection = Connection.objects.filter(organization=org, id=connection_id).first() if connection_id else None
     if connection is None:
         raise ToolError("not_found", "The calendar this time was held on is no longer connected.")
     connection = require_connection(org=org, group=GROUP, account_key=connection.account_key, write=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import os
 import time
+from typing import Literal
 
 import requests
 from django.conf import settings
@@ -322,7 +323,8 @@ def quickbooks_access_token(connection: Connection, *, force: bool = False, slee
             raise ToolError("unavailable", f"{label}: another worker is refreshing its sign-in. Try again shortly.")
         sleep(0.5)
         waited += 0.5
-    fresh, failure = None, None
+    fresh: dict | None = None
+    failure: ToolError | Literal["signed_out"] | None = None
     try:
         # Unless another worker refreshed before this claim: then its tokens are the ones to use.
         if not _quickbooks_fresh(connection) or (force and connection.token_version == seen):
@@ -331,16 +333,18 @@ def quickbooks_access_token(connection: Connection, *, force: bool = False, slee
                 connection_tokens_save(connection=connection, tokens=fresh)
     finally:
         Connection.objects.filter(pk=connection.pk).update(refresh_claimed_until=None)
-    if fresh is None and failure is None:
-        return _tokens_of(connection)["access_token"]
+    if isinstance(failure, ToolError):
+        raise failure
     if failure == "signed_out":
         raise signed_out(connection, label=label)
-    if failure is not None:
-        raise failure
+    if fresh is None:  # another worker refreshed before this claim
+        return _tokens_of(connection)["access_token"]
     return fresh["access_token"]
 
 
-def _quickbooks_refresh(connection: Connection, label: str) -> tuple[dict | None, ToolError | str | None]:
+def _quickbooks_refresh(
+    connection: Connection, label: str
+) -> tuple[dict | None, ToolError | Literal["signed_out"] | None]:
     """New tokens from Intuit, or why not: "signed_out" (refused: connect again) or the ToolError to raise."""
     from intuitlib.exceptions import AuthClientError
 

@@ -11,6 +11,7 @@ MAILERS' SMTP backend is `integrations.smtp.EmailBackend`: Django's, on an SMTP 
 from __future__ import annotations
 
 import smtplib
+from collections.abc import Buffer
 
 from django.core.mail.backends import smtp
 
@@ -19,15 +20,17 @@ class HandOffUncertain(Exception):
     """The server had the whole email when the connection failed: it may have taken it."""
 
 
-class _Tracking:
+class _Tracking(smtplib.SMTP):
+    """Tracks whether the final dot went; mixed in before SMTP or SMTP_SSL, whose sending it wraps."""
+
     dot_sent = False
 
-    def send(self, s):
+    def send(self, s: Buffer | str) -> None:
         super().send(s)
         if isinstance(s, bytes) and s.endswith(b"\r\n.\r\n"):
             self.dot_sent = True  # sendall returned: the server may have all of it
 
-    def data(self, msg):
+    def data(self, msg: Buffer | str) -> tuple[int, bytes]:
         self.dot_sent = False
         try:
             return super().data(msg)
@@ -39,7 +42,7 @@ class _Tracking:
             raise
 
 
-class TrackingSMTP(_Tracking, smtplib.SMTP):
+class TrackingSMTP(_Tracking):
     pass
 
 

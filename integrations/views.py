@@ -8,6 +8,7 @@ signed-in owner's own workspace (request.user.organization); the callbacks write
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -57,16 +58,28 @@ def _problem(request, *, title: str, text: str, app: str | None = None, status: 
     return render(request, "integrations/problem.html", {"title": title, "text": text, "app": app}, status=status)
 
 
+@dataclass(frozen=True)
+class ConnectionLine:
+    """A connection as the page lists it, with its search copy's state."""
+
+    connection: Connection
+    searchable: bool
+    copy: SearchCopy | None
+
+
 @login_required
 @require_GET
 def index(request):
     org = _workspace(request)
-    rows = selectors.connections(org=org)
     copies = {c.connection_id: c for c in SearchCopy.objects.filter(connection__organization=org)}
-    for row in rows:
+    rows = [
         # Search is offered for the accounts whose mail, files or meetings it can copy; the copy's state shows.
-        row.searchable = row.is_connected and bool({"mail", "files", "calendar"} & set(row.groups))
-        row.copy = copies.get(row.id)
+        ConnectionLine(
+            connection=row, searchable=row.is_connected and bool({"mail", "files", "calendar"} & set(row.groups)),
+            copy=copies.get(row.id),
+        )
+        for row in selectors.connections(org=org)
+    ]
     apps = [
         {"info": catalog.app(key), "missing": oauth.missing_settings(key)} for key in catalog.CONNECTABLE
     ]

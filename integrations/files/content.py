@@ -169,10 +169,10 @@ def pptx_text(raw: bytes) -> str:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile as exc:
         raise ToolError("unsupported", "This .pptx can't be opened.") from exc
-    slides = sorted(
-        (n for n in archive.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n)),
-        key=lambda n: int(re.search(r"(\d+)", n.rsplit("/", 1)[1]).group(1)),
-    )
+    numbered = [
+        (int(m.group(1)), n) for n in archive.namelist() if (m := re.fullmatch(r"ppt/slides/slide(\d+)\.xml", n))
+    ]
+    slides = [name for _, name in sorted(numbered)]
     parts = []
     for number, name in enumerate(slides, start=1):
         xml = archive.read(name).decode("utf-8", "replace")

@@ -72,7 +72,7 @@ def _timesheet() -> bytes:
     from openpyxl.styles import Font
 
     book = openpyxl.Workbook()
-    log = book.active
+    log = book.worksheets[0]  # a new workbook's one tab
     log.title = "Log"
     log.append(["Date", "Client", "Hours", "Note"])
     entries = [(client, days[i]) for i in range(max(len(d) for _, d in OCTOBER)) for client, days in OCTOBER
@@ -109,7 +109,7 @@ def seed_files(org, connection) -> list[str]:
     folders: dict[str, LocalFile] = {}
     made = 0
     for name, parent, file_id in FOLDERS:
-        above = folders.get(parent)
+        above = folders[parent] if parent is not None else None
         found = rows.filter(name=name, parent=above).first()
         if found is None:
             files.create_folder(name=name, parent_id=above.file_id if above else None)
@@ -117,7 +117,7 @@ def seed_files(org, connection) -> list[str]:
             made += 1
         folders[name] = found
     for name, parent, mime, data, file_id in FILES:
-        above = folders.get(parent)
+        above = folders[parent] if parent is not None else None
         if rows.filter(name=name, parent=above).exists():
             continue
         files.upload(FileData(name, mime, data()), name=name, folder_id=above.file_id if above else None)

@@ -475,7 +475,8 @@ def move_replaces(*, org, asker, ids: list[str]) -> dict:
         ref = file_ref(org=org, value=value, asker=asker, write=True)
         meta = ref.get()
         folders = []
-        for parent in meta.parents or [None]:
+        parents: list[str | None] = [*meta.parents] or [None]  # a file at the top is in no folder
+        for parent in parents:
             key = (ref.connection.pk, parent)
             if key not in names:
                 names[key] = ref.provider.folder_name(parent.split(":", 1)[1] if parent else None)
@@ -497,8 +498,7 @@ def cells_replaces(*, org, asker, id: str, range_: str, values: list[list]) -> d
     meta = ref.get()
     area = sheets.write_area(sheets.parse_range(range_), values)
     current = ref.provider.sheet_values(ref.local_id, area.as_text())
-    height, width = area.r2 - area.r1 + 1, area.c2 - area.c1 + 1
-    return {"file": meta.name, "range": area.as_text(), "values": sheets.pad(current, height, width)}
+    return {"file": meta.name, "range": area.as_text(), "values": sheets.pad(current, area.height, area.width)}
 
 
 # --- Undo -----------------------------------------------------------------------------------------------------
@@ -507,7 +507,8 @@ def cells_replaces(*, org, asker, id: str, range_: str, values: list[list]) -> d
 def file_change_undo(*, org, actor, change) -> None:
     """Undo a files write: the same account's provider puts back what was there, or says it changed since."""
     data = change.undo or {}
-    connection = Connection.objects.filter(organization=org, id=data.get("connection")).first()
+    connection_id = data.get("connection")
+    connection = Connection.objects.filter(organization=org, id=connection_id).first() if connection_id else None
     if connection is None:
         raise ToolError("not_found", "The account this change was made in isn't in this workspace any more.")
     connection = require_connection(org=org, group="files", account_key=connection.account_key, write=True)

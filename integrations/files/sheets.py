@@ -36,6 +36,36 @@ class A1Range:
         return a1(self.sheet, self.r1, self.c1, self.r2, self.c2)
 
 
+@dataclass(frozen=True)
+class Area:
+    """A block of cells with every end given: where values are written, and what is read back for Undo."""
+
+    sheet: str | None
+    r1: int
+    c1: int
+    r2: int
+    c2: int
+
+    @property
+    def top(self) -> int:
+        return self.r1
+
+    @property
+    def left(self) -> int:
+        return self.c1
+
+    @property
+    def height(self) -> int:
+        return self.r2 - self.r1 + 1
+
+    @property
+    def width(self) -> int:
+        return self.c2 - self.c1 + 1
+
+    def as_text(self) -> str:
+        return a1(self.sheet, self.r1, self.c1, self.r2, self.c2)
+
+
 def column_letters(index: int) -> str:
     letters, n = "", index + 1
     while n:
@@ -142,7 +172,7 @@ def shape(values: list[list]) -> tuple[int, int]:
     return len(values), max((len(row) for row in values), default=0)
 
 
-def write_area(rng: A1Range, values: list[list]) -> A1Range:
+def write_area(rng: A1Range, values: list[list]) -> Area:
     """Where `values` land when written at the range's top-left; a range smaller than them is bad_input, as Sheets
     says (a single cell is only where writing starts)."""
     height, width = shape(values)
@@ -155,7 +185,7 @@ def write_area(rng: A1Range, values: list[list]) -> A1Range:
             raise ToolError("bad_input", f"values: {height} rows don't fit in {rng.as_text()}")
         if rng.c2 is not None and left + width - 1 > rng.c2:
             raise ToolError("bad_input", f"values: {width} columns don't fit in {rng.as_text()}")
-    return A1Range(rng.sheet, top, left, top + height - 1, left + width - 1)
+    return Area(rng.sheet, top, left, top + height - 1, left + width - 1)
 
 
 def pad(rows: list[list], height: int, width: int, fill="") -> list[list]:

@@ -182,7 +182,7 @@ class DriveProvider(FilesProvider):
         return google_execute(request, connection=self.connection, group="files")
 
     def _write_doc(self, file_id: str, requests: list[dict], revision: str | None) -> dict:
-        body = {"requests": requests}
+        body: dict[str, object] = {"requests": requests}
         if revision:
             body["writeControl"] = {"requiredRevisionId": revision}
         try:
@@ -476,7 +476,7 @@ class DriveProvider(FilesProvider):
         self._native(file_id, GOOGLE_SHEET)
         tab, rng = self._tab(file_id, range_)
         area = sheets.write_area(rng, values)
-        height, width = area.r2 - area.r1 + 1, area.c2 - area.c1 + 1
+        height, width = area.height, area.width
         where = area.as_text()
         shown = sheets.pad([[str(v) for v in row] for row in self._values(file_id, where, "FORMATTED_VALUE")],
                            height, width)
@@ -509,11 +509,12 @@ class DriveProvider(FilesProvider):
     # --- Undo ----------------------------------------------------------------------------------------------
 
     def undo(self, data: dict) -> None:
-        op, file_id = data.get("op"), data.get("file")
+        op = data.get("op")
         if op == "many":
             for item in reversed(data["items"]):
                 self.undo(item)
             return
+        file_id: str = data["file"]  # every other write's undo names its file
         if op == "trash":
             f = self._get(file_id, "id,name,mimeType,trashed")
             if f.get("trashed"):
@@ -541,7 +542,7 @@ class DriveProvider(FilesProvider):
             edits = (textedit.replace_undo_edits if op == "replace_text" else textedit.append_undo_edits)(
                 flat.text, data, what=flat.title or file_id
             )
-            requests = []
+            requests: list[dict] = []
             for edit in sorted(edits, key=lambda e: e.start, reverse=True):
                 start, end = flat.span(edit.start, edit.length)
                 if end > start:
@@ -576,10 +577,13 @@ class DriveProvider(FilesProvider):
         elif op == "append_rows":
             if not sheets.same_cells(self._values(file_id, data["range"], "FORMULA"), data["after"]):
                 raise _changed(data["range"], "the rows added there were changed since")
-            area = sheets.parse_range(data["range"])
+            added = sheets.parse_range(data["range"])
+            if added.r2 is None:  # Sheets names the rows it added ("Log!A5:D7"); a whole tab or column can't say
+                raise ToolError("unsupported", f"Undo can't tell which rows were added at {data['range']}; nothing "
+                                               "was changed.")
             self._run(self.sheets_api.spreadsheets().batchUpdate(spreadsheetId=file_id, body={"requests": [
                 {"deleteDimension": {"range": {"sheetId": data["sheet_id"], "dimension": "ROWS",
-                                               "startIndex": area.top, "endIndex": area.r2 + 1}}},
+                                               "startIndex": added.top, "endIndex": added.r2 + 1}}},
             ]}))
         else:
             raise ToolError("unsupported", f"Google Drive can't undo {op!r}.")

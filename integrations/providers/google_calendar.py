@@ -64,6 +64,8 @@ class GoogleCalendarProvider(CalendarProvider):
 
     def _zone(self, name: str | None) -> datetime.tzinfo:
         for candidate in (name, self.connection.organization.time_zone):
+            if not candidate:
+                continue
             try:
                 return zoneinfo.ZoneInfo(candidate)
             except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):

@@ -14,8 +14,10 @@ import datetime
 import io
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, overload
 
 from django.db.models import Case, IntegerField, Max, Q, Value, When
 from django.utils import timezone
@@ -26,6 +28,10 @@ from integrations.files.content import CSV, DOCX, MARKDOWN, PLAIN, XLSX
 from integrations.local.models_files import FOLDER_MIME, LocalFile, LocalFileChange
 from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
 from integrations.providers.registry import register_provider
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
 
 DOC_MIMES = (MARKDOWN, PLAIN, DOCX)
 SHEET_MIMES = (XLSX, CSV)
@@ -60,6 +66,12 @@ class LocalFilesProvider(FilesProvider):
                                          "moved to the trash: search for it again.")
         return row
 
+    @overload
+    def _folder(self, folder_id: str) -> LocalFile: ...
+    @overload
+    def _folder(self, folder_id: None) -> None: ...
+    @overload
+    def _folder(self, folder_id: str | None) -> LocalFile | None: ...
     def _folder(self, folder_id: str | None) -> LocalFile | None:
         if folder_id is None:
             return None
@@ -75,7 +87,7 @@ class LocalFilesProvider(FilesProvider):
         return FileMeta(
             id=self.global_id(row.file_id), name=row.name, mime_type=row.mime_type,
             kind=content.kind_of(row.mime_type, row.name), url=self.url(row.file_id),
-            parents=[self.global_id(row.parent.file_id)] if row.parent_id else [], size=row.size,
+            parents=[self.global_id(row.parent.file_id)] if row.parent is not None else [], size=row.size,
             modified=row.modified_at, modified_by=row.modified_by or None,
         )
 
@@ -182,7 +194,7 @@ class LocalFilesProvider(FilesProvider):
         from openpyxl.styles import Font
 
         book = openpyxl.Workbook()
-        sheet = book.active
+        sheet = book.worksheets[0]  # a new workbook's one tab
         sheet.title = "Sheet1"
         for row in rows:
             sheet.append([_entered(v) for v in row])
@@ -231,13 +243,13 @@ class LocalFilesProvider(FilesProvider):
     def move(self, file_id: str, *, folder_id: str) -> Written[list[str]]:
         row = self._row(file_id)
         folder = self._folder(folder_id)
-        ancestor = folder
+        ancestor: LocalFile | None = folder
         while ancestor is not None:
             if ancestor.pk == row.pk:
                 raise ToolError("bad_input", f"folderId: {folder.name} is inside {row.name}; a folder can't move "
                                              "into itself")
             ancestor = ancestor.parent
-        before = row.parent.file_id if row.parent_id else None
+        before = row.parent.file_id if row.parent is not None else None
         row.parent = folder
         self._touch(row, ["parent"])
         return Written([self.global_id(before)] if before else [],
@@ -294,7 +306,7 @@ class LocalFilesProvider(FilesProvider):
             for j, value in enumerate(values_row):
                 book.set(title, start + i, rng.left + j, _entered(value))
         self._write_bytes(row, book.save())
-        area = sheets.A1Range(title, start, rng.left, start + height - 1, rng.left + width - 1)
+        area = sheets.Area(title, start, rng.left, start + height - 1, rng.left + width - 1)
         return Written(area.as_text(), {
             "op": "append_rows", "file": row.file_id, "sheet": title, "start": start, "count": height,
             "after": _encode_block(book.block(title, area)), "left": rng.left, "width": width,
@@ -344,7 +356,7 @@ class LocalFilesProvider(FilesProvider):
             row.name = data["before"]
             self._touch(row, ["name"])
         elif op == "move":
-            where = row.parent.file_id if row.parent_id else None
+            where = row.parent.file_id if row.parent is not None else None
             if where != data["to"]:
                 raise _changed(what, "it was moved again since")
             row.parent = self._row(data["from"]) if data["from"] else None
@@ -366,7 +378,7 @@ class LocalFilesProvider(FilesProvider):
             storage.blob_forget(after)
         elif op == "update_cells":
             book = self._sheet(row)
-            area = sheets.A1Range(data["sheet"], *data["range"])
+            area = sheets.Area(data["sheet"], *data["range"])
             title = book.title_of(data["sheet"])
             if _encode_block(book.block(title, area)) != data["after"]:
                 raise _changed(what, f"the cells {area.as_text()} were changed since")
@@ -377,7 +389,7 @@ class LocalFilesProvider(FilesProvider):
         elif op == "append_rows":
             book = self._sheet(row)
             title = book.title_of(data["sheet"])
-            area = sheets.A1Range(title, data["start"], data["left"], data["start"] + data["count"] - 1,
+            area = sheets.Area(title, data["start"], data["left"], data["start"] + data["count"] - 1,
                                   data["left"] + data["width"] - 1)
             if _encode_block(book.block(title, area)) != data["after"]:
                 raise _changed(what, f"the rows added at {area.as_text()} were changed since")
@@ -509,7 +521,8 @@ class _Book:
     def __init__(self, mime: str, raw: bytes, *, stem: str):
         self.csv = mime == CSV
         self._raw = raw
-        self._cached = None
+        self._cached: Workbook | None = None  # the values formulas had when last saved, read when first asked
+        self._charts: list[str] = []
         if self.csv:
             self.titles = [stem]
             self._grid = [list(r) for r in content.csv_rows(content.decode(raw))]
@@ -520,7 +533,9 @@ class _Book:
                 self._book = openpyxl.load_workbook(io.BytesIO(raw))
             except Exception as e:  # openpyxl raises many kinds for a file that isn't a workbook
                 raise ToolError("unsupported", f"This .xlsx can't be opened ({e.__class__.__name__}).") from e
-            self.titles = self._book.sheetnames
+            # A chart tab has no cells: the tabs are the worksheets; title_of names a chart's as a chart.
+            self.titles = [sheet.title for sheet in self._book.worksheets]
+            self._charts = [sheet.title for sheet in self._book.chartsheets]
 
     def title_of(self, name: str | None) -> str:
         if name is None:
@@ -531,6 +546,9 @@ class _Book:
         for title in self.titles:
             if title.lower() == name.lower():
                 return title
+        if name.lower() in (chart.lower() for chart in self._charts):
+            raise ToolError("bad_input", f"range: the tab {name!r} is a chart, with no cells; the tabs with cells are "
+                                         f"{', '.join(self.titles)}")
         raise ToolError("bad_input", f"range: there is no tab {name!r}; the tabs are {', '.join(self.titles)}")
 
     def get(self, title: str, r: int, c: int):
@@ -538,7 +556,7 @@ class _Book:
             row = self._grid[r] if r < len(self._grid) else []
             return row[c] if c < len(row) and row[c] != "" else None
         # Read the cell without making it: openpyxl's cell() adds every cell it is asked about to the sheet.
-        cell = self._book[title]._cells.get((r + 1, c + 1))
+        cell = _worksheet(self._book, title)._cells.get((r + 1, c + 1))
         return cell.value if cell is not None else None
 
     def set(self, title: str, r: int, c: int, value) -> None:
@@ -550,7 +568,7 @@ class _Book:
                 row.append("")
             row[c] = content.display(value)
             return
-        self._book[title].cell(row=r + 1, column=c + 1).value = value
+        _worksheet(self._book, title).cell(row=r + 1, column=c + 1).value = value
 
     def shown(self, title: str, r: int, c: int) -> str:
         value = self.get(title, r, c)
@@ -565,11 +583,11 @@ class _Book:
             import openpyxl
 
             self._cached = openpyxl.load_workbook(io.BytesIO(self._raw), data_only=True)
-        return self._cached[title].cell(row=r + 1, column=c + 1).value
+        return _worksheet(self._cached, title).cell(row=r + 1, column=c + 1).value
 
     def last_row(self, title: str, *, columns=None, from_row: int = 0) -> int:
         """The last row with something in it (in `columns` when given), -1 when none; 0-based."""
-        height = len(self._grid) if self.csv else self._book[title].max_row
+        height = len(self._grid) if self.csv else _worksheet(self._book, title).max_row
         width = self.last_column(title) + 1
         columns = list(columns) if columns is not None else range(width)
         for r in range(height - 1, from_row - 1, -1):
@@ -580,12 +598,12 @@ class _Book:
     def last_column(self, title: str) -> int:
         if self.csv:
             return max((len(r) for r in self._grid), default=0) - 1
-        return self._book[title].max_column - 1
+        return _worksheet(self._book, title).max_column - 1
 
-    def block(self, title: str, area: sheets.A1Range) -> list[list]:
+    def block(self, title: str, area: sheets.Area) -> list[list]:
         return [[self.get(title, r, c) for c in range(area.c1, area.c2 + 1)] for r in range(area.r1, area.r2 + 1)]
 
-    def shown_block(self, title: str, area: sheets.A1Range) -> list[list[str]]:
+    def shown_block(self, title: str, area: sheets.Area) -> list[list[str]]:
         return [[self.shown(title, r, c) for c in range(area.c1, area.c2 + 1)] for r in range(area.r1, area.r2 + 1)]
 
     def shown_rows(self, title: str) -> list[list[str]]:
@@ -598,13 +616,13 @@ class _Book:
                 self._grid.append([])
             self._grid[at:at] = [[] for _ in range(count)]
         else:
-            self._book[title].insert_rows(at + 1, count)
+            _worksheet(self._book, title).insert_rows(at + 1, count)
 
     def delete_rows(self, title: str, at: int, count: int) -> None:
         if self.csv:
             del self._grid[at: at + count]
         else:
-            self._book[title].delete_rows(at + 1, count)
+            _worksheet(self._book, title).delete_rows(at + 1, count)
 
     def save(self) -> bytes:
         if self.csv:
@@ -615,6 +633,16 @@ class _Book:
 
 
 # --- helpers --------------------------------------------------------------------------------------------------
+
+
+def _worksheet(book: Workbook, title: str) -> Worksheet:
+    """A tab with cells: _Book's titles are only those (a chart tab has none)."""
+    from openpyxl.worksheet.worksheet import Worksheet
+
+    sheet = book[title]
+    if not isinstance(sheet, Worksheet):
+        raise ToolError("bad_input", f"range: the tab {title!r} is a chart, with no cells")
+    return sheet
 
 
 def _offset(page: str | None) -> int:
@@ -674,10 +702,17 @@ def _encode(value):
     return str(value)
 
 
+# The kinds _encode writes a date or time as, each read back by its class's fromisoformat.
+_DECODERS: dict[str, Callable[[str], datetime.date | datetime.time]] = {
+    "datetime": datetime.datetime.fromisoformat, "date": datetime.date.fromisoformat,
+    "time": datetime.time.fromisoformat,
+}
+
+
 def _decode(value):
     if isinstance(value, dict):
         (kind, text), = value.items()
-        return {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}[kind].fromisoformat(text)
+        return _DECODERS[kind](text)
     return value
 
 

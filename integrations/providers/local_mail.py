@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable
 
 from django.core.mail import EmailMessage as DjangoEmail
 from django.core.mail import mailers
@@ -153,9 +154,14 @@ def _has(query: _Query, value: str) -> Q | None:
     raise ToolError("bad_input", f"query: has:{value} isn't something the local mailbox knows; has:attachment is")
 
 
-_OPERATORS = {
+def _addressed_to(query: _Query, value: str) -> Q:
+    return Q(to__icontains=value) | Q(cc__icontains=value) | Q(bcc__icontains=value)
+
+
+# Each operator's query, or None when it narrows nothing (in:anywhere).
+_OPERATORS: dict[str, Callable[[_Query, str], Q | None]] = {
     "from": lambda q, v: Q(sender__icontains=v),
-    "to": lambda q, v: Q(to__icontains=v) | Q(cc__icontains=v) | Q(bcc__icontains=v),
+    "to": _addressed_to,
     "cc": lambda q, v: Q(cc__icontains=v),
     "bcc": lambda q, v: Q(bcc__icontains=v),
     "subject": lambda q, v: Q(subject__icontains=v),
@@ -189,7 +195,7 @@ class LocalMailProvider(MailProvider):
         if query.sender:
             q &= Q(sender__icontains=query.sender)
         if query.to:
-            q &= _OPERATORS["to"](words, query.to)
+            q &= _addressed_to(words, query.to)
         if query.after:
             q &= Q(date__gte=words.day(query.after.isoformat(), "after"))
         if query.before:
@@ -212,13 +218,13 @@ class LocalMailProvider(MailProvider):
             LocalMailThread.objects.filter(connection=self.connection)
             .filter(Exists(matching.filter(thread=OuterRef("pk"))))
             .order_by("-last_at", "-id")
-            .prefetch_related(Prefetch("messages", queryset=shown, to_attr="shown"))[offset : offset + limit + 1]
+            .prefetch_related(Prefetch("messages", queryset=shown))[offset : offset + limit + 1]
         )
         more = len(threads) > limit
         return Page([self._hit(t) for t in threads[:limit]], str(offset + limit) if more else None)
 
     def _hit(self, thread: LocalMailThread) -> Hit:
-        messages = thread.shown
+        messages = list(thread.messages.all())  # those search prefetched: drafts left out, oldest first
         latest = messages[-1] if messages else None
         owner = owner_addresses(self.connection)
         return Hit(

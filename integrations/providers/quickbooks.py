@@ -78,7 +78,7 @@ class QuickBooksProvider(BooksProvider):
         wanted = ", ".join(f"'{quote(i)}'" for i in dict.fromkeys(ids))
         sql = f"SELECT * FROM Customer WHERE Id IN ({wanted}) MAXRESULTS {MAX_RESULTS}"
         rows = self._query(sql).get("Customer", [])
-        return {c["Id"]: (c.get("PrimaryEmailAddr") or {}).get("Address") for c in rows if c.get("PrimaryEmailAddr")}
+        return {c["Id"]: address for c in rows if (address := (c.get("PrimaryEmailAddr") or {}).get("Address"))}
 
     # --- invoices ---------------------------------------------------------------------------------------
 

@@ -78,12 +78,22 @@ def registered() -> dict[tuple[str, str], type[Provider]]:
     return dict(_PROVIDERS)
 
 
+# The group names the provider's base class (GROUP_BASES), so a caller gets the group's methods typed.
+@overload
+def provider_class(app: str, group: Literal["mail"]) -> type[MailProvider] | None: ...
+@overload
+def provider_class(app: str, group: Literal["files"]) -> type[FilesProvider] | None: ...
+@overload
+def provider_class(app: str, group: Literal["calendar"]) -> type[CalendarProvider] | None: ...
+@overload
+def provider_class(app: str, group: Literal["books"]) -> type[BooksProvider] | None: ...
+@overload
+def provider_class(app: str, group: str) -> type[Provider] | None: ...
 def provider_class(app: str, group: str) -> type[Provider] | None:
     load_providers()
     return _PROVIDERS.get((app, group))
 
 
-# The group names the provider's base class (GROUP_BASES), so a caller gets the group's methods typed.
 @overload
 def provider_for(connection, group: Literal["mail"], **options) -> MailProvider: ...
 @overload

@@ -240,6 +240,29 @@ def test_a_formula_shows_its_saved_value_or_itself(files):
     assert files.sheet_values(sheet.id.split(":")[1], "S!A1:C1") == [["1", "2", "=A1+B1"]]
 
 
+def _with_a_chart_tab() -> bytes:
+    from openpyxl.chart import BarChart, Reference
+
+    book = openpyxl.load_workbook(io.BytesIO(xlsx({"Sales": [["Month", "Total"], ["Oct", 1200], ["Nov", 1500]]})))
+    chart = BarChart()
+    chart.add_data(Reference(book["Sales"], min_col=2, min_row=1, max_row=3), titles_from_data=True)
+    book.create_chartsheet("Chart").add_chart(chart)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_a_chart_tab_is_left_out_of_the_tabs(files):
+    sheet = files.upload(FileData("Sales.xlsx", "", _with_a_chart_tab()), name="Sales.xlsx", folder_id=None).value
+    assert files.tabs(sheet.id.split(":")[1]) == [("Sales", [["Month", "Total"], ["Oct", "1200"], ["Nov", "1500"]])]
+
+
+def test_reading_a_chart_tab_says_it_has_no_cells(files):
+    sheet = files.upload(FileData("Sales.xlsx", "", _with_a_chart_tab()), name="Sales.xlsx", folder_id=None).value
+    with pytest.raises(ToolError, match="is a chart, with no cells"):
+        files.sheet_values(sheet.id.split(":")[1], "Chart!A1:B2")
+
+
 # --- making -----------------------------------------------------------------------------------------------------
 
 
