@@ -390,7 +390,7 @@ class LocalFilesProvider(FilesProvider):
             book = self._sheet(row)
             title = book.title_of(data["sheet"])
             area = sheets.Area(title, data["start"], data["left"], data["start"] + data["count"] - 1,
-                                  data["left"] + data["width"] - 1)
+                               data["left"] + data["width"] - 1)
             if _encode_block(book.block(title, area)) != data["after"]:
                 raise _changed(what, f"the rows added at {area.as_text()} were changed since")
             book.delete_rows(title, data["start"], data["count"])
@@ -538,6 +538,8 @@ class _Book:
             self._charts = [sheet.title for sheet in self._book.chartsheets]
 
     def title_of(self, name: str | None) -> str:
+        if not self.titles:
+            raise ToolError("bad_input", "range: this workbook's tabs are all charts; it has no cells to read")
         if name is None:
             return self.titles[0]
         for title in self.titles:
