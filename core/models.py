@@ -114,10 +114,14 @@ class Change(models.Model):
 
     @property
     def can_undo(self) -> bool:
-        # `gone`: what the change did can't be called back any more (an email that went after its hold). The undo
-        # stays, so an Undo from a page shown before answers why.
-        return (self.undo is not None and not self.undo.get("gone") and self.undone_at is None
-                and self.undoes_id is None)
+        return undo_possible(undo=self.undo, undone_at=self.undone_at, undoes_id=self.undoes_id)
+
+
+def undo_possible(*, undo: dict | None, undone_at, undoes_id) -> bool:
+    """Whether a change can still be undone, from its columns alone (Home reads its lines as rows, not Changes)."""
+    # `gone`: what the change did can't be called back any more (an email that went after its hold). The undo
+    # stays, so an Undo from a page shown before answers why.
+    return undo is not None and not undo.get("gone") and undone_at is None and undoes_id is None
 
 
 class Card(models.Model):

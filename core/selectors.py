@@ -26,7 +26,7 @@ _TICK = datetime.timedelta(microseconds=1)
 
 @dataclass(frozen=True)
 class WorkPage:
-    lines: list[Change]
+    lines: list  # Changes; named rows of the `fields` asked for
     # The `before` of the next, older page (`at < next_before`); None on the last page.
     next_before: datetime.datetime | None
 
@@ -36,18 +36,24 @@ def home_cards(*, org: Organization) -> list[Card]:
     return list(Card.objects.filter(organization=org, resolved_at__isnull=True).order_by("-created_at", "-id"))
 
 
-def _lines(org: Organization) -> QuerySet:
-    # Whole rows: a line reads `can_undo`, which reads `undo`. Actor names are kept on the row, so no joins.
-    return Change.objects.filter(_ON_HOME, organization=org).order_by("-at", "-id")
+def _lines(org: Organization, fields: tuple[str, ...] = ()) -> QuerySet:
+    # Whole rows unless `fields` names what is read: a line reads `can_undo`, which reads `undo`. Actor names are
+    # kept on the row, so no joins.
+    rows = Change.objects.filter(_ON_HOME, organization=org).order_by("-at", "-id")
+    return rows.values_list(*dict.fromkeys(("at", *fields)), named=True) if fields else rows
 
 
-def home_work_lines(*, org: Organization, before: datetime.datetime | None = None, limit: int = PAGE_SIZE) -> WorkPage:
+def home_work_lines(*, org: Organization, before: datetime.datetime | None = None, limit: int = PAGE_SIZE,
+                    fields: tuple[str, ...] = ()) -> WorkPage:
     """Your work, newest first, `limit` lines older than `before` (keyset paging on `at`).
 
     A page never ends inside a group of lines made at the same instant: those would be skipped by the next
     page's `at < before`. So the page stops before such a group and the next one starts with it whole.
+
+    `fields`: read only these columns (and `at`), each line a named row rather than a Change: Home's page reads
+    what it shows, and a row costs a fraction of a model instance (the page's only cost that grows with its lines).
     """
-    rows = _lines(org)
+    rows = _lines(org, fields)
     if before is not None:
         rows = rows.filter(at__lt=before)
     fetched = list(rows[: limit + 1])
@@ -60,6 +66,6 @@ def home_work_lines(*, org: Organization, before: datetime.datetime | None = Non
     if whole:
         return WorkPage(lines=whole, next_before=first_left.at + _TICK)
     # A whole page made at one instant (a bulk import): show every line of that instant on this page.
-    same = list(_lines(org).filter(at=first_left.at))
+    same = list(_lines(org, fields).filter(at=first_left.at))
     older = _lines(org).filter(at__lt=first_left.at).exists()
     return WorkPage(lines=same, next_before=first_left.at if older else None)

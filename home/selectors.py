@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.db.models import Exists, OuterRef, Subquery
 
 from core import held
+from core import selectors as core_selectors
 from core.held import HeldLine
 from core.models import Card, Organization
 
@@ -86,7 +87,8 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
     shown = []
     for ask in asks:
         decision = ask.decision
-        name = agents.get(decision.actor_id)
+        agent_id = decision.actor_id or ""
+        name = agents.get(agent_id)
         if name is None:
             continue  # the agent is no longer on the staff: there is no chat to answer in
         conversation = conversations.get(decision.conversation_id or "")
@@ -95,7 +97,7 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
         if conversation is not None and conversation.reply and conversation.reply_at >= decision.created_at:
             question = conversation.reply
         where = conversation.title if conversation is not None and conversation.kind == "thread" else ""
-        shown.append(HomeAsk(id=str(ask.id), agent_id=decision.actor_id, agent_name=name, question=question,
+        shown.append(HomeAsk(id=str(ask.id), agent_id=agent_id, agent_name=name, question=question,
                              reason=reason, where=where, conversation_id=decision.conversation_id or "",
                              at=ask.created_at, tool=decision.tool, input=decision.input,
                              replaces=decision.replaces, note=decision.note))
@@ -232,6 +234,18 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
             in_thread=work.conversation.kind == "thread", why=why, try_again=try_again,
         ))
     return list(groups.values())
+
+
+# --- Your work: the change lines --------------------------------------------------------------------------------
+
+# What a line shows and needs for its Undo: read as named rows, not Changes (core.selectors.home_work_lines).
+LINE_FIELDS = ("id", "actor_kind", "actor_id", "actor_name", "sentence", "listing", "undo", "undone_at", "undoes_id")
+
+
+def home_lines(*, org: Organization, before: datetime.datetime | None = None) -> core_selectors.WorkPage:
+    """A page of Your work's change lines, newest first, older than `before`: one query, however many lines the
+    workspace holds (keyset paging on change_home_order_idx)."""
+    return core_selectors.home_work_lines(org=org, before=before, fields=LINE_FIELDS)
 
 
 # --- Your work: emails held before they go (the mail group fills this in) -------------------------------------

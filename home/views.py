@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from typing import TypedDict
 
 from django.conf import settings
 from django.contrib import messages
@@ -46,26 +47,25 @@ from core.errors import ToolError
 from core.http import workspace_of as _workspace
 from core.http import workspace_or_404 as _workspace_or_404
 from core.inputs import as_uuid
-from core.models import Card, Change, Organization
+from core.models import Card, Change, Organization, undo_possible
 from core.owner_zone import owner_zone as _zone
 from home import ask_words, selectors
 
 # --- Home -------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class WorkLine:
-    """One line of Your work, as the owner reads it."""
+class WorkLine(TypedDict):
+    """One line of Your work, as the owner reads it: every word and address made here, in one pass, so the
+    template only puts them in place (a dict, because a template looks a name up in a dict first)."""
 
     id: str
+    css: str  # "line", with "line--undone" and "line--undo" as they apply
     text: str
-    at: datetime.datetime
+    iso: str  # the time, in the owner's zone, for the <time> element
     relative: str  # "5 min ago"
     exact: str  # "Tue, Nov 10, 2026, 10:12 AM EST", in the owner's time zone
-    can_undo: bool
-    undone: bool
-    undone_exact: str
-    is_undo: bool
+    undone_exact: str  # "" unless undone
+    undo_url: str  # "" when it can't be undone
 
 
 @login_required
@@ -86,7 +86,7 @@ def home_live(request: HttpRequest) -> HttpResponse:
 def _home_context(request: HttpRequest, org: Organization) -> dict:
     tz = _zone(org)
     before = _parse_before(request.GET.get("before"), tz=tz)
-    page = core_selectors.home_work_lines(org=org, before=before)
+    page = selectors.home_lines(org=org, before=before)
     now = timezone.now()
     query = request.GET.urlencode()
     asks = selectors.home_asks(org=org)
@@ -106,7 +106,7 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
             for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
         ],
         "held": [_timed_held(line, tz=tz, now=now) for line in selectors.home_held(org=org)],
-        "lines": [_work_line(change, org=org, tz=tz, now=now) for change in page.lines],
+        "lines": _work_lines(page.lines, org=org, tz=tz, now=now),
         "summary": _timed_summary(selectors.home_summary(org=org), tz=tz, now=now),
         "paged": before is not None,
         "older": _iso(page.next_before) if page.next_before else None,
@@ -166,7 +166,8 @@ def _cards_for_owner(org: Organization, cards: list[Card]) -> list[Card]:
         _with_safe_action(card)
         if card.kind == Card.Kind.TEMPLATE:
             staff = staff if staff is not None else selectors.staff(org=org)
-            card.template = _template_card(org, card, staff)
+            # The page's own view of the card, beside the model's fields, for template_card.html.
+            card.template = _template_card(org, card, staff)  # type: ignore[attr-defined]
     return cards
 
 
@@ -233,20 +234,39 @@ def _iso(value: datetime.datetime) -> str:
     return value.astimezone(datetime.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def _work_line(change: Change, *, org: Organization, tz, now: datetime.datetime) -> WorkLine:
-    is_owner = change.actor_kind == "user" and change.actor_id == str(org.owner_id)
-    who = "You" if is_owner else change.actor_name
-    return WorkLine(
-        id=str(change.id),
-        text=f"{who} {change.sentence}",
-        at=change.at,
-        relative=relative_time(change.at, now=now, tz=tz),
-        exact=exact_time(change.at, tz=tz),
-        can_undo=change.can_undo and change.listing == Change.Listing.HOME_UNDO,
-        undone=change.undone_at is not None,
-        undone_exact=exact_time(change.undone_at, tz=tz) if change.undone_at else "",
-        is_undo=change.undoes_id is not None,
-    )
+def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime) -> list[WorkLine]:
+    """The page's lines, from home_lines' rows. This is the page's only work that grows with its lines (up to 50),
+    so each line is made once here, its Undo's address from one reversed prefix rather than a reverse() a line."""
+    owner_id = str(org.owner_id)
+    undo_head, undo_tail = _url_around_id("change_undo")
+    lines: list[WorkLine] = []
+    for row in rows:
+        is_undo = row.undoes_id is not None
+        undone = row.undone_at is not None
+        can_undo = row.listing == Change.Listing.HOME_UNDO and undo_possible(
+            undo=row.undo, undone_at=row.undone_at, undoes_id=row.undoes_id)
+        who = "You" if row.actor_kind == "user" and row.actor_id == owner_id else row.actor_name
+        local = row.at.astimezone(tz)
+        lines.append({
+            "id": str(row.id),
+            "css": "line" + (" line--undone" if undone else "") + (" line--undo" if is_undo else ""),
+            "text": f"{who} {row.sentence}",
+            "iso": local.isoformat(),
+            "relative": relative_time(row.at, now=now, tz=tz),
+            "exact": _exact(local),
+            "undone_exact": exact_time(row.undone_at, tz=tz) if undone else "",
+            "undo_url": f"{undo_head}{row.id}{undo_tail}" if can_undo else "",
+        })
+    return lines
+
+
+_SOME_ID = "00000000-0000-0000-0000-000000000000"
+
+
+def _url_around_id(name: str) -> tuple[str, str]:
+    """A URL that takes one id, as the text before and after the id: reverse() once for a whole page of lines."""
+    head, _, tail = reverse(name, args=[_SOME_ID]).partition(_SOME_ID)
+    return head, tail
 
 
 def relative_time(at: datetime.datetime, *, now: datetime.datetime, tz) -> str:
@@ -269,9 +289,19 @@ def relative_time(at: datetime.datetime, *, now: datetime.datetime, tz) -> str:
 
 
 def exact_time(at: datetime.datetime, *, tz) -> str:
-    local = at.astimezone(tz)
+    return _exact(at.astimezone(tz))
+
+
+# English names, as strftime's %a, %b and %p give them in the C locale, without its per-call cost (a line each).
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _exact(local: datetime.datetime) -> str:
+    """A time already in the owner's zone, as "Tue, Nov 10, 2026, 10:12 AM EST"."""
     hour = local.hour % 12 or 12
-    return f"{local:%a, %b} {local.day}, {local.year}, {hour}:{local:%M %p %Z}"
+    return (f"{_DAYS[local.weekday()]}, {_MONTHS[local.month - 1]} {local.day}, {local.year}, "
+            f"{hour}:{local.minute:02d} {'PM' if local.hour >= 12 else 'AM'} {local.tzname() or ''}")
 
 
 # --- The buttons on Home ----------------------------------------------------------------------------------
@@ -403,7 +433,7 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     if card.resolved_at is not None:
         messages.info(request, "That was dealt with already.")
         return _back(request)
-    agent = Agent.objects.filter(organization=org, id=as_uuid(card.data.get("agent_id"))).first()
+    agent = _agent_or_none(org, card.data.get("agent_id"))
     if agent is None:
         messages.error(request, "That agent is no longer on your staff, so there is no budget to raise.")
         return _back(request)
@@ -471,22 +501,24 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     decision = ask.decision
     agent = None
     if decision.actor_kind == "agent":
-        agent = Agent.objects.filter(organization=org, id=as_uuid(decision.actor_id)).first()
+        agent = _agent_or_none(org, decision.actor_id)
     if agent is None:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
     yes = "yes" in request.POST
     no = "no" in request.POST and not yes
     words = request.POST.get("answer", "").strip()
-    if _too_long(words):
-        return _home_refused(request, org, key=str(ask.id), text=words, error=_too_long(words))
+    if too_long := _too_long(words):
+        return _home_refused(request, org, key=str(ask.id), text=words, error=too_long)
     if not words and not yes and not no:
         messages.error(request, f"Write your answer to {agent.name}, or press Yes or No.")
         return _back(request)
     text = words or (DEFAULT_YES if yes else DEFAULT_NO)
     action = ask_words.in_a_line(ask_words.describe(tool=decision.tool, input=decision.input,
                                                     replaces=decision.replaces))
-    where = Conversation.objects.filter(organization=org, id=as_uuid(decision.conversation_id), kind="thread").first()
+    thread_id = as_uuid(decision.conversation_id)
+    where = (Conversation.objects.filter(organization=org, id=thread_id, kind="thread").first()
+             if thread_id is not None else None)
     if where is not None:
         note = (f"{org.owner_first_name} answers, from Home, the question your thread “{where.title}” asked "
                 f"(held back because {decision.reason or 'the check asked'}). Their answer follows: send it to that "
@@ -518,13 +550,13 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
     if card.resolved_at is not None:
         messages.info(request, "That was answered already.")
         return _back(request)
-    agent = Agent.objects.filter(organization=org, id=as_uuid(card.data.get("agent_id"))).first()
+    agent = _agent_or_none(org, card.data.get("agent_id"))
     if agent is None:
         messages.error(request, "The agent that asked is no longer on your staff, so there is no one to answer.")
         return _back(request)
     text = request.POST.get("answer", "").strip() or ("" if "yes" not in request.POST else DEFAULT_YES)
-    if _too_long(text):
-        return _home_refused(request, org, key=str(card.id), text=text, error=_too_long(text))
+    if too_long := _too_long(text):
+        return _home_refused(request, org, key=str(card.id), text=text, error=too_long)
     if not text:
         messages.error(request, f"Write your answer to {agent.name}.")
         return _back(request)
@@ -542,14 +574,14 @@ def card_template_add(request: HttpRequest, card_id) -> HttpResponse:
     Everything is made in one transaction, or nothing is and the ask stays waiting."""
     org = _workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
-    answers = {key.removeprefix("answer-"): value for key, value in request.POST.items() if key.startswith("answer-")}
+    form = request.POST
+    answers = {key.removeprefix("answer-"): form.get(key, "") for key in form if key.startswith("answer-")}
     # Each of the template's agents: its name in the template (name-of-N) and the name the owner gives it (name-N).
     names = {}
-    for key, original in request.POST.items():
-        chosen = request.POST.get("name-" + key.removeprefix("name-of-"), "").strip() if key.startswith(
-            "name-of-") else ""
+    for key in form:
+        chosen = form.get("name-" + key.removeprefix("name-of-"), "").strip() if key.startswith("name-of-") else ""
         if chosen:
-            names[original] = chosen
+            names[form.get(key, "")] = chosen
     try:
         change = template_services.template_add(org=org, user=request.user, card_id=card.id, answers=answers,
                                                 place=request.POST.get("place", "").strip() or None, names=names)
@@ -663,6 +695,12 @@ def _chat_send(request: HttpRequest, org: Organization, agent: Agent) -> HttpRes
     return HttpResponseRedirect(reverse("chat", args=[agent.id]))
 
 
+def _agent_or_none(org: Organization, agent_id) -> Agent | None:
+    """The workspace's agent with this id (given as text, from a card or a decision), or None."""
+    found = as_uuid(agent_id)
+    return Agent.objects.filter(organization=org, id=found).first() if found is not None else None
+
+
 def _agent_or_404(org: Organization, agent_id) -> Agent:
     agent = Agent.objects.filter(organization=org, id=agent_id).first()
     if agent is None:
@@ -735,9 +773,17 @@ def _budget_pause(agent: Agent) -> dict | None:
     }
 
 
-def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, Ask]:
+@dataclass(frozen=True)
+class AskAnswered:
+    """What became of an ask the owner answered from Home."""
+
+    state: str
+    went: bool  # the action went ahead later in the same conversation
+
+
+def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, AskAnswered]:
     """The asks the owner answered from Home that the chat's notes speak of, in one query: what happened next."""
-    ids = {as_uuid((m.data or {}).get("ask_id")) for m in shown if (m.data or {}).get("ask_id")} - {None}
+    ids = {ask_id for m in shown if (ask_id := as_uuid((m.data or {}).get("ask_id"))) is not None}
     if not ids:
         return {}
     from checks.models import CheckDecision
@@ -747,14 +793,15 @@ def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, Ask]:
         organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),
         outcome=CheckDecision.Outcome.GO, created_at__gt=OuterRef("decision__created_at"),
     )
-    asks = Ask.objects.filter(organization=org, id__in=ids).annotate(went=Exists(went)).only("id", "state")
-    return {str(a.id): a for a in asks}
+    asks = Ask.objects.filter(organization=org, id__in=ids).annotate(went=Exists(went))
+    rows = asks.values_list("id", "state", "went")
+    return {str(ask_id): AskAnswered(state=state, went=went) for ask_id, state, went in rows}
 
 
 _ANSWERED = {"yes": "Yes", "no": "No", "words": "In your words, below"}
 
 
-def _answer_note(data: dict, ask: Ask | None, agent: Agent) -> str:
+def _answer_note(data: dict, ask: AskAnswered | None, agent: Agent) -> str:
     """The chat's note of an answer given on Home: the action asked about, the answer, and what happened next."""
     asked = f"the question from “{data['thread']}”" if data.get("thread") else "its question"
     lines = [f"You answered {asked} on Home."]

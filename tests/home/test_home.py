@@ -194,6 +194,31 @@ def test_a_line_shows_the_exact_time_in_the_owners_time_zone(client, owner, org)
     assert 'title="Tue, Nov 10, 2026, 10:12 AM EST"' in page(client)
 
 
+def test_a_lines_machine_readable_time_is_the_exact_instant_in_the_owners_time_zone(client, owner, org):
+    make_line(org, at=datetime.datetime(2026, 11, 10, 15, 12, 7, 250, tzinfo=datetime.UTC))
+    assert 'datetime="2026-11-10T10:12:07.000250-05:00"' in page(client)
+
+
+def test_an_undone_line_is_struck_through_and_says_when_it_was_undone(client, owner, org):
+    make_line(org, listing="home_undo", undo={"before": {}, "after": {}},
+              undone_at=datetime.datetime(2026, 11, 10, 15, 12, tzinfo=datetime.UTC))
+    html = page(client)
+    assert "<s>Client desk added Dana Whitfield to Contacts</s>" in html
+    assert 'title="Undone Tue, Nov 10, 2026, 10:12 AM EST"' in html and 'class="line line--undone"' in html
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata", "UTC"])
+def test_exact_time_says_what_strftime_says_all_year_round(zone):
+    # exact_time spells the names itself (a line each on Home): the same words as the C locale's strftime.
+    tz = zoneinfo.ZoneInfo(zone)
+    at = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    for _ in range(1200):
+        local = at.astimezone(tz)
+        hour = local.hour % 12 or 12
+        assert exact_time(at, tz=tz) == f"{local:%a, %b} {local.day}, {local.year}, {hour}:{local:%M %p %Z}"
+        at += datetime.timedelta(hours=7, minutes=13)
+
+
 def test_undo_is_offered_only_on_lines_listed_with_undo_that_can_be_undone(client, owner, org):
     undoable = make_line(org, listing="home_undo", undo={"before": {}, "after": {}})
     listed = make_line(org, listing="home", undo=None)
