@@ -14,6 +14,7 @@ interleaved, so their ratio comes from one run under one load.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,15 +23,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import FakeModel, fresh_postgres, wait_for  # noqa: E402
+
 REPS = int(os.environ.get("BENCH_PICKUP_REPS", "5"))
 MESSAGES = 10
 # The worker's settings per broker: the project's (the waking broker) and django-q2's ORM broker polled at 0.05 s.
@@ -38,58 +41,23 @@ BROKERS = {"wake-up": "roadstar.settings.development", "poll 0.05 s": "bench.pol
 PASSWORD = "bench-pickup-pass"
 
 
-class FakeModel:
-    """Answers every chat completion at once with a line, and notes when a request with given words arrived."""
+class PickupModel(FakeModel):
+    """Notes when the first request carrying each message's mark arrived."""
 
     def __init__(self):
+        super().__init__()
         self.arrivals: dict[str, float] = {}
-        self.lock = threading.Lock()
-        model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers["Content-Length"])).decode()
-                arrived = time.time()
-                for mark in re.findall(r"pickup-[0-9a-f]{12}", raw):
-                    with model.lock:
-                        model.arrivals.setdefault(mark, arrived)
-                body = json.dumps({
-                    "id": "chatcmpl-bench", "object": "chat.completion", "created": int(arrived),
-                    "model": "bench", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": "Noted."}}],
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+    def seen(self, raw: bytes, request: dict, arrived: float, finish: str) -> None:
+        for mark in re.findall(r"pickup-[0-9a-f]{12}", raw.decode()):
+            with self.lock:
+                self.arrivals.setdefault(mark, arrived)
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.005)
-    raise SystemExit(f"pickup bench: {what} within {timeout:.0f} s")
 
 
 def sign_in(client: httpx.Client) -> str:
@@ -125,7 +93,7 @@ def stop(process: subprocess.Popen) -> None:
 def measure(database_url: str | None) -> dict[str, dict]:
     """Per broker: each message's latency (ms), grouped per worker start, and where the time went."""
     folder = Path(tempfile.mkdtemp(prefix="roadstar-pickup-"))
-    model = FakeModel()
+    model = PickupModel()
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC", "Q_POLL")}
     env.update({"DJANGO_SETTINGS_MODULE": "roadstar.settings.development", "SQLITE_PATH": str(folder / "db.sqlite3"),
@@ -182,6 +150,7 @@ def measure(database_url: str | None) -> dict[str, dict]:
                         stop(worker)
     finally:
         stop(web)
+        model.stop()
     # Where the time went: the web's write (POST to the owner's message saved), the queue (saved to the worker's
     # run starting), the turn's start (run started to the model asked).
     rows = json.loads(run("shell", "-c", (
@@ -203,32 +172,9 @@ def measure(database_url: str | None) -> dict[str, dict]:
     return results
 
 
-def postgres_available() -> bool:
-    try:
-        import psycopg
-
-        psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", connect_timeout=2).close()
-        return True
-    except Exception:  # noqa: BLE001  (no server here: the PostgreSQL figure is left out, and says so)
-        print("(pickup on PostgreSQL left out: no server at 127.0.0.1:5432)")
-        return False
-
-
 def run(out, *, postgres: bool = False) -> None:
-    database_url = None
-    if postgres:
-        import psycopg
-
-        name = f"roadstar_pickup_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-        database_url = f"postgres://postgres@127.0.0.1:5432/{name}"
-    try:
+    with fresh_postgres("roadstar_pickup") if postgres else contextlib.nullcontext() as database_url:
         results = measure(database_url)
-    finally:
-        if postgres:
-            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     out(f"## Pickup over the wire ({'PostgreSQL' if postgres else 'SQLite'}; POST to the model's request; "
         f"{REPS} worker starts per broker, interleaved, {MESSAGES} messages each after the first)\n")
     out("| broker | median (min–max of the starts' medians) | p95 | first message after a start, median (max) "

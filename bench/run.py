@@ -179,11 +179,12 @@ def main():
     call_command("migrate", verbosity=0)
     print("# Roadstar benchmarks\n")
     from bench import pickup, prompts, routines_bench, step_cost, throughput, workspace_bench
+    from bench.common import postgres_available
 
     step_cost.run(print)
     pickup.run(print)
     throughput.run(print)
-    if os.environ.get("BENCH_POSTGRES", "1") == "1" and pickup.postgres_available():
+    if os.environ.get("BENCH_POSTGRES", "1") == "1" and postgres_available():
         pickup.run(print, postgres=True)
         throughput.run(print, postgres=True)
     prompts.run(print)

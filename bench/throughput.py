@@ -16,94 +16,57 @@ sent, recorded by the server, back to back to the same server: what the server a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.pickup import postgres_available, wait_for  # noqa: E402
+from bench.common import FakeModel, fresh_postgres, postgres_available, wait_for  # noqa: E402
 
 STEPS = 20  # tool steps a thread takes before it answers
 MARK = "throughput-bench"
 REPEAT = 3
 
 
-class FakeModel:
+class ThreadsModel(FakeModel):
     """Answers a thread with a contacts.find call until it holds STEPS results, then with an answer; keeps when
     each request arrived and its body, for the threads this bench started (their packet carries MARK)."""
 
     def __init__(self):
-        self.lock = threading.Lock()
-        self.arrivals: list[float] = []
-        self.bodies: list[bytes] = []
-        self.answered = 0
-        model = self
+        super().__init__()
+        self.reset()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as the openai client expects
+    def reply(self, request: dict) -> tuple[dict, str]:
+        results = sum(1 for m in request.get("messages", []) if m.get("role") == "tool")
+        if results < STEPS:
+            return {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+                "function": {"name": "use_tool", "arguments": json.dumps(
+                    {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})},
+            }]}, "tool_calls"
+        return {"role": "assistant", "content": "Found."}, "stop"
 
-            def setup(self):
-                super().setup()
-                # The headers and the body go out as two writes: without this, Nagle's algorithm holds the body
-                # until the client's delayed ACK (about 40 ms a request on Linux).
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers["Content-Length"]))
-                arrived = time.time()
-                request = json.loads(raw)
-                messages = request.get("messages", [])
-                ours = any(MARK in (m.get("content") or "") for m in messages[:3])
-                results = sum(1 for m in messages if m.get("role") == "tool")
-                if results < STEPS:
-                    message = {"role": "assistant", "content": None, "tool_calls": [{
-                        "id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                        "function": {"name": "use_tool", "arguments": json.dumps(
-                            {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})},
-                    }]}
-                    finish = "tool_calls"
-                else:
-                    message, finish = {"role": "assistant", "content": "Found."}, "stop"
-                if ours:
-                    with model.lock:
-                        model.arrivals.append(arrived)
-                        model.bodies.append(raw)
-                        model.answered += finish == "stop"
-                body = json.dumps({
-                    "id": "chatcmpl-bench", "object": "chat.completion", "created": int(arrived), "model": "bench",
-                    "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": 20, "total_tokens": len(raw) // 4},
-                    "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+    def seen(self, raw: bytes, request: dict, arrived: float, finish: str) -> None:
+        if any(MARK in (m.get("content") or "") for m in request.get("messages", [])[:3]):
+            with self.lock:
+                self.arrivals.append(arrived)
+                self.bodies.append(raw)
+                self.answered += finish == "stop"
 
     def reset(self) -> None:
         with self.lock:
-            self.arrivals, self.bodies, self.answered = [], [], 0
+            self.arrivals: list[float] = []
+            self.bodies: list[bytes] = []
+            self.answered = 0
 
 
 # Run by `manage.py shell`: a workspace with `agents` agents, and `threads` threads queued at once, spread over them.
@@ -141,7 +104,7 @@ print(len(bodies) / (time.perf_counter() - start))
 """
 
 
-def roadstar_steps_per_second(model: FakeModel, env: dict, *, workers: int, threads: int, agents: int,
+def roadstar_steps_per_second(model: ThreadsModel, env: dict, *, workers: int, threads: int, agents: int,
                               label: str) -> float:
     """Start a worker cluster of `workers` processes, queue the threads, and time their steps."""
     folder = Path(env["BENCH_FOLDER"])
@@ -167,7 +130,7 @@ def roadstar_steps_per_second(model: FakeModel, env: dict, *, workers: int, thre
     return (steps - 1) / (model.arrivals[-1] - model.arrivals[0])
 
 
-def baseline_requests_per_second(model: FakeModel, folder: Path) -> float:
+def baseline_requests_per_second(model: ThreadsModel, folder: Path) -> float:
     recorded = folder / "requests.jsonl"
     recorded.write_text("\n".join(body.decode() for body in model.bodies) + "\n")
     done = subprocess.run([sys.executable, "-c", BASELINE_CLIENT, str(recorded), model.url], check=True,
@@ -193,34 +156,24 @@ def spread(samples: list[float]) -> str:
 
 
 def run(out, *, postgres: bool = False) -> None:
-    model = FakeModel()
+    model = ThreadsModel()
     folder = Path(tempfile.mkdtemp(prefix="roadstar-throughput-"))
-    database_url = None
-    if postgres:
-        import psycopg
-
-        name = f"roadstar_throughput_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-        database_url = f"postgres://postgres@127.0.0.1:5432/{name}"
     try:
-        env = environment(model, folder, database_url)
-        # Four agents hold the threads, so the run queue's limits (3 threads an agent, 8 a workspace) leave four
-        # workers busy. Interleaved: Roadstar, then the server alone on the requests Roadstar just sent.
-        plans = [(1, 4), (2, 8), (4, 8)] if postgres else [(1, 4)]
-        rows = []
-        for workers, threads in plans:
-            ours, alone = [], []
-            for i in range(REPEAT):
-                ours.append(roadstar_steps_per_second(model, env, workers=workers, threads=threads, agents=4,
-                                                      label=f"w{workers}-{i}"))
-                alone.append(baseline_requests_per_second(model, folder))
-            rows.append((workers, threads, ours, alone))
+        with fresh_postgres("roadstar_throughput") if postgres else contextlib.nullcontext() as database_url:
+            env = environment(model, folder, database_url)
+            # Four agents hold the threads, so the run queue's limits (3 threads an agent, 8 a workspace) leave four
+            # workers busy. Interleaved: Roadstar, then the server alone on the requests Roadstar just sent.
+            plans = [(1, 4), (2, 8), (4, 8)] if postgres else [(1, 4)]
+            rows = []
+            for workers, threads in plans:
+                ours, alone = [], []
+                for i in range(REPEAT):
+                    ours.append(roadstar_steps_per_second(model, env, workers=workers, threads=threads, agents=4,
+                                                          label=f"w{workers}-{i}"))
+                    alone.append(baseline_requests_per_second(model, folder))
+                rows.append((workers, threads, ours, alone))
     finally:
-        if postgres:
-            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        model.httpd.shutdown()
+        model.stop()
     out(f"## Throughput ({'PostgreSQL' if postgres else 'SQLite'}; threads of {STEPS} contacts.find steps and an "
         f"answer; steps a second, median (min–max) of {REPEAT})\n")
     out("| worker processes | threads | Roadstar | the fake model server alone, one client | Roadstar / server |")
