@@ -37,6 +37,7 @@ from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 from django_q.brokers.orm import ORM
 from django_q.conf import Conf
+from django_q.models import OrmQ
 
 logger = logging.getLogger(__name__)
 
@@ -166,10 +167,14 @@ class WakingORM(ORM):
         self.polled = 0
 
     def enqueue(self, task):
-        task_id = super().enqueue(task)
+        # The ORM broker's insert, without its get_connection: that closes a connection past CONN_MAX_AGE first,
+        # which the pusher (a process with no request around it) needs, but an enqueue runs inside a request or a
+        # task whose own cycle does it. On SQLite (CONN_MAX_AGE 0) it reopened the database file in the middle of
+        # every chat POST, about 5 ms of CPU (the schema read again).
         list_key = self.list_key or Conf.CLUSTER_NAME
+        package = OrmQ.objects.using(Conf.ORM).create(key=list_key, payload=task, lock=timezone.now())
         transaction.on_commit(lambda: send_wake(list_key), using=Conf.ORM)
-        return task_id
+        return package.pk
 
     def dequeue(self):
         # Listen before looking: a task committed after the look below sends a wake-up the listener keeps.
@@ -183,8 +188,8 @@ class WakingORM(ORM):
     def claim(self) -> list[tuple[int, str]]:
         """django-q2's ORM claim: a task is taken by the conditional write that moves its lock, so of two
         clusters that read it only one gets it."""
-        # One get_connection a look: each call closes a connection past CONN_MAX_AGE, which on SQLite (0) means
-        # opening the file again and running its PRAGMAs for every query.
+        # One get_connection a look: each call closes a connection past CONN_MAX_AGE (in `manage.py worker` the
+        # cluster keeps its connections instead, core/management/commands/worker.py: keep_connections).
         queue = self.get_connection()
         task_list = []
         for task in queue.filter(key=self.list_key, lock__lt=timezone.now())[0 : Conf.BULK]:

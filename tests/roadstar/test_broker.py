@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 import uuid
 
 import pytest
@@ -142,6 +143,17 @@ def test_two_workers_woken_by_one_task_take_it_once(monkeypatch, queue_name, bro
     assert [payload for _, payload in taken_by_first] == ["turn-4"]
     assert taken_by_second == []
     assert first.claim() == [] and second.claim() == []
+
+
+def test_an_enqueue_keeps_the_connection_it_runs_on(queue_name):
+    """An enqueue runs inside a request or a task, whose own cycle closes an old connection: it doesn't reopen one
+    in the middle (django-q2's ORM broker did, before its insert: on SQLite, for every chat message)."""
+    connection.ensure_connection()
+    before = connection.connection
+    connection.close_at = time.monotonic() - 1  # past its CONN_MAX_AGE, as SQLite's 0 makes it at once
+    WakingORM(queue_name).enqueue("turn-5")
+    assert connection.connection is before
+    assert list(OrmQ.objects.filter(key=queue_name).values_list("payload", flat=True)) == ["turn-5"]
 
 
 def test_a_wake_up_with_no_worker_listening_is_dropped_quietly(settings, tmp_path, queue_name):

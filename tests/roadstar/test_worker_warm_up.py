@@ -7,7 +7,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
+from django.db import connections
+from django_q.signals import post_spawn
 
 from core.management.commands import worker
 
@@ -46,8 +49,31 @@ def test_worker_warms_up_before_the_cluster_forks(monkeypatch):
         def start(self):
             happened.append("start")
 
+    monkeypatch.setattr(worker, "keep_connections", lambda: happened.append("keep_connections"))
     monkeypatch.setattr(worker, "warm_up", lambda: happened.append("warm_up"))
     monkeypatch.setattr("django_q.cluster.Cluster", FakeCluster)
-    worker.Command().handle()
-    assert happened == ["warm_up", "start", "joined"]
+    try:
+        worker.Command().handle()
+        # Each worker process connects as it is spawned, before its first task.
+        assert worker.connect_at_start in [entry[1]() for entry in post_spawn.receivers]
+    finally:
+        post_spawn.disconnect(dispatch_uid="roadstar.worker.connect_at_start")
+    assert happened == ["keep_connections", "warm_up", "start", "joined"]
+
+
+@pytest.mark.django_db
+def test_the_clusters_processes_keep_their_connections(monkeypatch):
+    for alias in connections:  # put back after the test: the suite's own connections close as usual
+        for key in ("CONN_MAX_AGE", "CONN_HEALTH_CHECKS"):
+            monkeypatch.setitem(connections.settings[alias], key, connections.settings[alias][key])
+    worker.keep_connections()
+    kept = connections.create_connection("default")
+    try:
+        kept.connect()
+        assert kept.close_at is None  # no age at which it is closed
+        kept.close_if_unusable_or_obsolete()  # what django-q2 runs before each task and each look at the queue
+        assert kept.connection is not None
+        assert kept.health_check_enabled  # the next use tries it first, and opens it again if it was dropped
+    finally:
+        kept.close()
 

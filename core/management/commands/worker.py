@@ -10,17 +10,25 @@ runs, the monitor saves the results, and each parent reaps its children. A task 
 out again by the broker after `retry` (tasks are idempotent).
 
 Before the cluster starts, `warm_up` imports every app's `tasks` module (the turn's whole runtime with the model
-client among them) and `openai` (about a second to import): the cluster forks its workers from this process, so
-each starts with them loaded, and the first turn of a worker is not a second slower than the rest.
+client among them) and `openai` (about a second to import), and runs each app's `tasks.warm_up` (agents: the model
+client and the tools' schemas): the cluster forks its workers from this process, so each starts with them loaded,
+and the first turn of a worker is not slower than the rest. Each worker process then opens its database connection
+as it starts (`connect_at_start`), and keeps it (`keep_connections`).
 """
 
 from __future__ import annotations
 
+import logging
 import signal
+import sys
 import time
 
+from django.apps import apps
 from django.core.management.base import BaseCommand
+from django.db import DatabaseError, connections
 from django.utils.module_loading import autodiscover_modules
+
+logger = logging.getLogger(__name__)
 
 STOPPING = {signal.SIGTERM, signal.SIGINT}
 
@@ -37,14 +45,54 @@ def warm_up() -> None:
     # Building a client loads the SDK's HTTP layer; it holds no connection until a call is made.
     openai.OpenAI(api_key="warm-up", max_retries=0).chat.completions  # noqa: B018
 
+    # What Django works out on a model's first query (its fields, its relations), for every model at once.
+    for model in apps.get_models():
+        model._meta.get_fields()
+
+    # What each app's tasks build once per process and keep (agents: the configured model client, the schemas the
+    # tools are offered with): built here, every worker inherits them.
+    for app in apps.get_app_configs():
+        warm = getattr(sys.modules.get(f"{app.name}.tasks"), "warm_up", None)
+        if callable(warm):
+            warm()
+
+
+def keep_connections() -> None:
+    """The cluster's processes keep their database connections for their life, checked before each use.
+
+    django-q2 closes a connection older than CONN_MAX_AGE before each task (the worker) and each look at the queue
+    (the pusher), as a request's end would. With SQLite's 0 that reopened the database file, and read its schema
+    again, for every task and every look (about 5 ms of CPU each, twice a chat message); with PostgreSQL's 60 s,
+    the first message after a quiet minute waited for two new connections (a server process each). These processes
+    serve no request, so nothing else would close them: they are kept, and CONN_HEALTH_CHECKS tries one before its
+    first use after each task (a dropped connection is opened again, so a restarted database costs no task).
+    """
+    for alias in connections:
+        connections.settings[alias].update(CONN_MAX_AGE=None, CONN_HEALTH_CHECKS=True)
+
+
+def connect_at_start(**kwargs) -> None:
+    """In each worker process as it starts (django-q2's post_spawn): open the connection its turns will keep and
+    read through it (SQLite reads the schema on a connection's first query), so its first turn doesn't wait for it."""
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+
+    try:
+        OrmQ.objects.using(Conf.ORM).exists()
+    except DatabaseError:
+        logger.warning("worker: no database connection at start; the first task opens one", exc_info=True)
+
 
 class Command(BaseCommand):
     help = "Run the task worker (django-q2's cluster); SIGTERM or SIGINT stops it cleanly."
 
     def handle(self, *args, **options):
         from django_q.cluster import Cluster
+        from django_q.signals import post_spawn
 
+        keep_connections()
         warm_up()
+        post_spawn.connect(connect_at_start, dispatch_uid="roadstar.worker.connect_at_start")
         cluster = Cluster()  # installs the main process's handlers, which stop the cluster in order
         before = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
         try:
