@@ -152,7 +152,12 @@ class WakingORM(ORM):
     """The ORM broker, whose pusher waits for an enqueue's wake-up (at most `poll` seconds) instead of sleeping."""
 
     def __init__(self, list_key: str | None = None):
-        super().__init__(list_key)
+        # django-q2's Broker.__init__ without its get_connection, which closes an old connection: a broker is made
+        # for every async_task, inside a request or a task whose own cycle does that (see enqueue).
+        self.list_key = list_key or Conf.CLUSTER_NAME
+        self.connection = OrmQ.objects.using(Conf.ORM)
+        self.cache = self.get_cache()
+        self._info = None
         self._reset()
 
     def __setstate__(self, state):
