@@ -7,9 +7,12 @@ whatever its length.
 from __future__ import annotations
 
 import datetime
+import uuid
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -37,7 +40,8 @@ def owner_time(org, value: datetime.datetime) -> datetime.datetime:
 
 def company_get(*, org, company_id) -> Company:
     """The company's own row (handler loaded), for a write or a check that needs nothing else."""
-    company = Company.objects.filter(organization=org, id=as_uuid(company_id)).select_related("handler").first()
+    key = as_uuid(company_id)  # no id at all: no row has it
+    company = Company.objects.filter(organization=org, id=key).select_related("handler").first() if key else None
     if company is None:
         raise ToolError("not_found", f"No company with id {company_id} in this workspace.")
     return company
@@ -91,7 +95,7 @@ def company_read(*, org, company_id) -> tuple[Company, list[TimelineEntry]]:
 
 def company_duplicate(*, org, name: str, domains: list[str]) -> tuple[Company, str] | None:
     """A company this workspace holds already under the same name or one of these domains, and which."""
-    same = Q(name__iexact=name.strip())
+    same: Q | Combinable = Q(name__iexact=name.strip())
     for domain in domains:
         same |= HasLabel("domains", domain)
     found = Company.objects.filter(organization=org).filter(same).order_by("created_at").first()
@@ -109,9 +113,10 @@ def timeline_newest(*, company: Company, limit: int = TIMELINE_PAGE) -> list[Tim
 
 def timeline_entry_get(*, org, company: Company, entry_id) -> TimelineEntry:
     """An entry on the company's timeline now; one taken off, or of another company, is not_found."""
+    key = as_uuid(entry_id)
     entry = TimelineEntry.objects.filter(
-        organization=org, company=company, id=as_uuid(entry_id), removed_at__isnull=True
-    ).first()
+        organization=org, company=company, id=key, removed_at__isnull=True
+    ).first() if key else None
     if entry is None:
         raise ToolError("not_found", f"entryId: no entry {entry_id} on {company.name}'s timeline.")
     return entry
@@ -130,16 +135,18 @@ def timeline_entry_matching(*, company: Company, thread: str | None, link: str |
 
 
 def open_item_get(*, org, company: Company, item_id) -> OpenItem:
+    key = as_uuid(item_id)
     item = OpenItem.objects.filter(
-        organization=org, company=company, id=as_uuid(item_id), closed_at__isnull=True
-    ).first()
+        organization=org, company=company, id=key, closed_at__isnull=True
+    ).first() if key else None
     if item is None:
         raise ToolError("not_found", f"done: no open item {item_id} on {company.name}.")
     return item
 
 
 def contact_get(*, org, contact_id) -> Contact:
-    contact = Contact.objects.filter(organization=org, id=as_uuid(contact_id)).first()
+    key = as_uuid(contact_id)
+    contact = Contact.objects.filter(organization=org, id=key).first() if key else None
     if contact is None:
         raise ToolError("not_found", f"No contact with id {contact_id} in this workspace.")
     return contact
@@ -181,7 +188,7 @@ def agents_by_ref(*, org, refs: list[str], field: str) -> list[Agent]:
 def people_by_ref(*, org, refs: list[str]) -> list[dict]:
     """Timeline people from contact ids or addresses: `{name, id}` for the workspace's contacts, `{name}` for
     an address (or a name) no contact has. An id that is no contact of this workspace is not_found."""
-    ids = {as_uuid(r) for r in refs if as_uuid(r)}
+    ids = {found for r in refs if (found := as_uuid(r)) is not None}
     contacts = {c.id: c for c in Contact.objects.filter(organization=org, id__in=ids)} if ids else {}
     by_address = emails_taken(org=org, emails=[r for r in refs if not as_uuid(r) and "@" in r])
     people, seen = [], set()
@@ -189,8 +196,10 @@ def people_by_ref(*, org, refs: list[str]) -> list[dict]:
         text = ref.strip()
         if not text:
             continue
-        if as_uuid(text):
-            contact = contacts.get(as_uuid(text))
+        ref_id = as_uuid(text)
+        contact: Contact | None
+        if ref_id is not None:
+            contact = contacts.get(ref_id)
             if contact is None:
                 raise ToolError("not_found", f"people[{i}]: no contact with id {text} in this workspace.")
         else:
@@ -211,15 +220,23 @@ def _current_people() -> QuerySet:
     return CompanyPerson.objects.filter(ended__isnull=True)
 
 
+@dataclass
+class CompanyRow:
+    """A company of the list, with what its row shows: `last`, its newest timeline entry's time; `people`, its
+    current people (contacts loaded); `open_rows`, (open item, the person's name or None for the company's
+    own), soonest first."""
+
+    company: Company
+    last: datetime.datetime | None
+    people: list[CompanyPerson]
+    open_rows: list[tuple[OpenItem, str | None]] = field(default_factory=list)
+
+
 def company_list(
     *, org, label: str | None = None, query: str | None = None, open_kind: str | None = None,
     quiet_days: int | None = None, handled_by: str | None = None, offset: int = 0,
-) -> tuple[list[Company], int]:
-    """One page of companies by name, and how many match in all. `handled_by` is an agent's id or name.
-
-    Each comes with `last` (its newest timeline entry's time), `current_people` (contacts loaded) and
-    `open_rows`: (open item, the person's name or None for the company's own), soonest first.
-    """
+) -> tuple[list[CompanyRow], int]:
+    """One page of companies by name, and how many match in all. `handled_by` is an agent's id or name."""
     companies = Company.objects.filter(organization=org).annotate(
         last=Subquery(_live_timeline().order_by("-at").values("at")[:1])
     )
@@ -244,7 +261,7 @@ def company_list(
     if handled_by:
         companies = companies.filter(handler=agent_by_ref(org=org, ref=handled_by, field="handledBy"))
     total = companies.count()
-    page = list(
+    loaded = (
         companies.order_by("name", "id")
         .select_related("handler")
         .prefetch_related(
@@ -253,31 +270,31 @@ def company_list(
             )
         )[offset : offset + PAGE_SIZE]
     )
+    page = [CompanyRow(company=c, last=c.last, people=c.current_people) for c in loaded]
     _attach_open_rows(org, page)
     return page, total
 
 
-def _attach_open_rows(org, companies: list[Company]) -> None:
+def _attach_open_rows(org, rows: list[CompanyRow]) -> None:
     """Every page company's open items and its current people's, in one query."""
-    holders: dict = {}  # contact id -> the page companies the contact is at now
-    for company in companies:
-        company.open_rows = []
-        for link in company.current_people:
-            holders.setdefault(link.contact_id, []).append(company)
-    if not companies:
+    holders: dict[uuid.UUID, list[CompanyRow]] = {}  # contact id -> the page's companies the contact is at now
+    for row in rows:
+        for link in row.people:
+            holders.setdefault(link.contact_id, []).append(row)
+    if not rows:
         return
-    by_id = {c.id: c for c in companies}
+    by_id = {row.company.id: row for row in rows}
     items = OpenItem.objects.filter(organization=org, closed_at__isnull=True).filter(
         Q(company_id__in=list(by_id)) | Q(contact_id__in=list(holders))
     ).select_related("contact")
     for item in items:
         if item.company_id:
             by_id[item.company_id].open_rows.append((item, None))
-        else:
-            for company in holders.get(item.contact_id, []):
-                company.open_rows.append((item, item.contact.name))
-    for company in companies:
-        company.open_rows.sort(key=lambda row: (row[0].at, row[0].created_at))
+        elif item.contact is not None:  # an item is on a company or on a contact
+            for row in holders.get(item.contact.id, []):
+                row.open_rows.append((item, item.contact.name))
+    for row in rows:
+        row.open_rows.sort(key=lambda pair: (pair[0].at, pair[0].created_at))
 
 
 # --- the timeline -----------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -21,6 +22,7 @@ from core.errors import ToolError, bad_input
 from core.locking import lock
 from core.timefmt import iso
 from core.undo import restore, snapshot
+from team.models import Agent
 
 
 class _Unset:
@@ -105,10 +107,14 @@ def company_create(
     return company
 
 
-def _update_diff(*, org, company: Company, name, domains, labels, handler, details) -> tuple[dict, dict, object]:
+def _update_diff(
+    *, org, company: Company, name, domains, labels, handler, details,
+) -> tuple[dict[str, Any], dict[str, Any], Agent | None | _Unset]:
     """(before, after) of each field an update would change, details by the keys that change; and the handler
     agent it names (None to clear, UNSET when not given)."""
-    before, after, agent = {}, {}, UNSET
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    agent: Agent | None | _Unset = UNSET
 
     def change(field: str, old, new):
         if old != new:
@@ -165,11 +171,11 @@ def company_update(
         for field in ("name", "domains", "labels"):
             if field in after:
                 setattr(company, field, after[field])
-        if "handler" in after:
+        if "handler" in after and not isinstance(agent, _Unset):  # a handler change names its agent, or None
             company.handler = agent
         if "details" in after:
-            merged = dict(company.details) | after["details"]
-            company.details = {key: value for key, value in merged.items() if value is not None}
+            details_now = dict(company.details) | after["details"]
+            company.details = {key: value for key, value in details_now.items() if value is not None}
         company.save()
         return log_write(
             org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, text=f"Changed {words(list(after))}",
@@ -190,7 +196,7 @@ def company_update_replaces(
     before, after, _ = _update_diff(
         org=org, company=company, name=name, domains=domains, labels=labels, handler=handler, details=details
     )
-    replaced = {}
+    replaced: dict[str, Any] = {}
     for field in ("domains", "labels"):
         if field in before:
             kept = {value.lower() for value in after[field]}
@@ -291,6 +297,7 @@ def timeline_entry_record(
     # The company's lock makes recording the same thread twice at once one entry, its people gathered from both.
     with transaction.atomic():
         lock(company)
+        entry: TimelineEntry | None
         if entry_id:
             entry = selectors.timeline_entry_get(org=org, company=company, entry_id=entry_id)
             if resolved_people is not UNSET:
@@ -437,11 +444,11 @@ def company_person_link(
 
     Returns the company's log entry, or None when the link was there already as given.
     """
-    link = selectors.company_person_get(company=company, contact=contact)
-    made = link is None
-    if made:
-        link = CompanyPerson(organization=org, company=company, contact=contact)
-    before, after = {}, {}
+    existing = selectors.company_person_get(company=company, contact=contact)
+    made = existing is None
+    link = existing if existing is not None else CompanyPerson(organization=org, company=company, contact=contact)
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
     for field, value in (("role", role), ("since", since), ("ended", ended)):
         if value is not UNSET and getattr(link, field) != value:
             before[field], after[field] = getattr(link, field), value

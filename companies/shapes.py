@@ -5,6 +5,7 @@ Each function reads only what `companies.selectors` loaded for it, so shaping a 
 
 from __future__ import annotations
 
+from companies.selectors import CompanyRow
 from contacts.shapes import open_item_shape
 from core.timefmt import iso
 
@@ -109,9 +110,10 @@ def company_read_shape(company, timeline) -> dict:
     return {"timeline": [timeline_entry_shape(e) for e in timeline]} | company_record(company)
 
 
-def company_row(company) -> dict:
-    """CompanyRow, from a company loaded by `companies.selectors.company_list`."""
-    first = company.open_rows[0] if company.open_rows else None
+def company_row(row: CompanyRow) -> dict:
+    """CompanyRow, from a row of `companies.selectors.company_list`."""
+    company = row.company
+    first = row.open_rows[0] if row.open_rows else None
     open_ = None
     if first is not None:
         item, person = first
@@ -123,14 +125,12 @@ def company_row(company) -> dict:
         "domains": list(company.domains),
         "labels": list(company.labels),
         "handler": handler_shape(company),
-        "people": [
-            {"id": str(link.contact.id), "name": link.contact.name} for link in company.current_people[:ROW_PEOPLE]
-        ],
-        "peopleCount": len(company.current_people),
+        "people": [{"id": str(link.contact.id), "name": link.contact.name} for link in row.people[:ROW_PEOPLE]],
+        "peopleCount": len(row.people),
         "open": open_,
-        "openCount": len(company.open_rows),
-        "openKinds": list(dict.fromkeys(item.kind for item, _ in company.open_rows)),
-        "last": iso(company.last),
+        "openCount": len(row.open_rows),
+        "openKinds": list(dict.fromkeys(item.kind for item, _ in row.open_rows)),
+        "last": iso(row.last),
     }
 
 

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db.models import BooleanField, CharField, Exists, Func, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
@@ -17,6 +17,10 @@ from django.utils import timezone
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from core.errors import ToolError
 from core.timefmt import iso
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models.sql.compiler import SQLCompiler
 
 PAGE_SIZE = 50
 LOG_SIZE = 20
@@ -98,14 +102,19 @@ class HasLabel(Func):
         super().__init__(field)
         self.label = label
 
-    def as_sql(self, compiler, connection, **extra):
+    def as_sql(
+        self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, function: str | None = None,
+        template: str | None = None, arg_joiner: str | None = None, **extra_context: Any,
+    ) -> tuple[str, tuple[Any, ...]]:
         sql, params = compiler.compile(self.source_expressions[0])
         return (
             f"EXISTS (SELECT 1 FROM json_each({sql}) WHERE lower(json_each.value) = lower(%s))",
             (*params, self.label),
         )
 
-    def as_postgresql(self, compiler, connection, **extra):
+    def as_postgresql(
+        self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any,
+    ) -> tuple[str, tuple[Any, ...]]:
         sql, params = compiler.compile(self.source_expressions[0])
         return (
             f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({sql}) AS label(v) WHERE lower(label.v) = lower(%s))",

@@ -122,7 +122,7 @@ def _link(value: str) -> str:
 
 Link = Annotated[str, AfterValidator(_link)]
 
-def in_range(value: date | datetime) -> date | datetime:
+def in_range[D: date](value: D) -> D:  # a datetime is a date too: what comes in goes out
     """A date or time of a year from FIRST_YEAR to LAST_YEAR, in UTC too when it has an offset."""
     out = ValueError(f"{value.isoformat()} is out of range; give a date from the year {FIRST_YEAR} to {LAST_YEAR}")
     year = value.year

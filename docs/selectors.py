@@ -112,7 +112,7 @@ def activity_page(*, org, offset: int = 0) -> tuple[list[Change], dict, int | No
         if loader is None or not valid:
             continue
         for record in loader(valid):
-            targets[(target_type, str(record.id))] = record
+            targets[(target_type, str(record.pk))] = record
     return changes, targets, next_offset
 
 

@@ -17,6 +17,7 @@ from core.actors import Actor
 from core.errors import ToolError, bad_input
 from docs.models import Doc, DocNote, DocVersion, Project
 from docs.selectors import doc_note_get, doc_notes_by_id
+from team.models import Agent
 
 MAX_TEXT = 100_000
 
@@ -77,16 +78,17 @@ def project_filed_into(*, org, actor: Actor, conversation_id: str | None) -> Pro
                      else Project.objects.filter(organization=org, docs__id=target)).first()
             if found is not None:
                 return found
-    if actor.kind != "agent" or actor.agent is None:
+    agent = actor.agent
+    if actor.kind != "agent" or not isinstance(agent, Agent):  # an agent's actor holds its Agent
         raise bad_input(
             "projectId",
             "every doc goes in a project; give the project the work belongs to (projects.list), or make one named "
             "after the job with projects.create",
         )
     project, _ = Project.objects.get_or_create(
-        organization=org, agent=actor.agent,
-        defaults={"name": f"{actor.agent.name}'s docs"[:120],
-                  "description": f"Docs {actor.agent.name} wrote without a project named."},
+        organization=org, agent=agent,
+        defaults={"name": f"{agent.name}'s docs"[:120],
+                  "description": f"Docs {agent.name} wrote without a project named."},
     )
     return project
 

@@ -207,7 +207,7 @@ def companies(request: HttpRequest) -> HttpResponse:
     offset = _offset(request)
     rows, total = company_selectors.company_list(org=org, query=query or None, label=label or None, offset=offset)
     return _page(request, org, "pages/companies.html", {
-        "items": [company_shapes.company_row(c) | {"handler_id": c.handler_id} for c in rows],
+        "items": [company_shapes.company_row(row) | {"handler_id": row.company.handler_id} for row in rows],
         "total": total,
         "query": query,
         "label": label,

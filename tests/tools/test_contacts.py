@@ -587,6 +587,15 @@ def test_update_phone_null_clears_it(use, dana):
     assert use("contacts.update", contactId=str(dana.id), phone=None)["phone"] is None
 
 
+@pytest.mark.parametrize("field", ["emails", "labels", "fields"])
+def test_update_refuses_null_for_a_list_or_the_fields_and_changes_nothing(use, dana, field):
+    before = (dana.labels, dana.fields, list(dana.emails.values_list("email", flat=True)))
+    out = use("contacts.update", contactId=str(dana.id), **{field: None})
+    assert bad_input_on(out, field)
+    dana.refresh_from_db()
+    assert (dana.labels, dana.fields, list(dana.emails.values_list("email", flat=True))) == before
+
+
 def test_update_fields_merge_by_name_and_null_takes_one_off(use, dana):
     dana.fields = {"birthday": "03-14", "source": "mail"}
     dana.save()

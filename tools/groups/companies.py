@@ -21,7 +21,7 @@ from companies.shapes import (
 )
 from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDate, IsoDateTime, Link, Offset, Text, in_range
 from core.timefmt import iso
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Kind, Tool, ToolInput, register, register_group
 
 register_group(
     Group(
@@ -190,7 +190,8 @@ def update(ctx, inp: UpdateInput):
     entry = services.company_update(org=ctx.org, actor=ctx.actor, company=company, why=inp.why, **inp.changes())
     if entry is None:
         return _record(ctx, company.id)
-    changed = [name for name in entry.after if name != "details"] + list(entry.after.get("details", {}))
+    after = entry.after or {}  # an update's entry always holds what it changed to
+    changed = [name for name in after if name != "details"] + list(after.get("details", {}))
     return Done(
         result=_record(ctx, company.id),
         sentence=f"changed {services.words(changed)} on {company.name}: {inp.why}",
@@ -462,7 +463,7 @@ class OpenInput(ToolInput):
     done: str | None = None
 
 
-def open_kind(ctx, inp: OpenInput) -> str:
+def open_kind(ctx, inp: OpenInput) -> Kind:
     # Closing an item changes what's there; opening one only makes something new.
     return "changes" if inp.done is not None else "makes"
 
@@ -474,12 +475,12 @@ def open_(ctx, inp: OpenInput):
         done=inp.done, thread=ctx.conversation_id or "",
     )
     closed, opened = outcome.closed, outcome.opened
-    if opened is None:
-        sentence = f"closed an open item on {company.name}: {closed.text}"
-    else:
+    if opened is not None:
         what = {"you": "an item we owe them", "them": "an item they owe us", "follow_up": "a follow-up"}[opened.kind]
         first = f"closed “{closed.text}” and " if closed is not None else ""
         sentence = f"{first}opened {what} on {company.name}: {opened.text}"
+    else:  # nothing opened: company_open closed one (it refuses a call that asks for neither)
+        sentence = f"closed an open item on {company.name}: {closed.text if closed is not None else ''}"
     return Done(
         result=_record(ctx, company.id),
         sentence=sentence,
@@ -571,11 +572,12 @@ def link_person(ctx, inp: LinkPersonInput):
     result = {"contactId": str(contact.id), "companyId": str(company.id)}
     if entry is None:
         return result
+    after = entry.after or {}  # a link's entry always holds what it set
     if entry.before is None:
-        role = f" as {entry.after['role']}" if entry.after.get("role") else ""
+        role = f" as {after['role']}" if after.get("role") else ""
         sentence = f"linked {contact.name} to {company.name}{role}"
     else:
-        sentence = f"changed {contact.name}'s {services.words(list(entry.after))} at {company.name}"
+        sentence = f"changed {contact.name}'s {services.words(list(after))} at {company.name}"
     return Done(
         result=result,
         sentence=sentence,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError
+from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from contacts import selectors, services
 from contacts.models import Contact, LogEntry
@@ -289,15 +290,24 @@ register(
 class UpdateInput(ToolInput):
     contact_id: ContactId
     name: Text(1, 200) = None
-    emails: list[Text(0, 254)] = None
+    # Left out, a value stays as it is; null is no value to change to (phone's clears it), so the schema
+    # doesn't offer it and `_not_null` refuses it.
+    emails: list[Text(0, 254)] | SkipJsonSchema[None] = None
     phone: Text(0, 80) | None = None
     job_title: Text(0, 200) | None = None
-    labels: list[Text(1, 40)] = None
-    fields: dict = None
+    labels: list[Text(1, 40)] | SkipJsonSchema[None] = None
+    fields: dict | SkipJsonSchema[None] = None
     # The contact as read for the check (update_replaces), with all its record reads, handed to the run: one read
     # of it a call, not three (the check's, the update's, the result's). The update reads its row again under its
     # lock before it writes, so what it merges into is never this read.
     _read: Contact | None = PrivateAttr(default=None)
+
+    @field_validator("emails", "labels", "fields")
+    @classmethod
+    def _not_null(cls, value):
+        if value is None:
+            raise ValueError("give a value, or leave it out to keep what is there")
+        return value
 
     def changes(self) -> dict:
         """The inputs given, by attribute name: a value left out stays as it is; phone given null clears it."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, StringConstraints
 
 from core.inputs import DocId, DocNoteId, Offset, ProjectId, Text
 from docs import selectors, services
 from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Kind, Tool, ToolInput, register, register_group
 
 # The spec's page lost what was written in angle brackets; the components and the link form are restored as
 # spec/README.md reads them ("Where the source lost text").
@@ -36,7 +36,8 @@ register_group(
     )
 )
 
-Lines = Annotated[list[Text(1, 300)], Field(max_length=20)]
+# Spelled out rather than as Text(1, 300): a module-level alias is read by mypy as a type, and a call is none.
+Lines = Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=300)]], Field(max_length=20)]
 
 
 def _plural(count: int, word: str) -> str:
@@ -99,10 +100,10 @@ class WriteInput(ToolInput):
 
     # The kind, once decided: the pipeline asks before the run (for the check) and after it (to record the
     # change), and by then the first draft has made the doc's text.
-    _kind: str | None = PrivateAttr(default=None)
+    _kind: Kind | None = PrivateAttr(default=None)
 
 
-def write_kind(ctx, inp: WriteInput) -> str:
+def write_kind(ctx, inp: WriteInput) -> Kind:
     """A new doc makes something; so does the first draft of a doc that has no text yet (one the owner asked
     for). Writing over a doc's text changes what's there. An unknown docId counts as a change, so the check
     sees it; the run then answers not_found."""
