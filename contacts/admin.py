@@ -3,9 +3,8 @@
 from django import forms
 from django.contrib import admin
 
-from companies.models import CompanyPerson
-from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from core.admin import WorkspaceInline, short
+from records.models import CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem
 
 
 class ContactEmailInlineForm(forms.ModelForm):

@@ -14,9 +14,9 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
-from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from core.errors import ToolError
 from core.timefmt import iso
+from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -124,8 +124,6 @@ class HasLabel(Func):
 
 def companies_matching(*, org, company: str) -> list:
     """The workspace's companies a `company` filter names: an id, else a name (exact, else part of one)."""
-    from companies.models import Company
-
     text = company.strip()
     try:
         company_id = uuid.UUID(text)
@@ -152,8 +150,6 @@ def contact_list(
     Each contact comes with `current_links` (its links to companies it hasn't left, company loaded) and
     `open_loaded` (its open items, of `open_kind` when given, soonest first). Ignored contacts are left out.
     """
-    from companies.models import CompanyPerson
-
     contacts = Contact.objects.filter(organization=org).exclude(status=Contact.Status.IGNORED)
     if label:
         contacts = contacts.filter(HasLabel("labels", label))

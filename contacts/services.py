@@ -13,7 +13,6 @@ from django.db import IntegrityError, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
 from core import limits
@@ -21,6 +20,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.locking import lock
 from core.timefmt import iso
+from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
 
@@ -82,8 +82,6 @@ def contact_create(
     labels: Sequence[str] = (), company_ids: Sequence[str] = (), fields: dict | None = None,
 ) -> Contact:
     """Add a contact, linked to the given companies. An address already on a contact raises `ContactExists`."""
-    from companies.models import Company, CompanyPerson
-
     emails = _clean_emails(emails)
     check_fields(dict(fields or {}))
     taken = emails_taken(org=org, emails=emails)
@@ -162,8 +160,6 @@ def contact_add_many(*, org, actor: Actor, people: list[PersonIn]) -> AddManyOut
     if not to_add:
         return AddManyOutcome(added=[], existing=existing, companies_made=[])
 
-    from companies.models import CompanyPerson
-
     with transaction.atomic():
         companies, made = _companies_named(org=org, actor=actor, names=[p.company for p, _, _ in to_add if p.company])
         contacts = Contact.objects.bulk_create([contact for _, contact, _ in to_add])
@@ -199,8 +195,6 @@ def _name_key(name: str) -> str:
 
 def _companies_named(*, org, actor: Actor, names: list[str]) -> tuple[dict, list]:
     """The workspace's companies by these names (lower-cased), making the ones it doesn't have."""
-    from companies.models import Company
-
     wanted: dict[str, str] = {}  # the name's key -> the name as given
     for name in names:
         wanted.setdefault(_name_key(name), name.strip())
@@ -400,8 +394,6 @@ def contact_follow_up(
 
 def contact_link_project(*, org, actor: Actor, contact: Contact, project) -> LogEntry | None:
     """Link the contact to the project; None when they were linked already, and nothing changed."""
-    from docs.models import ProjectLink
-
     if ProjectLink.objects.filter(project=project, contact=contact).exists():
         return None
     try:

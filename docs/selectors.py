@@ -12,7 +12,7 @@ from django.db.models import Prefetch, QuerySet
 
 from core.errors import ToolError
 from core.models import Change
-from docs.models import Doc, DocNote, Project
+from records.models import Company, Contact, Doc, DocNote, Project
 
 PAGE_SIZE = 50
 
@@ -89,9 +89,6 @@ def activity_page(*, org, offset: int = 0) -> tuple[list[Change], dict, int | No
 
     The records are loaded one query per kind of record, however many changes the page holds.
     """
-    from companies.models import Company
-    from contacts.models import Contact
-
     changes, next_offset = page(Change.objects.filter(organization=org).order_by("-at", "-id"), offset=offset)
     wanted: dict[str, set[str]] = {}
     for change in changes:

@@ -64,7 +64,7 @@ class CompanyListing(models.Model):
     """A workspace's company linked to the public company EDGAR files it under."""
 
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    company = models.OneToOneField("companies.Company", on_delete=models.CASCADE, related_name="listing")
+    company = models.OneToOneField("records.Company", on_delete=models.CASCADE, related_name="listing")
     edgar = models.ForeignKey(EdgarCompany, on_delete=models.PROTECT, related_name="listings")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -136,7 +136,7 @@ class Feed(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    project = models.ForeignKey("docs.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey("records.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     url = models.CharField(max_length=2000)
     title = models.CharField(max_length=300, blank=True)
     state = models.CharField(max_length=12, choices=State.choices, default=State.NEW)
@@ -198,7 +198,7 @@ class Dataset(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    projects = models.ManyToManyField("docs.Project", related_name="datasets", blank=True)
+    projects = models.ManyToManyField("records.Project", related_name="datasets", blank=True)
     name = models.CharField(max_length=200)
     question = models.TextField()
     # {row, rule, queries, columns: [{name, label, type, unit, options, instructions, identifies}]}
@@ -366,7 +366,7 @@ class ResearchPage(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
-    project = models.ForeignKey("docs.Project", on_delete=models.PROTECT, related_name="research_pages")
+    project = models.ForeignKey("records.Project", on_delete=models.PROTECT, related_name="research_pages")
     type = models.CharField(max_length=10, choices=Type.choices, default=Type.QUESTION)
     title = models.CharField(max_length=300)
     slug = models.SlugField(max_length=120)

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "channels",
     "core",
     "team",
+    "records",
     "agents",
     "contacts",
     "companies",

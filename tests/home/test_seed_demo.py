@@ -13,7 +13,7 @@ from contacts.models import Contact
 from core.models import Organization
 from docs.models import Doc, Project
 
-APPS = ("roadstar", "agents", "contacts", "companies", "docs", "auth")
+APPS = ("roadstar", "agents", "records", "auth")
 
 
 def seed() -> str:

@@ -16,7 +16,7 @@ from core.models import Card, Change, Organization
 from docs.models import Doc, DocNote
 from tests.factories import ContactFactory, UserFactory
 
-APPS = ("roadstar", "agents", "contacts", "companies", "docs")
+APPS = ("roadstar", "agents", "records")
 MODELS = sorted(
     (m for app in APPS for m in apps.get_app_config(app).get_models()), key=lambda m: m._meta.label
 )

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from roadstar.admin_site import RoadstarAdminSite
 
-PROJECT_APPS = ("roadstar", "agents", "contacts", "companies", "docs", "routines", "tools", "checks",
+PROJECT_APPS = ("roadstar", "agents", "records", "routines", "tools", "checks",
                 "integrations", "mcp_server", "pages", "api", "core", "home")
 MODELS = [m for m in apps.get_models() if m._meta.app_label in PROJECT_APPS]
 
@@ -33,7 +33,7 @@ def test_the_admin_says_roadstar_not_django(staff):
 
 
 @pytest.mark.parametrize("address", [
-    "admin:index", "admin:contacts_contact_changelist", "admin:contacts_contact_add", "admin:password_change",
+    "admin:index", "admin:records_contact_changelist", "admin:records_contact_add", "admin:password_change",
 ])
 def test_every_admin_page_title_has_one_pattern(staff, address):
     title = re.search(r"<title>(.*?)</title>", staff.get(reverse(address)).content.decode(), re.S).group(1).strip()
@@ -46,7 +46,7 @@ def test_the_admin_sign_in_page_too(client, db):
 
 
 @pytest.mark.parametrize(("label", "plural"), [
-    ("companies.CompanyPerson", "company people"),
+    ("records.CompanyPerson", "company people"),
     ("integrations.FilesWatch", "files watches"),
     ("integrations.MailWatch", "mail watches"),
     ("integrations.CalendarWatch", "calendar watches"),
@@ -66,7 +66,7 @@ def test_no_plural_is_a_blind_added_s(model):
     assert not (blind and re.search(r"(ch|sh|s|x|z|[^aeiou]y|person)$", name)), (name, plural)
 
 
-@pytest.mark.parametrize("address", ["admin:index", "admin:contacts_contact_changelist", "admin:contacts_contact_add"])
+@pytest.mark.parametrize("address", ["admin:index", "admin:records_contact_changelist", "admin:records_contact_add"])
 def test_the_admins_inline_scripts_and_styles_carry_the_pages_nonce(staff, address):
     reply = staff.get(reverse(address))
     policy, body = reply["Content-Security-Policy"], reply.content.decode()
