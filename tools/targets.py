@@ -19,11 +19,11 @@ from core.inputs import Record
 
 # Each kind: the model holding it and how the owner calls it. Every one is scoped by `organization`.
 KINDS = {
-    "contact": ("contacts.Contact", "contact"),
-    "company": ("companies.Company", "company"),
-    "project": ("docs.Project", "project"),
-    "doc": ("docs.Doc", "doc"),
-    "note": ("docs.DocNote", "note"),
+    "contact": ("records.Contact", "contact"),
+    "company": ("records.Company", "company"),
+    "project": ("records.Project", "project"),
+    "doc": ("records.Doc", "doc"),
+    "note": ("records.DocNote", "note"),
     "dataset": ("research.Dataset", "table"),
     "page": ("research.ResearchPage", "page"),
 }
