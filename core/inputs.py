@@ -37,12 +37,6 @@ def Whole(ge: int = 0, le: int = MAX_WHOLE) -> FieldInfo:  # noqa: N802  (reads 
     return Field(ge=ge, le=le, strict=True)
 
 
-# The form before Chars and Whole, which mypy reads as Any: kept for companies', contacts' and docs' groups (being
-# changed elsewhere) until they are written the new way; then Text, Int and RecordId go.
-def Text(min_length: int = 0, max_length: int | None = None):  # noqa: N802  (reads like a type in declarations)
-    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length)]
-
-
 def _uuid_text(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError("must be an id (text)")
@@ -75,10 +69,6 @@ class Record:
     kind: str  # a key of tools.targets.KINDS (contact, company, project, doc, note), or "item" (see AppItem)
 
 
-def RecordId(kind: str):  # noqa: N802  (reads like a type in declarations)
-    return Annotated[str, BeforeValidator(_uuid_text), Record(kind), Field(json_schema_extra={"format": "uuid"})]
-
-
 # Each kind's id, written out (not made by a call) so mypy reads it as str.
 ContactId = Annotated[str, BeforeValidator(_uuid_text), Record("contact"), Field(json_schema_extra={"format": "uuid"})]
 CompanyId = Annotated[str, BeforeValidator(_uuid_text), Record("company"), Field(json_schema_extra={"format": "uuid"})]
@@ -92,11 +82,6 @@ PageId = Annotated[str, BeforeValidator(_uuid_text), Record("page"), Field(json_
 # attachment): such ids carry their account (`7c41e2d0:19a2c4e07d5b3f18`), and an account of another workspace is
 # not_found before the check. A link (a pasted Drive link) is left to the tool.
 AppItem = Record("item")
-
-
-def Int(ge: int = 0, le: int = MAX_WHOLE):  # noqa: N802  (reads like a type in declarations)
-    """A whole number from `ge` to `le`, given as one (3.0, true and "3" are not taken)."""
-    return Annotated[int, Field(ge=ge, le=le, strict=True)]
 
 
 Offset = Annotated[int, Whole(0, MAX_OFFSET)]

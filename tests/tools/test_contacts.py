@@ -596,6 +596,13 @@ def test_update_refuses_null_for_a_list_or_the_fields_and_changes_nothing(use, d
     assert (dana.labels, dana.fields, list(dana.emails.values_list("email", flat=True))) == before
 
 
+def test_update_refuses_null_for_the_name_and_keeps_it(use, dana):
+    out = use("contacts.update", contactId=str(dana.id), name=None)
+    assert bad_input_on(out, "name")
+    dana.refresh_from_db()
+    assert dana.name == "Dana Whitfield"
+
+
 def test_update_fields_merge_by_name_and_null_takes_one_off(use, dana):
     dana.fields = {"birthday": "03-14", "source": "mail"}
     dana.save()

@@ -19,7 +19,7 @@ from companies.shapes import (
     company_row,
     timeline_entry_shape,
 )
-from core.inputs import MAX_DAYS, CompanyId, ContactId, Int, IsoDate, IsoDateTime, Link, Offset, Text, in_range
+from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Whole, in_range
 from core.timefmt import iso
 from tools.registry import Done, Group, Kind, Tool, ToolInput, register, register_group
 
@@ -40,8 +40,8 @@ register_group(
     )
 )
 
-NonNegative = Int(0)
-Positive = Int(1)
+NonNegative = Annotated[int, Whole(0)]
+Positive = Annotated[int, Whole(1)]
 OpenKind = Literal["you", "them", "follow_up"]
 EntryKind = Literal["mail", "meeting", "call", "invoice", "note"]
 
@@ -64,11 +64,11 @@ def _present(inp, *names: str) -> dict:
 
 
 class ListInput(ToolInput):
-    label: Text(1, 40) | None = None
-    query: Text(0, 200) | None = None
+    label: Annotated[str, Chars(1, 40)] | None = None
+    query: Annotated[str, Chars(0, 200)] | None = None
     open: OpenKind | None = None
-    quiet_days: Int(0, MAX_DAYS) | None = None
-    handled_by: Text(1, 80) | None = None
+    quiet_days: Annotated[int, Whole(0, MAX_DAYS)] | None = None
+    handled_by: Annotated[str, Chars(1, 80)] | None = None
     offset: Offset = 0
 
 
@@ -122,15 +122,15 @@ register(
 
 class PersonInput(ToolInput):
     contact_id: ContactId
-    role: Text(1, 200) | None = None
+    role: Annotated[str, Chars(1, 200)] | None = None
 
 
 class CreateInput(ToolInput):
-    name: Text(1, 200)
-    website: Text(1, 300) | None = None
-    domains: Annotated[list[Text(1, 200)], Field(max_length=10)] = []
-    labels: Annotated[list[Text(1, 40)], Field(max_length=20)] = []
-    handler: Text(1, 80) | None = None
+    name: Annotated[str, Chars(1, 200)]
+    website: Annotated[str, Chars(1, 300)] | None = None
+    domains: Annotated[list[Annotated[str, Chars(1, 200)]], Field(max_length=10)] = []
+    labels: Annotated[list[Annotated[str, Chars(1, 40)]], Field(max_length=20)] = []
+    handler: Annotated[str, Chars(1, 80)] | None = None
     people: Annotated[list[PersonInput], Field(max_length=200)] = []
 
 
@@ -173,12 +173,12 @@ register(
 
 class UpdateInput(ToolInput):
     company_id: CompanyId
-    name: Text(1, 200) | None = None
-    domains: Annotated[list[Text(1, 200)], Field(max_length=10)] | None = None
-    labels: Annotated[list[Text(1, 40)], Field(max_length=20)] | None = None
-    handler: Text(1, 80) | None = None
+    name: Annotated[str, Chars(1, 200)] | None = None
+    domains: Annotated[list[Annotated[str, Chars(1, 200)]], Field(max_length=10)] | None = None
+    labels: Annotated[list[Annotated[str, Chars(1, 40)]], Field(max_length=20)] | None = None
+    handler: Annotated[str, Chars(1, 80)] | None = None
     details: dict[str, str | None] | None = None
-    why: Text(1, 2000)
+    why: Annotated[str, Chars(1, 2000)]
 
     def changes(self) -> dict:
         # A null handler clears it; a null anywhere else is as if left out.
@@ -226,24 +226,24 @@ register(
 
 
 class FactInput(ToolInput):
-    label: Text(1, 40)
-    value: Text(1, 200)
+    label: Annotated[str, Chars(1, 40)]
+    value: Annotated[str, Chars(1, 200)]
 
 
 class LatelyInput(ToolInput):
     date: IsoDate
-    text: Text(1, 300)
+    text: Annotated[str, Chars(1, 300)]
     source: Positive | None = None
 
 
 class SourceInput(ToolInput):
-    title: Text(1, 200)
+    title: Annotated[str, Chars(1, 200)]
     url: Link
 
 
 class AboutInput(ToolInput):
     company_id: CompanyId
-    text: Text(1, 3000)
+    text: Annotated[str, Chars(1, 3000)]
     facts: Annotated[list[FactInput], Field(max_length=12)] = []
     lately: Annotated[list[LatelyInput], Field(max_length=10)] = []
     sources: Annotated[list[SourceInput], Field(min_length=1, max_length=20)]
@@ -298,18 +298,24 @@ def _time(value: str) -> datetime.datetime:
     return in_range(moment)
 
 
+def _reads_as_time(value: str) -> str:
+    _time(value)  # a time it can't read is bad_input, naming the field
+    return value
+
+
 class TimelineInput(ToolInput):
     company_id: CompanyId
     kind: EntryKind | None = None
     contact_id: ContactId | None = None
-    query: Text(0, 200) | None = None
-    before: Annotated[Text(0, 64), AfterValidator(_time)] | None = None
+    query: Annotated[str, Chars(0, 200)] | None = None
+    # The last item's `at`, checked as it comes in and read as a time where it is used.
+    before: Annotated[str, Chars(0, 64), AfterValidator(_reads_as_time)] | None = None
 
 
 def timeline(ctx, inp: TimelineInput):
     page = selectors.timeline_page(
         org=ctx.org, company_id=inp.company_id, kind=inp.kind, contact_id=inp.contact_id, query=inp.query,
-        before=inp.before,
+        before=_time(inp.before) if inp.before is not None else None,
     )
     items = page["items"]
     return {
@@ -335,7 +341,7 @@ register(
 
 
 class FileInput(ToolInput):
-    name: Text(1, 200)
+    name: Annotated[str, Chars(1, 200)]
     link: Link | None = None
 
 
@@ -343,15 +349,15 @@ class RecordInput(ToolInput):
     company_id: CompanyId
     entry_id: str | None = None
     kind: EntryKind
-    title: Text(1, 200)
-    summary: Text(0, 1000) | None = None
+    title: Annotated[str, Chars(1, 200)]
+    summary: Annotated[str, Chars(0, 1000)] | None = None
     at: IsoDateTime
-    people: Annotated[list[Text(1, 254)], Field(max_length=20)] | None = None
-    ours: Annotated[list[Text(1, 80)], Field(max_length=10)] | None = None
+    people: Annotated[list[Annotated[str, Chars(1, 254)]], Field(max_length=20)] | None = None
+    ours: Annotated[list[Annotated[str, Chars(1, 80)]], Field(max_length=10)] | None = None
     count: Positive | None = None
     minutes: Positive | None = None
     link: Link | None = None
-    thread: Text(0, 300) | None = None  # the timeline keeps thread ids of up to 300 characters
+    thread: Annotated[str, Chars(0, 300)] | None = None  # the timeline keeps thread ids of up to 300 characters
     files: Annotated[list[FileInput], Field(max_length=20)] | None = None
     state: Literal["waiting_you", "waiting_them", "paid", "overdue"] | None = None
 
@@ -401,7 +407,7 @@ register(
 
 class UnrecordInput(ToolInput):
     company_id: CompanyId
-    entry_id: Text(1)
+    entry_id: Annotated[str, Chars(1)]
 
 
 def unrecord(ctx, inp: UnrecordInput):
@@ -453,7 +459,7 @@ register(
 
 class AddInput(ToolInput):
     kind: OpenKind
-    text: Text(1, 500)
+    text: Annotated[str, Chars(1, 500)]
     at: IsoDateTime | None = None
 
 
@@ -516,8 +522,8 @@ register(
 
 class ContextInput(ToolInput):
     company_id: CompanyId
-    text: Text(0, 1500)
-    why: Text(1, 2000)
+    text: Annotated[str, Chars(0, 1500)]
+    why: Annotated[str, Chars(1, 2000)]
 
 
 def context(ctx, inp: ContextInput):
@@ -558,7 +564,7 @@ register(
 class LinkPersonInput(ToolInput):
     contact_id: ContactId
     company_id: CompanyId
-    role: Text(1, 200) | None = None
+    role: Annotated[str, Chars(1, 200)] | None = None
     since: IsoDate | None = None
     ended: IsoDate | None = None
 

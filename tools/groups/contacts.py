@@ -14,13 +14,13 @@ from contacts.shapes import contact_compact, contact_read_shape, contact_record,
 from core.errors import ToolError
 from core.inputs import (
     MAX_DAYS,
+    Chars,
     CompanyId,
     ContactId,
-    Int,
     IsoDateTime,
     Offset,
     ProjectId,
-    Text,
+    Whole,
     describe_validation_error,
 )
 from core.undo import restore, snapshot
@@ -55,11 +55,11 @@ def _and_join(words: list[str]) -> str:
 
 
 class ListInput(ToolInput):
-    label: Text(1, 40) | None = None
-    company: Text(1, 200) | None = None
-    query: Text(0, 200) | None = None
+    label: Annotated[str, Chars(1, 40)] | None = None
+    company: Annotated[str, Chars(1, 200)] | None = None
+    query: Annotated[str, Chars(0, 200)] | None = None
     open: Literal["you", "them", "follow_up"] | None = None
-    quiet_days: Int(0, MAX_DAYS) | None = None
+    quiet_days: Annotated[int, Whole(0, MAX_DAYS)] | None = None
     offset: Offset = 0
 
 
@@ -139,7 +139,7 @@ register(
 
 class TimelineInput(ToolInput):
     contact_id: ContactId
-    limit: Int(1, 100) = 20
+    limit: Annotated[int, Whole(1, 100)] = 20
 
 
 def timeline(ctx, inp: TimelineInput):
@@ -163,11 +163,11 @@ register(
 
 
 class CreateInput(ToolInput):
-    name: Text(1, 200)
-    emails: list[Text(0, 254)] = []
-    phone: Text(0, 80) | None = None
-    job_title: Text(0, 200) | None = None
-    labels: list[Text(1, 40)] = []
+    name: Annotated[str, Chars(1, 200)]
+    emails: list[Annotated[str, Chars(0, 254)]] = []
+    phone: Annotated[str, Chars(0, 80)] | None = None
+    job_title: Annotated[str, Chars(0, 200)] | None = None
+    labels: list[Annotated[str, Chars(1, 40)]] = []
     company_ids: list[CompanyId] = []
     fields: dict = {}
 
@@ -210,14 +210,14 @@ register(
 class PersonRow(ToolInput):
     """One person of add_many's `people`: each row is checked on its own, and a bad row doesn't stop the rest."""
 
-    name: Text(1, 200)
-    email: Text(0, 254) | None = None
-    emails: list[Text(0, 254)] = []
-    phone: Text(0, 80) | None = None
-    job_title: Text(0, 200) | None = None
-    labels: list[Text(1, 40)] = []
-    company: Text(1, 200) | None = None
-    role: Text(0, 200) | None = None
+    name: Annotated[str, Chars(1, 200)]
+    email: Annotated[str, Chars(0, 254)] | None = None
+    emails: list[Annotated[str, Chars(0, 254)]] = []
+    phone: Annotated[str, Chars(0, 80)] | None = None
+    job_title: Annotated[str, Chars(0, 200)] | None = None
+    labels: list[Annotated[str, Chars(1, 40)]] = []
+    company: Annotated[str, Chars(1, 200)] | None = None
+    role: Annotated[str, Chars(0, 200)] | None = None
 
 
 class AddManyInput(ToolInput):
@@ -289,20 +289,20 @@ register(
 
 class UpdateInput(ToolInput):
     contact_id: ContactId
-    name: Text(1, 200) = None
+    name: Annotated[str, Chars(1, 200)] | SkipJsonSchema[None] = None
     # Left out, a value stays as it is; null is no value to change to (phone's clears it), so the schema
     # doesn't offer it and `_not_null` refuses it.
-    emails: list[Text(0, 254)] | SkipJsonSchema[None] = None
-    phone: Text(0, 80) | None = None
-    job_title: Text(0, 200) | None = None
-    labels: list[Text(1, 40)] | SkipJsonSchema[None] = None
+    emails: list[Annotated[str, Chars(0, 254)]] | SkipJsonSchema[None] = None
+    phone: Annotated[str, Chars(0, 80)] | None = None
+    job_title: Annotated[str, Chars(0, 200)] | None = None
+    labels: list[Annotated[str, Chars(1, 40)]] | SkipJsonSchema[None] = None
     fields: dict | SkipJsonSchema[None] = None
     # The contact as read for the check (update_replaces), with all its record reads, handed to the run: one read
     # of it a call, not three (the check's, the update's, the result's). The update reads its row again under its
     # lock before it writes, so what it merges into is never this read.
     _read: Contact | None = PrivateAttr(default=None)
 
-    @field_validator("emails", "labels", "fields")
+    @field_validator("name", "emails", "labels", "fields")
     @classmethod
     def _not_null(cls, value):
         if value is None:
@@ -370,8 +370,8 @@ register(
 
 class ContextInput(ToolInput):
     contact_id: ContactId
-    text: Text(0, 1500)
-    why: Text(1, 2000)
+    text: Annotated[str, Chars(0, 1500)]
+    why: Annotated[str, Chars(1, 2000)]
 
 
 def context(ctx, inp: ContextInput):
@@ -426,7 +426,7 @@ register(
 
 class NoteInput(ToolInput):
     contact_id: ContactId
-    text: Text(1, 2000)
+    text: Annotated[str, Chars(1, 2000)]
 
 
 def note(ctx, inp: NoteInput):
@@ -465,7 +465,7 @@ def _date_and_time(value):
 
 class FollowUpInput(ToolInput):
     contact_id: ContactId
-    text: Text(1, 2000)
+    text: Annotated[str, Chars(1, 2000)]
     at: Annotated[IsoDateTime, BeforeValidator(_date_and_time)]
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr, StringConstraints
+from pydantic import Field, PrivateAttr
 
-from core.inputs import DocId, DocNoteId, Offset, ProjectId, Text
+from core.inputs import Chars, DocId, DocNoteId, Offset, ProjectId
 from docs import selectors, services
 from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
@@ -36,8 +36,7 @@ register_group(
     )
 )
 
-# Spelled out rather than as Text(1, 300): a module-level alias is read by mypy as a type, and a call is none.
-Lines = Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=300)]], Field(max_length=20)]
+Lines = Annotated[list[Annotated[str, Chars(1, 300)]], Field(max_length=20)]
 
 
 def _plural(count: int, word: str) -> str:
@@ -49,7 +48,7 @@ def _plural(count: int, word: str) -> str:
 
 class ListInput(ToolInput):
     project_id: ProjectId | None = None
-    title: Text(0, 300) | None = None
+    title: Annotated[str, Chars(0, 300)] | None = None
     offset: Offset = 0
 
 
@@ -94,8 +93,8 @@ register(
 class WriteInput(ToolInput):
     doc_id: DocId | None = None
     project_id: ProjectId | None = None
-    title: Text(1, 300)
-    text: Text(1, services.MAX_TEXT)
+    title: Annotated[str, Chars(1, 300)]
+    text: Annotated[str, Chars(1, services.MAX_TEXT)]
     lines: Lines = []
 
     # The kind, once decided: the pipeline asks before the run (for the check) and after it (to record the
@@ -173,14 +172,14 @@ register(
 
 
 class EditItem(ToolInput):
-    find: Text(1, 20_000)
-    replace: Text(0, 20_000)
+    find: Annotated[str, Chars(1, 20_000)]
+    replace: Annotated[str, Chars(0, 20_000)]
 
 
 class EditAnswer(ToolInput):
     note_id: DocNoteId
     outcome: Literal["changed", "kept"]
-    text: Text(1, 1000)
+    text: Annotated[str, Chars(1, 1000)]
 
 
 class EditInput(ToolInput):
@@ -236,7 +235,7 @@ class AnswerInput(ToolInput):
     doc_id: DocId
     note_id: DocNoteId
     outcome: Literal["kept", "done"]
-    text: Text(1, 1000)
+    text: Annotated[str, Chars(1, 1000)]
 
 
 def answer(ctx, inp: AnswerInput):
