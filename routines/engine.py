@@ -314,12 +314,14 @@ def wake_follow_ups(*, now: datetime.datetime) -> int:
             if agent is None:
                 continue
             conversation = (
-                Conversation.objects.filter(id=item.thread or None, agent=agent).first() if item.thread else None
+                Conversation.objects.filter(id=item.thread, agent=agent).first() if item.thread else None
             )
             conversation = conversation or agent_services.chat_for(agent=agent)
             if conversation.kind == Conversation.Kind.THREAD:
                 agent_services.thread_reopen(thread=conversation)
-            record = item.contact.name if item.contact_id else item.company.name
+            # An open item is on a contact or on a company (a constraint of the table), both read above.
+            on = item.contact or item.company
+            record = on.name if on is not None else "a record"
             agent_services.message_append(
                 conversation=conversation, role=Message.Role.SYSTEM,
                 text=f"[Follow-up · {record}] {item.text} (open item {item.id}, set for {item.at.isoformat()}). "
