@@ -22,12 +22,15 @@ from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
 from agents.runtime.packets import check_packet, packet_text
+from agents.runtime.scheduler import wake
 from core import limits
 from core.errors import ToolError
 from core.inputs import Chars, Whole
 from core.models import Change
+from core.timefmt import iso
 from core.undo import undo_data
-from tools.catalog import FIND_DESCRIPTION, USE_DESCRIPTION
+from tools.catalog import FIND_DESCRIPTION, USE_DESCRIPTION, browse_tools, find_tools
+from tools.pipeline import use_tool
 from tools.registry import CHAT, MAC, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, ToolInput, agent_tool
 
 MAX_DEPTH = 3
@@ -59,8 +62,6 @@ class HandOffInput(ToolInput):
     kind="works",
 )
 def hand_off(ctx, inp: HandOffInput):
-    from agents.runtime.scheduler import wake
-
     turn = ctx.host
     check_packet(task=inp.task, notes=inp.notes, links=inp.links)
     target = services.agent_by_name(org=turn.org, name=inp.agent)
@@ -373,8 +374,6 @@ class MessageDateInput(ToolInput):
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD},
             kind="reads", calls_apps=True)
 def message_date(ctx, inp: MessageDateInput):
-    from core.timefmt import iso
-
     message = Message.objects.filter(conversation=ctx.host.conversation, seq=inp.id).first()
     if message is None:
         raise ToolError("not_found", f"There is no message {inp.id} in this memory.")
@@ -400,16 +399,12 @@ class UseInput(ToolInput):
 # browse_tools' description lists the groups, so it is built when the prompt is (see turn.tool_specs).
 @agent_tool("browse_tools", "", BrowseInput, {THREAD, OUTSIDE}, kind="reads")
 def browse(ctx, inp: BrowseInput):
-    from tools.catalog import browse_tools
-
     return browse_tools(ctx, inp.groups)
 
 
 # The tools it loads stay loaded for the rest of the thread: the thread's own working state.
 @agent_tool("find_tools", FIND_DESCRIPTION, FindInput, {THREAD, OUTSIDE}, kind="works")
 def find(ctx, inp: FindInput):
-    from tools.catalog import find_tools
-
     result = find_tools(ctx, inp.names)
     ctx.host.remember_loaded(ctx.loaded)
     return result
@@ -420,8 +415,6 @@ def find(ctx, inp: FindInput):
 # A tool's result may be null (contacts.find for an unknown address): use_tool passes it through.
 @agent_tool("use_tool", USE_DESCRIPTION, UseInput, {THREAD, OUTSIDE}, kind="works", calls_apps=True, nullable=True)
 def use(ctx, inp: UseInput):
-    from tools.pipeline import use_tool
-
     return use_tool(ctx, inp.name, inp.input)
 
 
@@ -450,8 +443,6 @@ def _waiting(agent) -> list[Message]:
     kind="reads",
 )
 def messages(ctx, inp: MessagesInput):
-    from core.timefmt import iso
-
     return {"messages": [
         {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(ctx.host.agent)
     ]}
@@ -477,6 +468,8 @@ class ReplyInput(ToolInput):
     kind="works",
 )
 def reply(ctx, inp: ReplyInput):
+    # The tool registry reads this module in ready(): at the top, the turn would load the agent runtime into
+    # django.setup() (routines/apps.py says why it shouldn't).
     from agents.runtime.turn import answer_work
 
     chat = services.chat_for(agent=ctx.host.agent)

@@ -6,6 +6,7 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # ready(): the app registry isn't ready when apps.py is imported
         from agents import connected  # noqa: F401  (its receiver tells the conversations that asked for an app)
         from tools.help.library import add_page_source
 
@@ -25,24 +26,28 @@ class AgentsConfig(AppConfig):
 
 
 def _agent_tool_pages() -> dict[str, str]:
+    # Imported when called, as the three below: apps.py is read before the models are, which these modules import.
     from agents.docs import agent_tool_pages
 
     return agent_tool_pages()
 
 
 def _table_model_call(**kwargs):
+    # Imported when called, as _agent_tool_pages says.
     from agents.tables import table_model_call
 
     return table_model_call(**kwargs)
 
 
 def _research_page_start(page_id: str) -> None:
+    # Imported when called, as _agent_tool_pages says.
     from agents.research_writer import start
 
     start(page_id)
 
 
 def _research_comment(comment) -> None:
+    # Imported when called, as _agent_tool_pages says.
     from agents.research_writer import wake_followers
 
     wake_followers(comment)

@@ -32,6 +32,7 @@ from pydantic import ValidationError
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, cost_of, get_model
+from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
 from core.errors import ToolError
 from core.network import network_call
@@ -395,8 +396,6 @@ def _complete(page: ResearchPage, agent: Agent, thread: Conversation, messages: 
 def wake_followers(comment: PageComment) -> int:
     """An owner's comment on a page: each agent following it gets the comment in its thread on the page, as the
     owner's words, and a turn. Handed to research.page_services in AgentsConfig.ready. Returns how many."""
-    from agents.runtime.scheduler import wake
-
     page = comment.page
     org = page.organization
     woken = 0

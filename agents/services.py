@@ -9,11 +9,16 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
+from agents.runtime import scheduler
+from agents.runtime.model import cost_of
+from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
 from core import limits, live
 from core.actors import Actor
 from core.errors import ToolError
 from core.locking import lock
+from core.models import Card
+from core.services import card_open
 
 MAX_AGENTS = 40  # besides Roadstar
 JOB_DESCRIPTION_LIMIT = limits.JOB_DESCRIPTION
@@ -150,8 +155,6 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
 def usage_record(*, org, agent: Agent | None, conversation: Conversation | None, purpose: str, model_id: str,
                  usage) -> Usage:
     """Record one model call's tokens and cost; an agent past its monthly budget is paused, with a Home card."""
-    from agents.runtime.model import cost_of
-
     row = Usage.objects.create(
         organization=org, agent=agent, conversation=conversation, purpose=purpose, model=model_id,
         input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
@@ -165,8 +168,6 @@ def usage_record(*, org, agent: Agent | None, conversation: Conversation | None,
 
 
 def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
-    from core.services import card_open
-
     Agent.objects.filter(id=agent.id).update(paused=True)
     agent.paused = True
     card_open(
@@ -178,9 +179,6 @@ def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:
 
 
 def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
-    from agents.runtime.scheduler import dispatch
-    from core.models import Card
-
     if agent.organization_id != org.id:
         raise ToolError("not_found", f"No agent {agent.name!r} in this workspace.")
     with transaction.atomic():
@@ -191,7 +189,7 @@ def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
             Card.objects.filter(organization=org, subject=f"budget:{agent.id}", resolved_at__isnull=True).update(
                 resolved_at=timezone.now()
             )
-            transaction.on_commit(lambda: dispatch(org_id=org.id))
+            transaction.on_commit(lambda: scheduler.dispatch(org_id=org.id))
     return agent
 
 
@@ -301,8 +299,6 @@ def work_open(
 
 def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
     """The owner writes in an agent's chat: a message, a piece of work answered in the chat, and a turn."""
-    from agents.runtime.scheduler import wake
-
     text = (text or "").strip()
     if not text:
         raise ToolError("bad_input", "text: write something")
@@ -320,9 +316,6 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
 
 def conversation_try_again(*, org, conversation_id) -> Conversation:
     """Home's Try again: run the turn that couldn't finish once more."""
-    from agents.runtime.scheduler import wake
-    from core.models import Card
-
     conversation = Conversation.objects.filter(organization=org, id=conversation_id).first()
     if conversation is None:
         raise ToolError("not_found", f"No conversation with id {conversation_id} in this workspace.")

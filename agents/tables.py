@@ -4,16 +4,15 @@ AgentsConfig.ready(): one call of the configured model, metered as a Usage of th
 
 from __future__ import annotations
 
+from agents.models import Agent
+from agents.runtime.model import ModelNotConfigured, ModelUnavailable, cost_of, get_model
+from agents.services import usage_record
 from core.errors import ToolError
 from research.table_run import ModelAnswer, RunHalted
 
 
 def table_model_call(*, org, agent_id, model_id: str, messages: list[dict], json_schema: dict,
                      max_tokens: int) -> ModelAnswer:
-    from agents.models import Agent
-    from agents.runtime.model import ModelNotConfigured, ModelUnavailable, cost_of, get_model
-    from agents.services import usage_record
-
     agent = Agent.objects.filter(organization=org, id=agent_id).first() if agent_id else None
     if agent is not None and agent.paused:
         raise RunHalted(f"Stopped: {agent.name} is paused, past its monthly budget. Raise the budget, then research "

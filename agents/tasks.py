@@ -2,7 +2,9 @@
 
 from agents.models import Conversation
 from agents.runtime import scheduler
+from agents.runtime.model import get_model
 from agents.runtime.turn import run_turn as _run_turn
+from tools.registry import AGENT_TOOLS, TOOLS
 
 
 def run_turn(conversation_id: str):
@@ -23,9 +25,6 @@ def warm_up():
     starts with what a turn builds once and keeps: the configured model client (its TLS certificates and connection
     pool; about 70 ms of CPU on a worker's first turn) and the schemas of the tools a model is offered (20 ms)."""
     from django.conf import settings
-
-    from agents.runtime.model import get_model
-    from tools.registry import AGENT_TOOLS, TOOLS
 
     if settings.MODEL_CONFIGURED:
         get_model()

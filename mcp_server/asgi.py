@@ -26,6 +26,7 @@ class _Running:
     """One event loop's MCP app, with its session manager running in a task of that loop."""
 
     def __init__(self):
+        # Late on purpose: the MCP SDK (and Starlette) load on the first /mcp request, not with every ASGI app.
         from mcp_server.server import build_app
 
         self.app, self.server = build_app()

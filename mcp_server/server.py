@@ -43,6 +43,7 @@ from mcp_server import selectors, services
 from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
+from tools.catalog import browse_description
 
 SERVER_NAME = "roadstar"
 MCP_PATH = "/mcp"
@@ -191,8 +192,6 @@ REVOKED = {
 
 def outside_tools(place: str = OUTSIDE, org=None) -> list[types.Tool]:
     """The agent tools held OUTSIDE (and, for an agent on the Mac, its messages and reply), as declared."""
-    from tools.catalog import browse_description
-
     listed = []
     for tool in tools_for_place(place):
         spec = tool.spec()

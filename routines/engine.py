@@ -19,11 +19,17 @@ from django.db.models import Q
 from django.utils import timezone
 
 from agents import services as agent_services
-from agents.models import Agent, Message
+from agents.models import Agent, Conversation, Message, Work
+from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from agents.runtime.scheduler import wake
+from contacts.models import OpenItem
 from core.actors import Actor
+from core.context import ToolContext
+from core.models import Card, Change, Organization
 from core.network import network_call
 from routines import services
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Summary
+from tools.pipeline import use_tool
 
 logger = logging.getLogger(__name__)
 
@@ -118,9 +124,6 @@ def _fire_if_due(routine_id: int, *, now: datetime.datetime) -> int:
 
 def _check_digest(routine: Routine) -> str | None:
     """Run the routine's read-only tool as its agent: the hash of its result, or None when it failed."""
-    from core.context import ToolContext
-    from tools.pipeline import use_tool
-
     ctx = ToolContext(org=routine.organization, actor=Actor.for_agent(routine.agent))
     result = use_tool(ctx, routine.check_tool, routine.check_input)
     # A tool that may answer null (contacts.find, for an address no contact has) has a digest too: of null.
@@ -255,8 +258,6 @@ def ask_prompt(event: Event, routines: list[Routine]) -> list[dict]:
 
 
 def ask_batch_match(event: Event, routines: list[Routine]) -> set[int]:
-    from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
-
     network_call("matching ask routines with the model")
     try:
         model = get_model()
@@ -296,10 +297,6 @@ def _one_line(text: str) -> str:
 
 def wake_follow_ups(*, now: datetime.datetime) -> int:
     """A follow-up at a time wakes the agent that set it, in the thread it was set from, if it is still open."""
-    from agents.models import Conversation
-    from agents.runtime.scheduler import wake
-    from contacts.models import OpenItem
-
     woken = 0
     due = OpenItem.objects.filter(
         kind=OpenItem.Kind.FOLLOW_UP, closed_at__isnull=True, woken_at__isnull=True, at__lte=now, by_kind="agent"
@@ -342,8 +339,6 @@ def wake_follow_ups(*, now: datetime.datetime) -> int:
 
 def write_morning_summaries(*, now: datetime.datetime) -> int:
     """At each owner's summary time (7:00 local by default), Roadstar writes what happened since the last one."""
-    from core.models import Organization
-
     written = 0
     for org in Organization.objects.filter(
         Q(last_summary_at__isnull=True) | Q(last_summary_at__lt=now - datetime.timedelta(hours=20))
@@ -366,10 +361,6 @@ def write_morning_summaries(*, now: datetime.datetime) -> int:
 
 def summary_start(*, org, since, now) -> Summary:
     """Hand Roadstar what happened since `since` in its "Morning summary" thread; its answer is the summary."""
-    from agents.models import Conversation, Work
-    from agents.runtime.scheduler import wake
-    from core.models import Card, Change
-
     roadstar = Agent.objects.get(organization=org, is_roadstar=True)
     since = since or now - datetime.timedelta(days=1)
     changes = Change.objects.filter(organization=org, at__gte=since, listing__in=["home", "home_undo"]).order_by("at")[

@@ -14,12 +14,14 @@ from django.utils.text import slugify
 
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
+from agents.runtime.scheduler import wake
 from core import limits
 from core.errors import ToolError
 from core.inputs import in_range
 from core.locking import lock
 from core.owner_zone import owner_zone
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
+from tools import registry
 
 KEY_PREFIXES = ("kind:", "thread:", "from:", "domain:", "with:", "doc:", "invoice:qb:", "customer:qb:")
 # The kinds of event Roadstar tells. The spec also names kind:form.submitted, but defines no form an owner's
@@ -141,8 +143,6 @@ def ask_words(text: str) -> set[str]:
 
 def _validate_when(*, org, when: dict) -> dict:
     """Check every part of `when` and return it cleaned; an error names the part and what is wrong."""
-    from tools import registry
-
     if not isinstance(when, dict) or not when:
         raise ToolError("bad_input", "when: give at least one of at, ask, keys, due, check")
     unknown = set(when) - {"at", "ask", "keys", "due", "check"}
@@ -382,8 +382,6 @@ def routine_start_next_run(*, routine: Routine) -> RoutineRun | None:
 
 def _start_next_run_locked(routine: Routine) -> RoutineRun | None:
     """routine_start_next_run's work, for a caller already holding the routine's row lock in its transaction."""
-    from agents.runtime.scheduler import wake
-
     if RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.RUNNING).exists():
         return None
     run = RoutineRun.objects.filter(routine=routine, state=RoutineRun.State.WAITING).order_by("id").first()

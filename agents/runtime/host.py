@@ -51,6 +51,7 @@ class ToolHost(ABC):
 
     def check_turns(self) -> list[dict]:
         """The conversation as the check reads it (a Turn holds it for the turn)."""
+        # agents.runtime.turn imports this module at import time (a Turn is a ToolHost): a cycle within agents
         from agents.runtime.turn import check_turns
 
         return check_turns(self.conversation)

@@ -21,6 +21,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from agents.models import Conversation, MemoryLine, Message
+from agents.runtime.model import get_model
+from agents.services import usage_record
+from core.errors import ToolError
+from core.network import network_call
 
 BLOCK = 8
 KEEP_WHOLE = 8
@@ -56,10 +60,6 @@ def message_text_whole(message: Message) -> str:
 
 
 def summarize(conversation: Conversation, texts: list[str]) -> str:
-    from agents.runtime.model import get_model
-    from agents.services import usage_record
-    from core.network import network_call
-
     network_call("a memory summary's model call")
     model = get_model()
     response = model.complete(
@@ -169,8 +169,6 @@ def zoom(conversation: Conversation, *, start: int, n: int = 1, at: int = 0,
     Halves below BLOCK are summed up on demand, by the cheapest model, and kept. `read_on` says how the reader
     reads on in a long message (zoom_memory in the agent's own memory, read_thread in a thread's).
     """
-    from core.errors import ToolError
-
     if n == 1:
         message = Message.objects.filter(conversation=conversation, seq=start).first()
         if message is None:

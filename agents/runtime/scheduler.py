@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.models import Agent, Conversation
+from core.models import Organization
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +39,6 @@ def wake(*, conversation: Conversation) -> None:
 
 def claim(*, org_id) -> list[Conversation]:
     """Claim what may run now, within the limits, oldest queued first."""
-    from core.models import Organization
-
     with transaction.atomic():
         Organization.objects.select_for_update().filter(id=org_id).first()
         running = Counter(
@@ -91,6 +90,8 @@ def finish(*, conversation: Conversation, more_to_do: bool) -> None:
 
 def drain(*, org_id, max_turns: int = 500) -> int:
     """Run every queued turn here, in this process, until none is left: for tests and one-shot commands."""
+    # agents.runtime.turn imports this module at import time (a turn wakes and finishes through it): a cycle
+    # within agents
     from agents.runtime.turn import run_turn
 
     turns = 0

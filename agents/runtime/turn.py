@@ -36,6 +36,8 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.network import network_call
 from core.services import card_open
+from tools.catalog import browse_description
+from tools.pipeline import recording
 
 logger = logging.getLogger(__name__)
 
@@ -279,8 +281,6 @@ class Turn(ToolHost):
         return self._tool_specs
 
     def _make_tool_specs(self) -> list[dict]:
-        from tools.catalog import browse_description
-
         specs = []
         for tool in tools_for_place(self.place):
             spec = tool.spec()
@@ -312,8 +312,6 @@ class Turn(ToolHost):
         return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
-        from tools.pipeline import recording
-
         for call in pending:
             # A call and its recorded result commit together, so a call that ran is never run again. The result's
             # message joins the turn's history once that transaction is through.
