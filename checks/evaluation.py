@@ -19,6 +19,9 @@ from checks import reasons
 from checks.decide import decide
 from checks.judge import Judge, JudgeRequest, JudgeUnreachable, JudgeVerdict, parse_verdict
 from checks.selectors import request_for_workspace
+from companies.models import Company, CompanyPerson
+from contacts.models import Contact, ContactEmail
+from core.models import Organization
 
 FAULT_REASONS = {"unreachable": reasons.UNREACHABLE, "timeout": reasons.UNREACHABLE, "garbage": reasons.UNDECIDED}
 JudgeFault = Literal["unreachable", "timeout", "garbage"]
@@ -141,10 +144,6 @@ def build_workspace(case: dict):
     """The case's business as an Organization with an owner, and its contacts (with emails and companies).
     Returns the org and a map of the case's contact ids to the database's. Contacts get fresh ids, so a case's
     ids ("c1", or the spec's own UUIDs) never collide with a workspace already in the database."""
-    from companies.models import Company, CompanyPerson
-    from contacts.models import Contact, ContactEmail
-    from core.models import Organization
-
     business = case["business"]
     user = get_user_model().objects.create(username=f"check-eval-{uuid.uuid4().hex[:12]}")
     org = Organization.objects.create(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from checks import reasons
+from core.network import network_call
 
 if TYPE_CHECKING:  # the judge's client is imported only when a judge is configured
     from openai.types.chat import ChatCompletionMessageParam
@@ -177,8 +178,6 @@ class OpenAIJudge:
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         import openai
-
-        from core.network import network_call
 
         network_call("the check's judge")
         try:

@@ -12,6 +12,8 @@ from django.db import connection
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
+from companies.models import Company, CompanyPerson
+from contacts.models import Contact, ContactEmail
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200
@@ -48,8 +50,6 @@ def _turn_texts(turns: list[dict]) -> list[str]:
 
 
 def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
-    from contacts.models import Contact, ContactEmail
-
     rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1)
     if len(rows) > _ALL_CONTACTS_UP_TO:
         # Naming is by address or by a first or full name unique among contacts: keep every contact whose
@@ -89,9 +89,6 @@ def _contact_rows(org, *, limit: int | None = None, ids: list | None = None) -> 
     addresses (a JSON list, in their order) and the companies they are at now (a JSON list of [name, always_ask],
     oldest link first), by name. One query whatever the count, where loading the rows and prefetching their
     addresses and companies took three (and a count, a fourth): the check runs before every checked action."""
-    from companies.models import Company, CompanyPerson
-    from contacts.models import Contact, ContactEmail
-
     contact, email = Contact._meta.db_table, ContactEmail._meta.db_table
     link, company = CompanyPerson._meta.db_table, Company._meta.db_table
     if connection.vendor == "postgresql":

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from core.actors import Actor
 from core.errors import ToolError, bad_input
+from core.models import Change
 from docs.models import Doc, DocNote, DocVersion, Project
 from docs.selectors import doc_note_get, doc_notes_by_id
 from team.models import Agent
@@ -64,8 +65,6 @@ def project_filed_into(*, org, actor: Actor, conversation_id: str | None) -> Pro
     docs together); else, for an agent, its own project, made the first time it is needed. The owner and the
     system have no project of their own: they name one.
     """
-    from core.models import Change
-
     if conversation_id:
         latest = (
             Change.objects.filter(organization=org, conversation_id=conversation_id, target_type__in=["doc", "project"],

@@ -6,6 +6,7 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # ready(): the app registry isn't ready when apps.py is imported
         from contacts.selectors import timeline_provider_register
         from integrations import mail_hold  # noqa: F401  (registers itself as a held-lines source)
         from integrations.mail_timeline import mail_timeline

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from core.errors import ToolError
+from integrations import services
 
 _RATE_REASONS = {
     "ratelimitexceeded", "userratelimitexceeded", "quotaexceeded", "dailylimitexceeded", "rate_limit_exceeded",
@@ -137,8 +138,6 @@ def signed_out(connection, *, label: str, asked_by=None) -> ToolError:
     """The app no longer accepts the connection's sign-in: mark it needs_reconnect, with the card to fix it."""
     if connection is None:
         return ToolError("reauth", f"{label} needs signing in again.")
-    from integrations import services
-
     card = services.connection_needs_reconnect(connection=connection, asked_by=asked_by)
     return ToolError(
         "reauth",
@@ -152,8 +151,6 @@ def needs_write(connection, *, group: str | None, label: str, asked_by=None) -> 
     """The connection reads but may not write here: a card asks the owner to connect again for writing."""
     if connection is None:
         return ToolError("reauth", f"{label} doesn't allow writing yet.")
-    from integrations import services
-
     groups = [group] if group else list(connection.groups)
     card = services.reconnect_card_open(connection=connection, write_groups=groups, asked_by=asked_by)
     return ToolError(

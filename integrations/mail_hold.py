@@ -31,6 +31,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
+from checks.models import Ask, CheckDecision
 from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.shapes import local_time_words
 from core.actors import Actor
@@ -66,8 +67,6 @@ SEND_TASK = "integrations.tasks_mail.send_held"
 
 def _approval(*, org, conversation_id: str | None) -> dict:
     """How the owner's yes was given (the contact log's `approval`), from the check's decision that let it go."""
-    from checks.models import Ask, CheckDecision
-
     if not org.check_enabled:
         return {"kind": "allowed"}
     decision = (

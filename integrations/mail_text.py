@@ -18,6 +18,8 @@ from email.utils import formataddr, formatdate, getaddresses, make_msgid
 from html.parser import HTMLParser
 from typing import Any
 
+from integrations.files.content import extract
+from integrations.models import Connection
 from integrations.providers.base import FileData, OutgoingMail
 
 MAX_ATTACHMENTS = 25 * 1024 * 1024  # "25 MB in all"
@@ -225,8 +227,6 @@ def raw_of(message: EmailMessage) -> str:
 def attachment_content(data: FileData) -> dict:
     """An attachment read like a file (integrations.files.content, the same text files.read gives): {text} or
     {text: "", image}, with `note` when there is one; an HTML attachment as its text."""
-    from integrations.files.content import extract
-
     name, mime = data.name.lower(), (data.mime_type or "").lower()
     if mime.startswith("text/html") or name.endswith((".html", ".htm")):
         return {"text": html_to_text(data.data.decode("utf-8", "replace"))}
@@ -243,8 +243,6 @@ def owner_addresses(connection) -> set[str]:
     """The owner's own addresses, lower case: the workspace's owner email and every account it connected."""
     cached = getattr(connection, "_owner_addresses", None)
     if cached is None:
-        from integrations.models import Connection
-
         org = connection.organization
         accounts = Connection.objects.filter(organization_id=org.pk).values_list("account", flat=True)
         cached = {a.strip().lower() for a in [org.owner_email or "", connection.account, *accounts] if "@" in a}

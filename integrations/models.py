@@ -100,6 +100,7 @@ class Connection(models.Model):
         marks the connection needs_reconnect and raises ToolError("reauth", card=…); a network failure raises
         ToolError("unavailable").
         """
+        # integrations.oauth imports this module (Connection) at import time: a cycle within integrations
         from integrations import oauth
 
         return oauth.credentials_for(self)

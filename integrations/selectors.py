@@ -14,6 +14,7 @@ from core.models import Organization
 from integrations import catalog
 from integrations.errors import label_for, needs_write, signed_out
 from integrations.models import Connection
+from integrations.providers.registry import registered
 from integrations.services import Asker, connect_card_open
 
 _ID = re.compile(r"^([0-9a-f]{8}):(.+)$", re.DOTALL)
@@ -117,8 +118,6 @@ def require_connection(
 def apps_overview(*, org: Organization, tool_count: Callable[[str], int]) -> dict:
     """integrations.list: what is connected, what could be, and what isn't built yet (from the provider registry).
     `tool_count(group)` is how many tools a group has: the tool registry sits above this app, so it is passed in."""
-    from integrations.providers.registry import registered
-
     built = registered()
     rows = connections(org=org)
     apps, seen = [], set()

@@ -20,9 +20,11 @@ from django.views.decorators.http import require_GET, require_POST
 from core.actors import Actor
 from core.errors import ToolError
 from core.http import workspace_or_404 as _workspace
+from core.models import Change
 from core.owner_zone import owner_zone
 from integrations import catalog, oauth, selectors, services
 from integrations.clients import quickbooks_company_name
+from integrations.local.models_mail import HeldEmail
 from integrations.models import Connection, SearchCopy
 
 logger = logging.getLogger(__name__)
@@ -244,9 +246,6 @@ HELD_STATE_WORDS = {
 def held_email(request, held_id):
     """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
     what the owner opens from its line on Home before it goes."""
-    from core.models import Change
-    from integrations.local.models_mail import HeldEmail
-
     org = _workspace(request)
     held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()
     if held is None:

@@ -23,9 +23,10 @@ from companies.models import Company
 from core.errors import ToolError, bad_input
 from core.inputs import as_uuid
 from docs.models import Project
+from integrations.web.services import NOT_SET_UP, web_available
 from research import edgar as edgar_client
 from research import feeds as feed_reader
-from research import netguard
+from research import netguard, table_run
 from research.filing_text import document_title, filing_text
 from research.models import (
     CompanyListing,
@@ -42,6 +43,7 @@ from research.models import (
 )
 from research.selectors import companies_get, latest_filings
 from research.shapes import filing_pick
+from research.table_run import identifying, money_words, rerun_costs, row_key
 
 logger = logging.getLogger(__name__)
 
@@ -447,9 +449,6 @@ def table_plan_draft(*, org, actor, conversation_id, project_id, question: str, 
     """The plan for a build, made before the check weighs its cost (a model call, so called with no transaction
     open), or the one made when the same build was asked before and not run yet. With `make` False, only the
     one made before (the build itself runs in a transaction, after the check made it)."""
-    from integrations.web.services import NOT_SET_UP, web_available
-    from research import table_run
-
     key = _draft_key(org=org, actor=actor, conversation_id=conversation_id, project_id=project_id,
                      question=question, max_rows=max_rows)
     draft = (DatasetPlanDraft.objects.filter(organization=org, key=key, used_by__isnull=True,
@@ -479,8 +478,6 @@ def table_plan_words(plan: dict) -> str:
 
 
 def table_build_note(*, draft: DatasetPlanDraft, max_rows: int) -> str:
-    from research.table_run import money_words
-
     return (f"It costs money: building this table of up to {max_rows} rows is estimated at "
             f"{money_words(draft.estimate_micros)} and stops at a cap of {money_words(draft.cap_micros)} "
             f"(planning it cost {money_words(draft.plan_micros)}). {table_plan_words(draft.plan)}")
@@ -489,8 +486,6 @@ def table_build_note(*, draft: DatasetPlanDraft, max_rows: int) -> str:
 def table_build(*, org, actor, conversation_id, project: Project | None, question: str, max_rows: int,
                 draft: DatasetPlanDraft) -> tuple[Dataset, DatasetRun]:
     """Make the table on its plan and queue its build: a worker finds the rows, then researches them."""
-    from research import table_run
-
     agent = getattr(actor, "agent", None)
     dataset = Dataset.objects.create(
         organization=org, name=draft.name, question=question, plan=draft.plan, max_rows=max_rows, model=draft.model,
@@ -512,8 +507,6 @@ def table_build(*, org, actor, conversation_id, project: Project | None, questio
 
 def table_add_row(*, org, actor, dataset: Dataset, identity: dict[str, str]) -> DatasetRow:
     """A row named by the columns that identify it, not researched yet (tables.research_rows does that)."""
-    from research.table_run import identifying, row_key
-
     names = identifying(dataset.plan)
     unknown = [k for k in identity if k not in names]
     if unknown:
@@ -553,14 +546,10 @@ def _rows_by_keys(dataset: Dataset, row_keys: list[str]) -> list[DatasetRow]:
 
 
 def table_rerun_costs(*, dataset: Dataset, row_keys: list[str]) -> tuple[int, int]:
-    from research.table_run import rerun_costs
-
     return rerun_costs(dataset.model, dataset.plan, len(_rows_by_keys(dataset, row_keys)))
 
 
 def table_research_note(*, dataset: Dataset, row_keys: list[str]) -> str:
-    from research.table_run import money_words
-
     rows = len(_rows_by_keys(dataset, row_keys))
     estimate, cap = table_rerun_costs(dataset=dataset, row_keys=row_keys)
     return (f"It costs money: researching {rows} row{'s' if rows != 1 else ''} of {dataset.name!r} again is "
@@ -570,8 +559,6 @@ def table_research_note(*, dataset: Dataset, row_keys: list[str]) -> str:
 
 def table_research_rows(*, org, dataset: Dataset, row_keys: list[str]) -> DatasetRun:
     """Queue the rows for research again, in a run of their own with its estimate and cap."""
-    from research import table_run
-
     rows = _rows_by_keys(dataset, row_keys)
     Dataset.objects.select_for_update().filter(id=dataset.id).first()
     for row in rows:

@@ -35,6 +35,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.models import Organization
 from research.models import Dataset, DatasetRow, DatasetRun, DatasetSource
 
 logger = logging.getLogger(__name__)
@@ -313,8 +314,6 @@ def identifying(plan: dict) -> list[str]:
 
 
 def _lock_workspace(org_id) -> None:
-    from core.models import Organization
-
     Organization.objects.select_for_update().filter(id=org_id).first()
 
 

@@ -8,6 +8,8 @@ import logging
 from django.utils import timezone
 
 from research import services, table_run
+from research.models import DatasetPlanDraft
+from research.services import DRAFT_KEPT
 
 logger = logging.getLogger(__name__)
 
@@ -44,9 +46,6 @@ def tables_sweep() -> int:
     """Pick up the table runs a worker should be on: rows waiting, a dead worker's lapsed claims, a build whose
     rows nobody is finding. Each is only queued here; the task's claims keep the work from being done twice."""
     from django.db import transaction
-
-    from research.models import DatasetPlanDraft
-    from research.services import DRAFT_KEPT
 
     # Plans nobody said yes to, once they are too old to be used.
     DatasetPlanDraft.objects.filter(used_by__isnull=True, created_at__lt=timezone.now() - DRAFT_KEPT).delete()

@@ -275,8 +275,6 @@ def sweep() -> None:
 
 
 def drop_copy(connection: Connection) -> None:
-    from search.models import SearchItem
-
     SearchItem.objects.filter(connection=connection).delete()
 
 

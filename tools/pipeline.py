@@ -28,6 +28,8 @@ from contextvars import ContextVar
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
 
+from checks.selectors import request_for_workspace
+from checks.services import check_tool_call
 from core.context import ToolContext
 from core.errors import ToolError, busy_error, is_busy
 from core.inputs import describe_validation_error
@@ -193,9 +195,6 @@ def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = Non
 
     `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
     """
-    from checks.selectors import request_for_workspace
-    from checks.services import check_tool_call
-
     request = request_for_workspace(
         org=ctx.org, conversation=ctx.conversation(), action=action, made_here=made_here(ctx)
     )

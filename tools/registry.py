@@ -33,6 +33,7 @@ from pydantic.alias_generators import to_camel
 
 from core.errors import ERROR_KINDS
 from core.inputs import refuse_bad_characters
+from core.undo import register_undo
 
 if TYPE_CHECKING:
     from core.context import ToolContext
@@ -377,8 +378,6 @@ def _check_declaration(tool: Tool) -> None:
 
 def _register_undo(tool: Tool) -> None:
     if tool.undo is not None:
-        from core.undo import register_undo
-
         register_undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps))
 
 

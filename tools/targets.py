@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from core.errors import ToolError
 from core.inputs import Record
+from integrations.selectors import split_id
 
 # Each kind: the model holding it and how the owner calls it. Every one is scoped by `organization`.
 KINDS = {
@@ -78,8 +79,6 @@ def find_named_records(ctx, inp: BaseModel) -> None:
 def _find_app_items(ctx, named: list[tuple[str, str]]) -> None:
     """Ids of things in the owner's apps carry their account: one of another workspace (or of none) is not_found.
     Only the account is looked at, which needs no call to the app; the tool finds the thing itself."""
-    from integrations.selectors import split_id
-
     for value, where in named:
         if not value.strip() or value.strip().startswith(("http://", "https://")):
             continue

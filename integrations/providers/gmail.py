@@ -29,10 +29,12 @@ from core.errors import ToolError
 from integrations.clients import google_execute, google_service
 from integrations.errors import from_google_http_error
 from integrations.mail_text import (
+    address_list,
     html_to_text,
     mime_message,
     owner_addresses,
     people_on,
+    person,
     raw_of,
 )
 from integrations.providers.base import (
@@ -96,8 +98,6 @@ def _date(message: dict) -> datetime.datetime:
 
 
 def _split(value: str) -> list[str]:
-    from integrations.mail_text import address_list, person
-
     return [person(name, address) for name, address in address_list(value)] if value else []
 
 

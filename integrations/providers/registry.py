@@ -18,6 +18,7 @@ import inspect
 import pkgutil
 from typing import Literal, overload
 
+import integrations.providers as package
 from core.errors import ToolError
 from integrations import catalog
 from integrations.providers.base import (
@@ -65,8 +66,6 @@ def load_providers() -> None:
     global _loaded
     if _loaded:
         return
-    import integrations.providers as package
-
     for module in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
         importlib.import_module(module.name)
     _loaded = True

@@ -17,6 +17,7 @@ from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
 from integrations.providers.base import MailQuery
 from integrations.services import Asker
+from tools.pipeline import check_action
 from tools.registry import Done, Group, Tool, ToolInput, Writes, register, register_group
 from workspace import services as workspace_services
 
@@ -223,8 +224,6 @@ class SendInput(OutgoingInput):
 def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:
     """The check read the input, whose `to` may leave out whom a reply reaches (the thread's sender, replyAll's
     everyone): when it does, the check reads the email again with every recipient, before anything is held."""
-    from tools.pipeline import check_action
-
     given = {a.strip().lower() for a in [*inp.to, *(inp.cc or [])]}
     if not ctx.org.check_enabled or set(to + cc) <= given:
         return None

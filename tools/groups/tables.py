@@ -15,8 +15,10 @@ from pydantic import Field, field_validator
 from core.errors import not_found
 from core.inputs import Chars, DatasetId, ProjectId, Whole
 from docs.models import Project
+from docs.services import project_filed_into
 from research import selectors, services
 from research.shapes import dataset_item, dataset_shape, row_shape
+from research.table_run import money_words
 from tools.registry import Done, Group, Tool, ToolInput, register, register_group
 
 register_group(
@@ -117,14 +119,10 @@ def _project_for(ctx, project_id) -> Project | None:
         return _project(ctx, project_id)
     if ctx.actor.kind != "agent":
         return None
-    from docs.services import project_filed_into
-
     return project_filed_into(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id)
 
 
 def build(ctx, inp: BuildInput):
-    from research.table_run import money_words
-
     draft = _draft(ctx, inp, make=False)  # made for the check's note a moment ago
     dataset, run = services.table_build(
         org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, project=_project_for(ctx, inp.project_id),
@@ -201,8 +199,6 @@ def _research_replaces(ctx, inp: ResearchRowsInput) -> dict | None:
 
 
 def research_rows(ctx, inp: ResearchRowsInput):
-    from research.table_run import money_words
-
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     run = services.table_research_rows(org=ctx.org, dataset=dataset, row_keys=inp.row_keys)
     return Done(
