@@ -9,10 +9,14 @@ from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, Subquery
 
+from agents.models import Agent, Conversation, Message, Run, Work
+from agents.runtime.model import model_connected
+from checks.models import Ask, CheckDecision
 from core import held
 from core import selectors as core_selectors
 from core.held import HeldLine
 from core.models import Card, Organization
+from routines.models import Summary
 
 # --- Waiting for you: the asks --------------------------------------------------------------------------------
 
@@ -54,9 +58,6 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
     An ask the owner answered in the chat instead, whose action then went ahead, is over: a later "go" on the same
     action in the same conversation takes it off Home.
     """
-    from agents.models import Agent, Conversation, Message
-    from checks.models import Ask, CheckDecision
-
     went_ahead = CheckDecision.objects.filter(
         organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),
         outcome=CheckDecision.Outcome.GO, created_at__gt=OuterRef("decision__created_at"),
@@ -133,8 +134,6 @@ class AgentWork:
 
 
 def _work_state(work) -> str:
-    from agents.models import Conversation, Work
-
     if work.state == Work.State.ANSWERED:
         return "done"
     if work.state == Work.State.FAILED:
@@ -155,8 +154,6 @@ FAILED_WHY = ("It stopped: the AI model didn't answer, even after five tries ove
 
 def _stuck(work, *, state: str, model_ready: bool, stopped: str | None) -> tuple[str, str, bool]:
     """(state, why, try_again) for a piece of work that isn't moving, in the owner's words."""
-    from agents.models import Run, Work
-
     if work.state == Work.State.ANSWERED:
         return state, "", False
     if work.state == Work.State.FAILED or work.last_outcome == Run.Outcome.FAILED or stopped is not None:
@@ -187,9 +184,6 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
     query. Work a chat passed on whole is left out: the thread or agent it went to shows it. `asking`: the
     conversations whose ask waits for the owner; their newest piece of work is "waiting for you". Work that
     can't move says why, and whether Try again would help."""
-    from agents.models import Run, Work
-    from agents.runtime.model import model_connected
-
     last_run = Run.objects.filter(conversation=OuterRef("conversation")).order_by("-started_at", "-id")
     rows = Work.objects.filter(organization=org)
     if conversation_id is not None:  # one thread's work, for its page
@@ -261,8 +255,6 @@ def home_held(*, org: Organization) -> list[HeldLine]:
 
 def home_summary(*, org: Organization):
     """The latest morning summary with something in it, or None."""
-    from routines.models import Summary
-
     return Summary.objects.filter(organization=org).exclude(text="").order_by("-at", "-id").first()
 
 
@@ -273,23 +265,17 @@ CHAT_SHOWN = 100
 
 def staff(*, org: Organization) -> list:
     """The owner's agents, Roadstar first, for the chats' list."""
-    from agents.models import Agent
-
     agents = Agent.objects.filter(organization=org).order_by("-is_roadstar", "name")
     return list(agents.only("id", "name", "is_roadstar"))
 
 
 def chat_of(*, agent):
     """The agent's chat, or None when the owner hasn't written to it yet (reading never makes one)."""
-    from agents.models import Conversation
-
     return Conversation.objects.filter(agent=agent, kind=Conversation.Kind.CHAT).first()
 
 
 def chat_messages(*, conversation, limit: int = CHAT_SHOWN) -> list:
     """The newest `limit` messages the owner reads in a chat, oldest first: no tool results, no bare tool steps."""
-    from agents.models import Message
-
     rows = list(
         Message.objects.filter(conversation=conversation)
         .exclude(role=Message.Role.TOOL)
@@ -302,8 +288,6 @@ def chat_messages(*, conversation, limit: int = CHAT_SHOWN) -> list:
 
 def agent_threads_at_work(*, agent) -> list[str]:
     """The titles of the agent's threads with work still open."""
-    from agents.models import Conversation, Work
-
     return list(
         Work.objects.filter(agent=agent, state=Work.State.OPEN, conversation__kind=Conversation.Kind.THREAD)
         .order_by("conversation__title").values_list("conversation__title", flat=True).distinct()

@@ -39,7 +39,7 @@ from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import model_connected
 from checks import services as check_services
 from checks.judge import configured_judge
-from checks.models import Ask
+from checks.models import Ask, CheckDecision
 from core import selectors as core_selectors
 from core import services
 from core.actors import Actor
@@ -50,6 +50,7 @@ from core.inputs import as_uuid
 from core.models import Card, Change, Organization, undo_possible
 from core.owner_zone import owner_zone as _zone
 from home import ask_words, selectors
+from integrations.mail_hold import email_try_again
 
 # --- Home -------------------------------------------------------------------------------------------------
 
@@ -348,8 +349,6 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
         messages.info(request, "That was dealt with already.")
         return _back(request)
     if card.data.get("held_email_id"):  # an email that couldn't go: it goes now
-        from integrations.mail_hold import email_try_again
-
         try:
             email_try_again(org=org, held_id=as_uuid(card.data["held_email_id"]))
         except ToolError as error:
@@ -786,8 +785,6 @@ def _asks_answered(org: Organization, shown: list[Message]) -> dict[str, AskAnsw
     ids = {ask_id for m in shown if (ask_id := as_uuid((m.data or {}).get("ask_id"))) is not None}
     if not ids:
         return {}
-    from checks.models import CheckDecision
-
     # It went ahead when the same action ran later in the same conversation: on this yes, or on words that covered it.
     went = CheckDecision.objects.filter(
         organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),

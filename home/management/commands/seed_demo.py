@@ -29,6 +29,15 @@ from core.actors import Actor
 from core.models import Organization
 from docs import services as doc_services
 from docs.models import Doc, Project
+from integrations.files.example import seed_files as files_example
+from integrations.local.mailbox import Incoming, message_store
+from integrations.local.models_books import LocalInvoice
+from integrations.local.models_calendar import LocalEvent
+from integrations.local.models_mail import LocalMailMessage
+from integrations.models import Connection
+from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
+from integrations.providers.local_calendar import event_put
+from integrations.services import connection_create_local
 
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 
@@ -428,9 +437,6 @@ APPS_ACCOUNT_KEY = "7c41e2d0"
 
 def seed_apps(org: Organization) -> list[str]:
     """The example workspace's apps: the local connection, then each group's data."""
-    from integrations.models import Connection
-    from integrations.services import connection_create_local
-
     made: list[str] = []
     connection = Connection.objects.filter(organization=org, app=Connection.App.LOCAL, account=APPS_ACCOUNT).first()
     if connection is None:
@@ -466,9 +472,6 @@ MEETINGS = [
 
 
 def seed_calendar(org: Organization, connection) -> list[str]:
-    from integrations.local.models_calendar import LocalEvent
-    from integrations.providers.local_calendar import event_put
-
     zone = ZoneInfo(org.time_zone)
     known = set(LocalEvent.objects.filter(connection=connection).values_list("uid", flat=True))
     new = 0
@@ -512,9 +515,6 @@ INVOICES = [
 
 
 def seed_books(org: Organization, connection) -> list[str]:
-    from integrations.local.models_books import LocalInvoice
-    from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
-
     known = set(LocalInvoice.objects.filter(connection=connection).values_list("number", flat=True))
     new = 0
     for number, customer, date, due, balance, memo, emailed, lines in INVOICES:
@@ -534,8 +534,6 @@ def seed_books(org: Organization, connection) -> list[str]:
 
 
 def seed_files(org: Organization, connection) -> list[str]:
-    from integrations.files.example import seed_files as files_example
-
     return files_example(org, connection)
 
 
@@ -557,9 +555,6 @@ MAIL = [
 
 def seed_mail(org: Organization, connection) -> list[str]:
     import zoneinfo
-
-    from integrations.local.mailbox import Incoming, message_store
-    from integrations.local.models_mail import LocalMailMessage
 
     zone = zoneinfo.ZoneInfo(org.time_zone)
     new = 0
