@@ -16,11 +16,13 @@ from core.management.commands import worker
 
 
 def test_warm_up_imports_the_model_client_and_openai():
-    # A fresh interpreter: this test process may have imported openai already.
+    # A fresh interpreter: this test process may have imported openai already. django.setup() may load
+    # agents.runtime.model (a light module that services import at their top); the OpenAI SDK itself, what a
+    # cold first turn paid for, must wait for the warm-up.
     code = (
         "import sys, django; django.setup()\n"
         "from core.management.commands.worker import warm_up\n"
-        "assert 'openai' not in sys.modules and 'agents.runtime.model' not in sys.modules, 'loaded too early'\n"
+        "assert 'openai' not in sys.modules, 'loaded too early'\n"
         "warm_up()\n"
         "missing = [m for m in ('openai', 'openai.resources.chat.completions', 'agents.runtime.model',"
         " 'agents.tasks') if m not in sys.modules]\n"
