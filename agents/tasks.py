@@ -1,5 +1,7 @@
 """Worker tasks for agents. Each takes ids, loads rows and calls the runtime; all are safe to run twice."""
 
+from django.conf import settings
+
 from agents.models import Conversation
 from agents.runtime import scheduler
 from agents.runtime.model import get_model
@@ -24,8 +26,6 @@ def warm_up():
     """Run by `manage.py worker` before its cluster forks (core/management/commands/worker.py), so each worker process
     starts with what a turn builds once and keeps: the configured model client (its TLS certificates and connection
     pool; about 70 ms of CPU on a worker's first turn) and the schemas of the tools a model is offered (20 ms)."""
-    from django.conf import settings
-
     if settings.MODEL_CONFIGURED:
         get_model()
     for tool in [*AGENT_TOOLS.values(), *TOOLS.values()]:

@@ -2,7 +2,7 @@
 
 The tables point at each other both ways (a contact's open items and log name a company; a company's people and
 a project's links name a contact), so their models are one app's, below the code that reads and writes them:
-`contacts`, then `companies` and `docs` (ARCHITECTURE.md, Layers). Each table kept the name it had in the app its
+`contacts` and `docs`, then `companies` (ARCHITECTURE.md, Layers). Each table kept the name it had in the app its
 model came from (`db_table`), so moving them touched no row; `contacts.models`, `companies.models` and
 `docs.models` name the same models.
 
