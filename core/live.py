@@ -51,5 +51,5 @@ def send_now(group: str, message: dict) -> None:
             blocking(group, message)  # the SQLite layer needs no event loop: cheaper in the worker
         else:
             async_to_sync(layer.group_send)(group, message)
-    except Exception:  # noqa: BLE001  (the change is committed; the page catches up at its next refetch)
+    except Exception:  # the change is committed; the page catches up at its next refetch
         logger.warning("live update to %s not delivered", group, exc_info=True)

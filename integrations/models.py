@@ -149,7 +149,7 @@ class SearchCopy(models.Model):
         return min(99, int(self.copied * 100 / self.total)) if self.total else 0
 
 
-from integrations.local.models_books import *  # noqa: E402,F401,F403  (books: local invoices, the overdue watch)
-from integrations.local.models_calendar import *  # noqa: E402,F401,F403  (calendar: local events, the meetings watch)
-from integrations.local.models_files import *  # noqa: E402,F401,F403  (files: local files, the doc-change watch)
-from integrations.local.models_mail import *  # noqa: E402,F401,F403  (mail: the local mailbox, held emails, the new-mail watch)
+from integrations.local.models_books import *  # noqa: E402, F403  (books: local invoices, the overdue watch)
+from integrations.local.models_calendar import *  # noqa: E402, F403  (calendar: local events, the meetings watch)
+from integrations.local.models_files import *  # noqa: E402, F403  (files: local files, the doc-change watch)
+from integrations.local.models_mail import *  # noqa: E402, F403  (mail: the local mailbox, held emails, the new-mail watch)

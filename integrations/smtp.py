@@ -46,7 +46,7 @@ class TrackingSMTP(_Tracking):
     pass
 
 
-class TrackingSMTP_SSL(_Tracking, smtplib.SMTP_SSL):
+class TrackingSMTP_SSL(_Tracking, smtplib.SMTP_SSL):  # noqa: N801  (named as smtplib.SMTP_SSL is)
     pass
 
 

@@ -127,7 +127,7 @@ def start(request, app: str):
             )
         else:
             pending = oauth.quickbooks_authorization(redirect_uri=redirect_uri)
-    except Exception as e:  # the network, or intuit-oauth's discovery fetch failing: nothing to do but retry
+    except Exception as e:  # noqa: BLE001  (the network, or intuit-oauth's discovery fetch failing: nothing to do but retry)
         logger.warning("could not start the %s sign-in: %s", app, e)
         return _problem(
             request, app=app, status=502, title=f"{info.label} didn't answer",
@@ -181,7 +181,7 @@ def google_callback(request):
         return _stale(request, "google")
     try:
         got = oauth.google_finish(code=request.GET["code"], pending=pending)
-    except Exception as e:  # oauthlib's errors, a refused code, the network: all mean "start again"
+    except Exception as e:  # noqa: BLE001  (oauthlib's errors, a refused code, the network: all mean "start again")
         logger.warning("the Google sign-in could not be finished: %s", e)
         return _problem(
             request, app="google", status=502, title="Google didn't finish the sign-in",
@@ -214,7 +214,7 @@ def quickbooks_callback(request):
     realm_id = request.GET["realmId"]
     try:
         got = oauth.quickbooks_finish(code=request.GET["code"], realm_id=realm_id, pending=pending)
-    except Exception as e:  # AuthClientError, the discovery fetch, the network: all mean "start again"
+    except Exception as e:  # noqa: BLE001  (AuthClientError, the discovery fetch, the network: all mean "start again")
         logger.warning("the QuickBooks sign-in could not be finished: %s", e)
         return _problem(
             request, app="quickbooks", status=502, title="QuickBooks didn't finish the sign-in",

@@ -41,7 +41,7 @@ class _Running:
                 await asyncio.Future()  # until the loop ends, which cancels this task
         except asyncio.CancelledError:
             raise
-        except BaseException as error:  # noqa: BLE001  (a request must not wait forever for a manager that died)
+        except BaseException as error:  # a request must not wait forever for a manager that died
             logger.exception("the MCP session manager stopped")
             self.failed = error
             self.ready.set()

@@ -108,7 +108,7 @@ def parse(body: bytes, *, content_type: str = "") -> FeedRead:
     """A feed's answer, parsed. Never raises: what can't be read is `malformed`, with why."""
     try:
         parsed = feedparser.parse(body, response_headers={"content-type": content_type} if content_type else None)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001  (feedparser on a stranger's bytes: whatever it raises, malformed)
         return FeedRead("malformed", problem=f"It couldn't be read as a feed ({type(error).__name__}).")
     if not parsed.get("version") and not parsed.entries:
         if re.search(rb"<\s*html\b", body[:2000], re.IGNORECASE):

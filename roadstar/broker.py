@@ -229,7 +229,7 @@ class WakingORM(ORM):
             return
         try:
             woken = listener.wait(Conf.POLL)
-        except Exception:  # noqa: BLE001  (a dropped connection: listen again on the next look, poll meanwhile)
+        except Exception:  # a dropped connection: listen again on the next look, poll meanwhile
             logger.warning("queue: the wake-up listener failed; listening again", exc_info=True)
             listener.close()
             self.listener = None

@@ -89,6 +89,21 @@ class _LoopState:
         self.pollers: dict[str, asyncio.Task] = {}
 
 
+def into_wal(conn: sqlite3.Connection, *, tries: int = 50) -> None:
+    """Put the file in WAL mode. On a new file that several processes open at once (web and worker at the first
+    `make run`), each connection switches it from rollback mode, which needs the file to itself; two at once
+    deadlock, and SQLite answers one "database is locked" at once, without waiting out the busy timeout. The one
+    refused tries again shortly: by then the file is in WAL, and switching is a no-op."""
+    for attempt in range(tries):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == tries - 1:
+                raise
+            time.sleep(0.005 * (attempt + 1))
+
+
 class SQLiteChannelLayer(BaseChannelLayer):
     extensions = ["groups", "flush"]
 
@@ -115,7 +130,7 @@ class SQLiteChannelLayer(BaseChannelLayer):
             return conn
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
+        into_wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(SCHEMA)
         self._local.conn, self._local.pid = conn, os.getpid()

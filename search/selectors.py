@@ -39,7 +39,7 @@ _MONEY = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d{2})?|\b\d[\d,]*(?:\.\d{2})?\
 _WORDY = re.compile(r"\w")
 
 
-def BadInput(field_name: str, message: str) -> ToolError:
+def _bad_input(field_name: str, message: str) -> ToolError:
     return ToolError("bad_input", f"{field_name}: {message}")
 
 
@@ -169,11 +169,11 @@ def _cursor_offset(filters: Filters) -> int:
         data = json.loads(base64.urlsafe_b64decode(filters.cursor.encode() + b"=" * (-len(filters.cursor) % 4)))
         offset, fingerprint = int(data["o"]), data["f"]
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came") from None
+        raise _bad_input("cursor", "not a cursor search gave; pass next exactly as it came") from None
     if fingerprint != filters.fingerprint():
-        raise BadInput("cursor", "this cursor is from a search with other filters; give the same filters with it")
+        raise _bad_input("cursor", "this cursor is from a search with other filters; give the same filters with it")
     if not 0 <= offset <= 1_000_000:
-        raise BadInput("cursor", "not a cursor search gave; pass next exactly as it came")
+        raise _bad_input("cursor", "not a cursor search gave; pass next exactly as it came")
     return offset
 
 
@@ -198,7 +198,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
     if filters.query and filters.query.strip():
         phrases, identifiers = phrases_of(filters.query)
         if not phrases:
-            raise BadInput("query", "has no words to search for")
+            raise _bad_input("query", "has no words to search for")
         if identifiers:
             understood["query"] = "matched exactly, as written: " + ", ".join(f'"{i}"' for i in identifiers)
 
@@ -222,7 +222,7 @@ def search(*, org: Organization, filters: Filters, now: datetime.datetime | None
             try:
                 start, read_as = dates.start_of(when, time_zone=org.time_zone, now=now)
             except ValueError as e:
-                raise BadInput(name, str(e)) from None
+                raise _bad_input(name, str(e)) from None
             items = items.filter(date__gte=start) if name == "after" else items.filter(date__lt=start)
             span[0 if name == "after" else 1] = start
             understood[name] = f"{'from' if name == 'after' else 'before'} {read_as}"

@@ -617,7 +617,7 @@ def run_turn(conversation_id: str) -> str | None:
     turn = Turn(conversation, run)
     try:
         outcome = turn.execute()
-    except Exception as error:  # noqa: BLE001  (a bug must not leave the conversation claimed forever)
+    except Exception as error:  # a bug must not leave the conversation claimed forever
         logger.exception("turn of %s failed", conversation_id)
         Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error),
                                              steps=run.steps)
@@ -625,7 +625,7 @@ def run_turn(conversation_id: str) -> str | None:
         # Whatever broke, the owner's question must not go silently unanswered: the work shows with Try again.
         try:
             try_again_card(conversation, body=BROKE)
-        except Exception:  # noqa: BLE001  (the card must not hide the error that broke the turn)
+        except Exception:  # the card must not hide the error that broke the turn
             logger.exception("could not put the Try again card of %s on Home", conversation_id)
         raise
     Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error, steps=run.steps)

@@ -679,7 +679,7 @@ def _search_text(name: str, mime: str, data: bytes) -> str:
             text = content.extract(FileData(name=_with_extension(name, mime), mime_type=mime, data=data)).text
     except ToolError:
         return ""
-    except Exception:  # a broken file is still kept; it just can't be searched by its words
+    except Exception:  # noqa: BLE001  (a broken file is still kept; it just can't be searched by its words)
         return ""
     return text[:SEARCH_TEXT_CHARS]
 

@@ -28,7 +28,7 @@ def test_a_workspace_from_before_the_move_keeps_its_agents_and_their_links():
     loader = migrate(BEFORE).loader
     loader.build_graph()
     old = loader.project_state(list(loader.applied_migrations)).apps
-    OldAgent = old.get_model("agents", "Agent")
+    OldAgent = old.get_model("agents", "Agent")  # noqa: N806  (a model class, named as one)
     boss = OldAgent.objects.create(id=uuid.uuid4(), organization_id=org.id, name="Roadstar", is_roadstar=True)
     desk = OldAgent.objects.create(id=uuid.uuid4(), organization_id=org.id, name="Front desk", reports_to=boss,
                                    job="Answers new and current clients")

@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -29,7 +30,7 @@ from agents.runtime.turn import answer_work
 from core import live, services
 from core.actors import Actor
 from core.models import Change
-from roadstar.channel_layer import SQLiteChannelLayer
+from roadstar.channel_layer import SQLiteChannelLayer, into_wal
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = (b"origin", b"http://testserver")
@@ -424,6 +425,32 @@ def test_flush_empties_the_layer(layer):
 
     run(scenario)
     assert layer.group_send_blocking("org.one", {"type": "x"}) == 0
+
+
+def test_a_file_switched_to_wal_by_another_process_at_the_same_moment_is_tried_again():
+    """Two processes putting one file in WAL mode at once (web and worker at the first `make run`) deadlock, and
+    SQLite answers one of them "database is locked" at once, without waiting out the busy timeout (seen about once
+    in 40 races of four on an existing file): that one tries again, and any other error is raised."""
+    class Refused:
+        def __init__(self, answers):
+            self.answers, self.asked = list(answers), []
+
+        def execute(self, sql):
+            self.asked.append(sql)
+            answer = self.answers.pop(0)
+            if answer is not None:
+                raise answer
+
+    twice_locked = Refused([sqlite3.OperationalError("database is locked")] * 2 + [None])
+    into_wal(twice_locked)
+    assert twice_locked.asked == ["PRAGMA journal_mode=WAL"] * 3
+
+    broken = Refused([sqlite3.OperationalError("disk I/O error")])
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        into_wal(broken)
+    always_locked = Refused([sqlite3.OperationalError("database is locked")] * 3)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        into_wal(always_locked, tries=3)
 
 
 def test_the_layer_crosses_processes(tmp_path):
