@@ -207,22 +207,30 @@ def chat_for(*, agent: Agent) -> Conversation:
         return Conversation.objects.get(agent=agent, kind=Conversation.Kind.CHAT)
 
 
-def message_append(*, conversation: Conversation, role: str, text: str, data: dict | None = None) -> Message:
+def message_append(*, conversation: Conversation, role: str, text: str, data: dict | None = None,
+                   saw_upto: int | None = None) -> Message:
     """Append a message with the next seq, taken from the conversation's counter.
 
     One UPDATE … RETURNING takes the seq and, until the transaction commits, locks the conversation's row
     (PostgreSQL) or holds the write lock it took at BEGIN (SQLite's transactions here are IMMEDIATE): concurrent
     writers take turns, so no two messages share a seq, and a rolled-back append gives its seq back.
     `conversation.next_seq` holds the counter after it.
+
+    `saw_upto`, for the model's own step: the last seq its prompt held. Messages appended meanwhile (the owner
+    wrote again while the model was writing) take seqs before this one though the step never saw them; the step
+    then keeps `saw_upto` in its data, so they count as not yet answered (turn.input_waits) and are shown after
+    it (turn.PromptMessages).
     """
     # Inside a caller's transaction no savepoint is needed: a failure here fails the caller's whole write.
     with transaction.atomic(savepoint=False):
         conversation.next_seq = F("next_seq") + 1
         conversation.save(update_fields=["next_seq"])  # Django reads an expression's value back with RETURNING
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
-        return Message.objects.create(
-            conversation=conversation, seq=conversation.next_seq - 1, role=role, text=text, data=data or {}
-        )
+        seq = conversation.next_seq - 1
+        data = data or {}
+        if saw_upto is not None and seq - 1 > saw_upto:
+            data = {**data, "saw_upto": saw_upto}
+        return Message.objects.create(conversation=conversation, seq=seq, role=role, text=text, data=data)
 
 
 def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) -> Conversation:

@@ -153,6 +153,7 @@ class Turn(ToolHost):
             if self.agent.paused:
                 return Run.Outcome.PAUSED
             last_step = self.steps_taken() >= self.step_limit() - 1
+            saw_upto = self._known_upto  # the prompt holds every message up to here (and the turn's own)
             try:
                 network_call("a turn's model call")
                 response = model.complete(
@@ -167,9 +168,9 @@ class Turn(ToolHost):
             with transaction.atomic():
                 self._count_step(response.usage)
                 if calls:
-                    pending, message = self._save_step(response.text, calls)
+                    pending, message = self._save_step(response.text, calls, saw_upto=saw_upto)
                 else:
-                    message = self._answer(response.text)
+                    message = self._answer(response.text, saw_upto=saw_upto)
             self._hold(message)
             if not calls:
                 return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
@@ -293,7 +294,7 @@ class Turn(ToolHost):
         # A chat always thinks lightly; the agent's level applies to threads.
         return "low" if self.conversation.kind == Conversation.Kind.CHAT else self.agent.thinking
 
-    def _save_step(self, text: str, calls) -> tuple[list[ToolCall], Message]:
+    def _save_step(self, text: str, calls, *, saw_upto: int) -> tuple[list[ToolCall], Message]:
         """The model's step and its tool calls, saved before any runs; returns the calls to run, and the message."""
         with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
             message = services.message_append(
@@ -301,6 +302,7 @@ class Turn(ToolHost):
                 data={"tool_calls": [
                     {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls
                 ]},
+                saw_upto=saw_upto,
             )
             saved = ToolCall.objects.bulk_create([
                 ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
@@ -357,10 +359,13 @@ class Turn(ToolHost):
     def _latest_reply(self, text: str) -> None:
         Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN).update(latest_reply=text[:2000])
 
-    def _answer(self, text: str) -> Message:
-        """Save the reply, and deliver it as the answer to the work it finishes, in one transaction."""
+    def _answer(self, text: str, *, saw_upto: int) -> Message:
+        """Save the reply, and deliver it as the answer to the work it finishes, in one transaction. Work that came
+        in while the model wrote it isn't in `_works` (read when the turn started), so it stays open; its message
+        is after `saw_upto` and counts as not yet answered (input_waits), so the turn's hand-back queues it."""
         with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
-            message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text)
+            message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
+                                              saw_upto=saw_upto)
             self._latest_reply(text)
             covered = Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN)
             for work in covered.select_related("conversation", "agent", "requester"):
@@ -476,24 +481,36 @@ def unanswered_tool_calls(conversation: Conversation) -> list[ToolCall]:
     return list(ToolCall.objects.filter(conversation=conversation, done_at__isnull=True).order_by("id"))
 
 
+def _acts_on(message: Message) -> bool:
+    return message.role in INPUT_ROLES and not message.data.get("quiet")
+
+
 def input_waits(messages: list[Message]) -> bool:
     """has_new_input over messages in seq order: the agent's last reply and what came after it (or only what came
-    after it)."""
-    if not messages or messages[-1].role == Message.Role.AGENT:
+    after it), and, where the reply was written while more came in, what it never saw (its `saw_upto`)."""
+    if not messages:
+        return False
+    last_reply = max((i for i, m in enumerate(messages) if m.role == Message.Role.AGENT), default=-1)
+    if last_reply >= 0:
+        saw_upto = messages[last_reply].data.get("saw_upto")
+        if saw_upto is not None and any(m.seq > saw_upto and _acts_on(m) for m in messages[:last_reply]):
+            return True
+    if messages[-1].role == Message.Role.AGENT:
         return False
     if messages[-1].role == Message.Role.TOOL:
         return True
-    last_reply = max((i for i, m in enumerate(messages) if m.role == Message.Role.AGENT), default=-1)
-    return any(m.role in INPUT_ROLES and not m.data.get("quiet") for m in messages[last_reply + 1:])
+    return any(_acts_on(m) for m in messages[last_reply + 1:])
 
 
 def has_new_input(conversation: Conversation) -> bool:
-    """Is there something after the agent's last reply to act on? (Tool results count: the step goes on.)"""
+    """Is there something the agent's last reply didn't see to act on? (Tool results count: the step goes on.)"""
     last_reply = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT)
-                  .order_by("-seq").values_list("seq", flat=True).first())
+                  .order_by("-seq").values_list("seq", "data").first())
     since = Message.objects.filter(conversation=conversation).only("seq", "role", "data").order_by("seq")
     if last_reply is not None:
-        since = since.filter(seq__gt=last_reply)
+        seq, data = last_reply
+        # From the last message it saw: what was appended while it was written is before it, and unanswered.
+        since = since.filter(seq__gt=min(seq - 1, (data or {}).get("saw_upto", seq - 1)))
     return input_waits(list(since))
 
 
@@ -521,9 +538,9 @@ class PromptMessages:
         self.held.clear()
 
     def feed(self, messages) -> None:
-        for message in messages:
+        for message in in_the_order_written(list(messages)):
             self._feed_one(message)
-            self.fed_upto = message.seq
+            self.fed_upto = max(self.fed_upto, message.seq)
 
     def _feed_one(self, message: Message) -> None:
         if message.role == Message.Role.AGENT:
@@ -559,6 +576,17 @@ class PromptMessages:
             label = f"{self.owner}: " if message.role == Message.Role.OWNER else ""
             entry = {"role": "user", "content": f"[#{message.seq}] {label}{memory.head(message.text, message.seq)}"}
             (self.held if self.waiting else self.converted).append(entry)
+
+
+def in_the_order_written(messages: list[Message]) -> list[Message]:
+    """Messages in seq order, but a step of the model's right after the last message it saw (`saw_upto`): what was
+    appended while it was written (a seq before its own) shows after it, as it happened to the model."""
+    ordered = list(messages)
+    for step in [m for m in messages if m.role == Message.Role.AGENT and m.data.get("saw_upto") is not None]:
+        ordered.remove(step)
+        place = max((i + 1 for i, m in enumerate(ordered) if m.seq <= step.data["saw_upto"]), default=0)
+        ordered.insert(place, step)
+    return ordered
 
 
 def model_messages(messages: list[Message], *, owner: str) -> list[dict]:

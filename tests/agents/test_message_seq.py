@@ -98,7 +98,8 @@ def assert_each_call_answered_next(messages: list[dict]) -> None:
             assert messages[i + 1 + k] == {**messages[i + 1 + k], "role": "tool", "tool_call_id": tool_call["id"]}
 
 
-def test_a_message_appended_while_the_model_thinks_reaches_the_next_step_in_order(org, staff, model):
+def test_a_message_appended_while_the_model_thinks_reaches_the_next_step_after_the_step_that_never_saw_it(
+        org, staff, model):
     desk = staff["Client desk"]
     thread = None
 
@@ -110,8 +111,10 @@ def test_a_message_appended_while_the_model_thinks_reaches_the_next_step_in_orde
     thread = a_thread(org, desk, model, owner_writes_meanwhile, say("Found."))
     drain(org_id=org.id)
     prompt = model.requests[-1]["messages"]
-    assert [m["role"] for m in prompt] == ["system", "user", "user", "assistant", "tool"]
-    assert prompt[2]["content"] == "[#1] [From Client desk's chat] Also: Lee Park"
+    # Its seq (1) is before the step's (2), but the step was written without it: it shows after the step's result.
+    assert [m["role"] for m in prompt] == ["system", "user", "assistant", "tool", "user"]
+    assert prompt[4]["content"] == "[#1] [From Client desk's chat] Also: Lee Park"
+    assert Message.objects.get(conversation=thread, seq=2).data["saw_upto"] == 0
     assert seqs(thread) == list(range(5))
 
 
