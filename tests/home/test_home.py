@@ -182,6 +182,18 @@ def test_lines_read_actor_then_sentence_newest_first(client, owner, org):
     assert html.index("Client desk set Dana Whitfield") < html.index("Client desk added Rosa Ortiz to Contacts")
 
 
+def test_a_lines_words_are_shown_as_text_never_as_markup(client, owner, org):
+    """A line's words come from what agents wrote (a contact's name, a subject): they are escaped, undone ones too."""
+    make_line(org, sentence='added <script>alert("x")</script> & "Co" to Contacts', actor_name="<b>Desk</b>")
+    make_line(org, sentence="renamed <i>Rosa</i>", listing="home_undo", undo={"before": {}, "after": {}},
+              undone_at=NOW)
+    html = page(client)
+    assert "<script>" not in html and "<b>Desk</b>" not in html and "<i>Rosa</i>" not in html
+    assert ("&lt;b&gt;Desk&lt;/b&gt; added &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;Co&quot; "
+            "to Contacts") in html
+    assert "<s>Client desk renamed &lt;i&gt;Rosa&lt;/i&gt;</s>" in html
+
+
 def test_changes_shown_on_the_record_only_and_other_workspaces_changes_are_not_lines(client, owner, org, other_org):
     make_line(org, sentence="renamed the company", listing="record")
     make_line(other_org, sentence="added Alex's client")
