@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,10 +27,10 @@ EMAIL_RACE = "One of those addresses was just added to another contact; find it 
 
 
 def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text: str = "", before=None, after=None,
-              why: str = "", extra: dict | None = None) -> LogEntry:
+              why: str = "", extra: dict | None = None, change_id: uuid.UUID | None = None) -> LogEntry:
     return LogEntry.objects.create(
         organization=org, contact=contact, company=company, by_kind=actor.kind, by_id=actor.id, kind=kind,
-        text=text, before=before, after=after, why=why, extra=extra or {},
+        text=text, before=before, after=after, why=why, extra=extra or {}, change_id=change_id,
     )
 
 
@@ -294,10 +295,15 @@ def _log_value(value):
     return json.dumps(value, ensure_ascii=False)
 
 
-def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> list[tuple[FieldChange, LogEntry]]:
+def contact_update(
+    *, org, actor: Actor, contact: Contact, changes: dict, change_id: uuid.UUID | None = None,
+) -> list[tuple[FieldChange, LogEntry]]:
     """Change fields and labels, each change on the contact's log with its before and after. Nothing changes
     (and nothing is logged) for values already as given. The contact is read again under its lock first, so
-    concurrent updates each merge into what the last one wrote (`fields` merges by name)."""
+    concurrent updates each merge into what the last one wrote (`fields` merges by name).
+
+    `change_id`: the id of the Change the caller records this update with, in the same transaction after it; the
+    first log entry is written pointing to it (the entry that offers Undo on the record)."""
     with transaction.atomic():
         lock(contact)
         found = contact_changes(contact, changes)
@@ -308,7 +314,7 @@ def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> lis
                 _refuse_emails_of_others(org=org, contact=contact, emails=change.after)
         update_fields = {"updated_at"}
         fields = dict(contact.fields)
-        logged = []
+        logged: list[tuple[FieldChange, LogEntry]] = []
         merged = dict(fields)
         for name, value in (changes.get("fields") or {}).items():
             if value is None:
@@ -337,6 +343,7 @@ def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> lis
                 kind=LogEntry.Kind.LABELS if change.attr == "labels" else LogEntry.Kind.UPDATED,
                 text=f"Changed {change.words}" if change.after is not None else f"Took off {change.words}",
                 before=_log_value(change.before), after=_log_value(change.after),
+                change_id=change_id if not logged else None,
             )
             logged.append((change, entry))
     return logged

@@ -247,8 +247,9 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         conversation_id=ctx.conversation_id,
         work_id=ctx.work_id,
         created=outcome.created,
+        change_id=outcome.change_id,
     )
-    if outcome.log_entry is not None:
+    if outcome.log_entry is not None and outcome.log_entry.change_id != change.id:
         outcome.log_entry.change = change
         outcome.log_entry.save(update_fields=["change"])
     return _jsonable(outcome.result)

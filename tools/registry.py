@@ -20,6 +20,7 @@ reads the turn or outside session that runs them from `ctx.host`.
 from __future__ import annotations
 
 import pkgutil
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -106,6 +107,9 @@ class Done:
     target_id: str = ""
     undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
+    # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
+    # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
+    change_id: uuid.UUID | None = None
     # The target is a record this run created (a new contact, file, doc, entry). Only such a record counts as made
     # by this piece of work, which the check lets it change without a yes; a note, a follow-up, a link or an item
     # on a record that was there never does. Off unless a tool says so: forgetting it asks more, never less.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from types import SimpleNamespace
 from typing import Annotated, Literal
 
@@ -330,7 +331,11 @@ def update(ctx, inp: UpdateInput):
     # The record's other parts (open items, companies, projects) as read; the update locks and reads the row
     # again, which lets go of them. Its addresses are read again when it changed them.
     loaded = dict(getattr(contact, "_prefetched_objects_cache", {}))
-    logged = services.contact_update(org=ctx.org, actor=ctx.actor, contact=contact, changes=changes)
+    # The change's id, made here so its log entry is written linked to it (the pipeline records the change).
+    change_id = uuid.uuid4()
+    logged = services.contact_update(
+        org=ctx.org, actor=ctx.actor, contact=contact, changes=changes, change_id=change_id
+    )
     if logged and "emails" in changes:
         loaded.pop("emails", None)
     contact.__dict__["_prefetched_objects_cache"] = loaded | getattr(contact, "_prefetched_objects_cache", {})
@@ -343,6 +348,7 @@ def update(ctx, inp: UpdateInput):
         target_type="contact",
         target_id=str(contact.id),
         log_entry=logged[0][1],
+        change_id=change_id,
     )
 
 
