@@ -178,7 +178,8 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
     if not tool.is_checked(ctx, inp):
         return None
     # The records it names are found first: another workspace's id is not_found, never an ask on Home.
-    find_named_records(ctx, inp)
+    found = tool.reads_first(ctx, inp) if tool.reads_first is not None else frozenset()
+    find_named_records(ctx, inp, found=found)
     action = {"tool": tool.name, "input": raw_input}
     if tool.replaces is not None:
         replaced = tool.replaces(ctx, inp)

@@ -145,6 +145,10 @@ class Tool:
     undo: Callable[..., Any] | None = None
     # What the action would overwrite or remove, for the check: `{"name": "Ortiz Bakery", "context": "…"}`.
     replaces: Callable[[ToolContext, Any], dict | None] | None = None
+    # The tool's own read of records its input names, for the check (what `replaces` reads), made before the
+    # pipeline looks for the records the input names (tools.targets): (kind, id) of those it found in this
+    # workspace, which aren't looked for again. A record it didn't find is looked for, and is not_found there.
+    reads_first: Callable[[ToolContext, Any], frozenset[tuple[str, str]]] | None = None
     # A note the check weighs whatever the kind (a cost): makes the tool checked always.
     check_note: Callable[[ToolContext, Any], str] | None = None
     # The result may be null (contacts.find when no one has the address); else a None result is `{"done": true}`.

@@ -352,6 +352,12 @@ def update(ctx, inp: UpdateInput):
     )
 
 
+def update_reads_first(ctx, inp: UpdateInput) -> frozenset[tuple[str, str]]:
+    # The contact as read for the check is read in this workspace: found, it need not be looked for again.
+    contact = _contact_for_update(ctx, inp)
+    return frozenset({("contact", str(contact.id))}) if contact is not None else frozenset()
+
+
 def update_replaces(ctx, inp: UpdateInput) -> dict | None:
     # Another workspace's contact replaces nothing here; running the tool answers not_found.
     contact = _contact_for_update(ctx, inp)
@@ -367,6 +373,7 @@ register(
         kind="changes",
         your_work="record",
         replaces=update_replaces,
+        reads_first=update_reads_first,
     )
 )
 
