@@ -298,9 +298,10 @@ class UpdateInput(ToolInput):
     job_title: Annotated[str, Chars(0, 200)] | None = None
     labels: list[Annotated[str, Chars(1, 40)]] | SkipJsonSchema[None] = None
     fields: dict | SkipJsonSchema[None] = None
-    # The contact as read for the check (update_replaces), with all its record reads, handed to the run: one read
-    # of it a call, not three (the check's, the update's, the result's). The update reads its row again under its
-    # lock before it writes, so what it merges into is never this read.
+    # The contact as read for the check (update_replaces), with all its record reads (one query), handed to the
+    # run: one read of it a call, not three (the check's, the update's, the result's). The update writes only if
+    # the row still holds what this read saw of the values given, else reads it again under its lock, so what it
+    # merges into is never a stale read.
     _read: Contact | None = PrivateAttr(default=None)
 
     @field_validator("name", "emails", "labels", "fields")
@@ -318,7 +319,7 @@ class UpdateInput(ToolInput):
 
 def _contact_for_update(ctx, inp: UpdateInput) -> Contact | None:
     if inp._read is None or str(inp._read.organization_id) != str(ctx.org.id):
-        inp._read = selectors.contact_queryset_for_record(org=ctx.org).filter(id=inp.contact_id).first()
+        inp._read = selectors.contact_for_record(org=ctx.org, contact_id=inp.contact_id)
     return inp._read
 
 
