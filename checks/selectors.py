@@ -80,10 +80,9 @@ def _made_where(org, made_by: MadeBy) -> tuple[str, list]:
     # contact, an item on a company) must not make that record this work's own, or a note would unlock a checked
     # rewrite of it.
     column, value = ("work_id", made_by.work_id) if made_by.work_id else ("conversation_id", made_by.conversation_id)
-    field = Change._meta.get_field
     return (f"ch.organization_id = %s AND ch.created = %s AND ch.undone_at IS NULL AND ch.{column} = %s",
-            [field("organization").get_db_prep_value(org.pk, connection),
-             field("created").get_db_prep_value(True, connection), value])
+            [Change._meta.get_field("organization").get_db_prep_value(org.pk, connection),
+             Change._meta.get_field("created").get_db_prep_value(True, connection), value])
 
 
 def _made_items(rows: Iterable[tuple]) -> list[str]:
