@@ -6,6 +6,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.db import connection
 
@@ -14,14 +15,28 @@ from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
 from companies.models import Company, CompanyPerson
 from contacts.models import Contact, ContactEmail
+from core.models import Change
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200
 
 
-def request_for_workspace(*, org, conversation: Iterable, action, made_here: Iterable[str]) -> CheckRequest:
+@dataclass(frozen=True)
+class MadeBy:
+    """A piece of work, by its work's id, else by its conversation's: what it created is its `made_here`."""
+
+    work_id: str = ""
+    conversation_id: str = ""
+
+
+def request_for_workspace(
+    *, org, conversation: Iterable, action, made_here: Iterable[str] = (), made_by: MadeBy | None = None,
+) -> CheckRequest:
     """The check's request for an action in `org`: the business and its records from the database, the
-    conversation (turns as FORMAT.md gives them, or their models) and the action (`{tool, input, replaces?}`)."""
+    conversation (turns as FORMAT.md gives them, or their models) and the action (`{tool, input, replaces?}`).
+
+    What this piece of work made is `made_here` as given, or, with `made_by`, read from its changes in the same
+    statement as the contacts (the check runs before every checked action)."""
     action = action if isinstance(action, Action) else Action.model_validate(action)
     turns = [t if isinstance(t, dict) else t.model_dump(by_alias=True) for t in conversation]
     business = Business(
@@ -31,9 +46,10 @@ def request_for_workspace(*, org, conversation: Iterable, action, made_here: Ite
         domains=list(org.domains or []),
         payment_details=[str(p) for p in org.payment_details or []],
     )
+    contacts, made = _contacts(org, turns, action, made_by)
     return CheckRequest.model_validate({
         "business": business.model_dump(),
-        "records": Records(contacts=_contacts(org, turns, action), made_here=list(made_here)).model_dump(
+        "records": Records(contacts=contacts, made_here=list(made_here) if made_by is None else made).model_dump(
             by_alias=True
         ),
         "conversation": turns,
@@ -49,8 +65,33 @@ def _turn_texts(turns: list[dict]) -> list[str]:
     return texts
 
 
-def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
-    rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1)
+def made_here(*, org, made_by: MadeBy) -> list[str]:
+    """What this piece of work made (`contact:<id>`, `doc:<id>` …), newest first: the check lets it change those
+    freely."""
+    where, params = _made_where(org, made_by)
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT ch.target_type, ch.target_id FROM "{Change._meta.db_table}" ch WHERE {where} '
+                       "ORDER BY ch.at DESC", params)
+        return _made_items(cursor.fetchall())
+
+
+def _made_where(org, made_by: MadeBy) -> tuple[str, list]:
+    # Only what this work created and is not undone: a "makes" change on a record that was there (a note on a
+    # contact, an item on a company) must not make that record this work's own, or a note would unlock a checked
+    # rewrite of it.
+    column, value = ("work_id", made_by.work_id) if made_by.work_id else ("conversation_id", made_by.conversation_id)
+    return (f"ch.organization_id = %s AND ch.created = %s AND ch.undone_at IS NULL AND ch.{column} = %s",
+            [Change._meta.get_field("organization").get_db_prep_value(org.pk, connection),
+             Change._meta.get_field("created").get_db_prep_value(True, connection), value])
+
+
+def _made_items(rows: Iterable[tuple]) -> list[str]:
+    return [f"{kind}:{target}" for kind, target in rows if kind and target]
+
+
+def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) -> tuple[list[ContactRecord], list[str]]:
+    """The contacts the check reads, and (with `made_by`) what this work made, read with them."""
+    made, rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1, made_by=made_by)
     if len(rows) > _ALL_CONTACTS_UP_TO:
         # Naming is by address or by a first or full name unique among contacts: keep every contact whose
         # address or first name appears, so a name shared by two contacts still resolves to neither.
@@ -64,7 +105,7 @@ def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
             pk for pk, email in ContactEmail.objects.filter(organization=org).values_list("contact_id", "email")
             if email.lower() in addresses
         }
-        rows = _contact_rows(org, ids=sorted(wanted, key=str)) if wanted else []
+        rows = _contact_rows(org, ids=sorted(wanted, key=str))[1] if wanted else []
     out = []
     for pk, name, fields, emails, companies in rows:
         companies = _json(companies) or []
@@ -76,7 +117,7 @@ def _contacts(org, turns: list[dict], action: Action) -> list[ContactRecord]:
             company=companies[0][0] if companies else None,
             always_ask=bool(isinstance(fields, dict) and fields.get("ask")) or any(bool(c[1]) for c in companies),
         ))
-    return out
+    return out, made
 
 
 def _json(value):
@@ -84,11 +125,16 @@ def _json(value):
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _contact_rows(org, *, limit: int | None = None, ids: list | None = None) -> list[tuple]:
+def _contact_rows(
+    org, *, limit: int | None = None, ids: list | None = None, made_by: MadeBy | None = None,
+) -> tuple[list[str], list[tuple]]:
     """The workspace's contacts (not ignored) as the check reads them, in one query: id, name, fields, their
     addresses (a JSON list, in their order) and the companies they are at now (a JSON list of [name, always_ask],
     oldest link first), by name. One query whatever the count, where loading the rows and prefetching their
-    addresses and companies took three (and a count, a fourth): the check runs before every checked action."""
+    addresses and companies took three (and a count, a fourth): the check runs before every checked action.
+
+    With `made_by`, what that work made (`made_here`) comes in the same statement, as rows of their own ahead of
+    the contacts' (UNION ALL: part 0, newest first, then part 1, the contacts by name): one statement, not two."""
     contact, email = Contact._meta.db_table, ContactEmail._meta.db_table
     link, company = CompanyPerson._meta.db_table, Company._meta.db_table
     if connection.vendor == "postgresql":
@@ -115,6 +161,22 @@ def _contact_rows(org, *, limit: int | None = None, ids: list | None = None) -> 
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     params[0] = Contact._meta.get_field("organization").get_db_prep_value(org.pk, connection)
+    if made_by is None:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return [], cursor.fetchall()
+    # The two parts' columns line up by type (PostgreSQL's UNION needs it, and types a bare NULL of a subquery as
+    # text, hence the casts; SQLite takes them as they are): part, the change's time, the contact's id, then text
+    # (the change's target type or the contact's name), the contact's fields, text again (the target's id or the
+    # addresses) and the companies.
+    made_where, made_params = _made_where(org, made_by)
+    made_sql = (f"SELECT 0, ch.at, CAST(NULL AS uuid), ch.target_type, CAST(NULL AS jsonb), ch.target_id, "
+                f'CAST(NULL AS text) FROM "{Change._meta.db_table}" ch WHERE {made_where}')
+    contacts_sql = sql.replace("SELECT c.id,", "SELECT 1, CAST(NULL AS timestamp with time zone), c.id,", 1)
+    union = (f"SELECT * FROM ({made_sql}) AS made UNION ALL SELECT * FROM ({contacts_sql}) AS picked "
+             "ORDER BY 1, 2 DESC, 4, 3")
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        cursor.execute(union, made_params + params)
+        rows = cursor.fetchall()
+    made = _made_items((row[3], row[5]) for row in rows if row[0] == 0)
+    return made, [row[2:] for row in rows if row[0] == 1]

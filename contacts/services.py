@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,7 +19,7 @@ from contacts.shapes import local_time_words
 from core import limits
 from core.actors import Actor
 from core.errors import ToolError
-from core.locking import lock
+from core.locking import lock, set_if_unchanged
 from core.timefmt import iso
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
@@ -26,10 +27,10 @@ EMAIL_RACE = "One of those addresses was just added to another contact; find it 
 
 
 def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text: str = "", before=None, after=None,
-              why: str = "", extra: dict | None = None) -> LogEntry:
+              why: str = "", extra: dict | None = None, change_id: uuid.UUID | None = None) -> LogEntry:
     return LogEntry.objects.create(
         organization=org, contact=contact, company=company, by_kind=actor.kind, by_id=actor.id, kind=kind,
-        text=text, before=before, after=after, why=why, extra=extra or {},
+        text=text, before=before, after=after, why=why, extra=extra or {}, change_id=change_id,
     )
 
 
@@ -236,6 +237,7 @@ class FieldChange:
 
 
 _SCALARS = (("name", "name", "name"), ("phone", "phone", "phone"), ("job_title", "jobTitle", "job title"))
+_SCALAR_ATTRS = frozenset(attr for attr, _, _ in _SCALARS)
 
 
 def contact_changes(contact: Contact, changes: dict) -> list[FieldChange]:
@@ -294,52 +296,89 @@ def _log_value(value):
     return json.dumps(value, ensure_ascii=False)
 
 
-def contact_update(*, org, actor: Actor, contact: Contact, changes: dict) -> list[tuple[FieldChange, LogEntry]]:
+def contact_update(
+    *, org, actor: Actor, contact: Contact, changes: dict, change_id: uuid.UUID | None = None,
+) -> list[tuple[FieldChange, LogEntry]]:
     """Change fields and labels, each change on the contact's log with its before and after. Nothing changes
     (and nothing is logged) for values already as given. The contact is read again under its lock first, so
-    concurrent updates each merge into what the last one wrote (`fields` merges by name)."""
+    concurrent updates each merge into what the last one wrote (`fields` merges by name); an update of name, phone
+    or job title only is written at once if the row still holds, for each value given, what `contact` read.
+
+    `change_id`: the id of the Change the caller records this update with, in the same transaction after it; the
+    first log entry is written pointing to it (the entry that offers Undo on the record)."""
     with transaction.atomic():
-        lock(contact)
-        found = contact_changes(contact, changes)
-        if not found:
-            return []
-        for change in found:
-            if change.attr == "emails":
-                _refuse_emails_of_others(org=org, contact=contact, emails=change.after)
-        update_fields = {"updated_at"}
-        fields = dict(contact.fields)
-        logged = []
-        merged = dict(fields)
-        for name, value in (changes.get("fields") or {}).items():
-            if value is None:
-                merged.pop(name, None)
-            else:
-                merged[name] = value
-        check_fields(merged)
-        for change in found:
-            if change.attr == "emails":
-                ContactEmail.objects.filter(contact=contact).delete()
-                _add_emails(org=org, contact=contact, emails=change.after)
-            elif change.attr == "fields":
-                if change.after is None:
-                    fields.pop(change.words, None)
-                else:
-                    fields[change.words] = change.after
-                contact.fields = fields
-                update_fields.add("fields")
-            else:
-                setattr(contact, change.attr, change.after)
-                update_fields.add(change.attr)
-        contact.save(update_fields=sorted(update_fields))
+        # Name, phone or job title only: one compare-and-set statement, when the row still holds what was read.
+        found = _written_if_unchanged(contact, changes)
+        if found is None:
+            lock(contact)
+            found = contact_changes(contact, changes)
+            if not found:
+                return []
+            _write_changes(org=org, contact=contact, changes=changes, found=found)
+        else:
+            check_fields(dict(contact.fields))  # as the locked path checks what it keeps of them
+        logged: list[tuple[FieldChange, LogEntry]] = []
         for change in found:
             entry = log_write(
                 org=org, actor=actor, contact=contact,
                 kind=LogEntry.Kind.LABELS if change.attr == "labels" else LogEntry.Kind.UPDATED,
                 text=f"Changed {change.words}" if change.after is not None else f"Took off {change.words}",
                 before=_log_value(change.before), after=_log_value(change.after),
+                change_id=change_id if not logged else None,
             )
             logged.append((change, entry))
     return logged
+
+
+def _write_changes(*, org, contact: Contact, changes: dict, found: list[FieldChange]) -> None:
+    """Write `found` into the locked, read-again `contact`."""
+    for change in found:
+        if change.attr == "emails":
+            _refuse_emails_of_others(org=org, contact=contact, emails=change.after)
+    update_fields = {"updated_at"}
+    fields = dict(contact.fields)
+    merged = dict(fields)
+    for name, value in (changes.get("fields") or {}).items():
+        if value is None:
+            merged.pop(name, None)
+        else:
+            merged[name] = value
+    check_fields(merged)
+    for change in found:
+        if change.attr == "emails":
+            ContactEmail.objects.filter(contact=contact).delete()
+            _add_emails(org=org, contact=contact, emails=change.after)
+        elif change.attr == "fields":
+            if change.after is None:
+                fields.pop(change.words, None)
+            else:
+                fields[change.words] = change.after
+            contact.fields = fields
+            update_fields.add("fields")
+        else:
+            setattr(contact, change.attr, change.after)
+            update_fields.add(change.attr)
+    contact.save(update_fields=sorted(update_fields))
+
+
+def _written_if_unchanged(contact: Contact, changes: dict) -> list[FieldChange] | None:
+    """An update of name, phone or job title only, written in one statement when the values given are still, in
+    the row, what `contact` read (`core.locking.set_if_unchanged`): what it changes, with `contact` read back. None
+    when it wasn't written (other values, nothing to change as read, or the row moved on): lock and read again.
+
+    Every value given is compared, not only those that change: one the row holds differently now would be a
+    change the locked read finds, so the statement must not match then."""
+    if not changes or not set(changes) <= _SCALAR_ATTRS:
+        return None
+    found = contact_changes(contact, changes)
+    if not found:
+        return None
+    values: dict[str, Any] = {change.attr: change.after for change in found}
+    # What save() does for the auto_now field.
+    values["updated_at"] = timezone.now()
+    if not set_if_unchanged(contact, values=values, unchanged=list(changes)):
+        return None
+    return found
 
 
 def _refuse_emails_of_others(*, org, contact: Contact, emails: list[str]) -> None:

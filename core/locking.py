@@ -13,7 +13,10 @@ lock:
 
 from __future__ import annotations
 
-from django.db import router, transaction
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import connections, router, transaction
 
 
 def lock(instance) -> None:
@@ -24,3 +27,55 @@ def lock(instance) -> None:
     if not transaction.get_connection(using).in_atomic_block:
         raise RuntimeError(f"lock({model.__name__}) outside a transaction would hold nothing: open one first")
     instance.refresh_from_db(from_queryset=model._base_manager.db_manager(using).select_for_update())
+
+
+def set_if_unchanged(instance, *, values: dict[str, Any], unchanged: Iterable[str]) -> bool:
+    """Compare-and-set: write `values` (by field name) into `instance`'s row only if its `unchanged` fields still
+    hold what `instance` read (fields of text, numbers or null; not JSON). True when it wrote: the row is then
+    under its lock, and read back into `instance` as `lock()` would have read it (the RETURNING of the UPDATE).
+    False when the row moved on (or is gone): nothing was written, and the caller locks and reads it again.
+
+    One statement where `lock()` then a save are two, and as sound: the UPDATE's WHERE is evaluated under the
+    row's lock (PostgreSQL re-evaluates it on the row a concurrent writer committed; SQLite's IMMEDIATE
+    transaction already holds the write lock), so what the caller computed from its read is what was there."""
+    model = type(instance)
+    meta = model._meta
+    using = router.db_for_write(model, instance=instance)
+    connection = connections[using]
+    if not connection.in_atomic_block:
+        raise RuntimeError(f"set_if_unchanged({model.__name__}) outside a transaction: open one first")
+    quote = connection.ops.quote_name
+    same = "IS NOT DISTINCT FROM" if connection.vendor == "postgresql" else "IS"
+    sets, where, params = [], [f"{quote(meta.pk.column)} = %s"], []
+    for name, value in values.items():
+        field = meta.get_field(name)
+        sets.append(f"{quote(field.column)} = %s")
+        params.append(field.get_db_prep_save(value, connection))
+    params.append(meta.pk.get_db_prep_value(instance.pk, connection))
+    for name in unchanged:
+        field = meta.get_field(name)
+        where.append(f"{quote(field.column)} {same} %s")
+        params.append(field.get_db_prep_value(getattr(instance, field.attname), connection))
+    returning = ", ".join(quote(f.column) for f in meta.concrete_fields)
+    sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} WHERE {' AND '.join(where)} "
+           f"RETURNING {returning}")
+    # raw(): the returned row converted as a query's would be (UUIDs, JSON, times), with no ORM compiling.
+    rows = list(model._base_manager.db_manager(using).raw(sql, params))
+    if not rows:
+        return False
+    _read_into(instance, rows[0])
+    return True
+
+
+def _read_into(instance, fresh) -> None:
+    # What refresh_from_db (lock) does with the row it read: every column taken, what was loaded with the old row
+    # (prefetched and cached related rows) let go.
+    meta = instance._meta
+    instance._prefetched_objects_cache = {}
+    for field in meta.concrete_fields:
+        setattr(instance, field.attname, getattr(fresh, field.attname))
+        if field.is_relation and field.is_cached(instance):
+            field.delete_cached_value(instance)
+    for rel in meta.related_objects:
+        if rel.is_cached(instance):
+            rel.delete_cached_value(instance)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,14 +19,16 @@ from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
 def change_record(
     *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
     target_id: str = "", undo: Mapping[str, Any] | None = None, conversation_id: str | None = None,
-    work_id: str | None = None, created: bool = False,
+    work_id: str | None = None, created: bool = False, change_id: uuid.UUID | None = None,
 ) -> Change:
     """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
-    the target is a record this change brought into being (the check lets the same work change it freely)."""
+    the target is a record this change brought into being (the check lets the same work change it freely).
+    `change_id`: the id a log entry written before it in this transaction points to already."""
     change = Change.objects.create(
-        organization=org, actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind,
-        sentence=sentence[:500], listing=listing, target_type=target_type, target_id=target_id, undo=undo,
-        conversation_id=conversation_id or "", work_id=work_id or "", created=created,
+        id=change_id if change_id is not None else uuid.uuid4(), organization=org, actor_kind=actor.kind,
+        actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind, sentence=sentence[:500], listing=listing,
+        target_type=target_type, target_id=target_id, undo=undo, conversation_id=conversation_id or "",
+        work_id=work_id or "", created=created,
     )
     live.notify(org.id, "work")  # after commit: the owner's open Home shows the line
     return change

@@ -28,12 +28,12 @@ from contextvars import ContextVar
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
 
-from checks.selectors import request_for_workspace
+from checks.selectors import MadeBy, request_for_workspace
+from checks.selectors import made_here as checks_made_here
 from checks.services import check_tool_call
 from core.context import ToolContext
 from core.errors import ToolError, busy_error, is_busy
 from core.inputs import describe_validation_error
-from core.models import Change
 from core.services import change_record
 from integrations.durable import kept
 from tools import registry
@@ -178,7 +178,8 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict 
     if not tool.is_checked(ctx, inp):
         return None
     # The records it names are found first: another workspace's id is not_found, never an ask on Home.
-    find_named_records(ctx, inp)
+    found = tool.reads_first(ctx, inp) if tool.reads_first is not None else frozenset()
+    find_named_records(ctx, inp, found=found)
     action = {"tool": tool.name, "input": raw_input}
     if tool.replaces is not None:
         replaced = tool.replaces(ctx, inp)
@@ -196,7 +197,7 @@ def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = Non
     `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
     """
     request = request_for_workspace(
-        org=ctx.org, conversation=ctx.conversation(), action=action, made_here=made_here(ctx)
+        org=ctx.org, conversation=ctx.conversation(), action=action, made_by=_made_by(ctx)
     )
     decision = check_tool_call(
         org=ctx.org,
@@ -210,19 +211,19 @@ def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = Non
 
 
 def made_here(ctx: ToolContext) -> list[str]:
-    """What this same piece of work made (`contact:<id>`, `doc:<id>` …): the check lets it change those freely."""
+    """What this same piece of work made (`contact:<id>`, `doc:<id>` …): the check lets it change those freely.
+    (The check reads it with the workspace's contacts: `check_action`.)"""
+    made_by = _made_by(ctx)
+    return checks_made_here(org=ctx.org, made_by=made_by) if made_by is not None else []
+
+
+def _made_by(ctx: ToolContext) -> MadeBy | None:
+    # The piece of work: its work's id, else its conversation's; code with neither has made nothing of its own.
     if ctx.work_id:
-        scope = {"work_id": ctx.work_id}
-    elif ctx.conversation_id:
-        scope = {"conversation_id": ctx.conversation_id}
-    else:
-        return []
-    # Only what this work created: a "makes" change on a record that was there (a note on a contact, an item on a
-    # company) must not make that record this work's own, or a note would unlock a checked rewrite of it.
-    rows = Change.objects.filter(
-        organization=ctx.org, created=True, undone_at__isnull=True, **scope
-    ).values_list("target_type", "target_id")
-    return [f"{kind}:{target}" for kind, target in rows if kind and target]
+        return MadeBy(work_id=str(ctx.work_id))
+    if ctx.conversation_id:
+        return MadeBy(conversation_id=str(ctx.conversation_id))
+    return None
 
 
 def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
@@ -247,8 +248,9 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
         conversation_id=ctx.conversation_id,
         work_id=ctx.work_id,
         created=outcome.created,
+        change_id=outcome.change_id,
     )
-    if outcome.log_entry is not None:
+    if outcome.log_entry is not None and outcome.log_entry.change_id != change.id:
         outcome.log_entry.change = change
         outcome.log_entry.save(update_fields=["change"])
     return _jsonable(outcome.result)

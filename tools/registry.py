@@ -20,6 +20,7 @@ reads the turn or outside session that runs them from `ctx.host`.
 from __future__ import annotations
 
 import pkgutil
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -106,6 +107,9 @@ class Done:
     target_id: str = ""
     undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
+    # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
+    # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
+    change_id: uuid.UUID | None = None
     # The target is a record this run created (a new contact, file, doc, entry). Only such a record counts as made
     # by this piece of work, which the check lets it change without a yes; a note, a follow-up, a link or an item
     # on a record that was there never does. Off unless a tool says so: forgetting it asks more, never less.
@@ -141,6 +145,10 @@ class Tool:
     undo: Callable[..., Any] | None = None
     # What the action would overwrite or remove, for the check: `{"name": "Ortiz Bakery", "context": "…"}`.
     replaces: Callable[[ToolContext, Any], dict | None] | None = None
+    # The tool's own read of records its input names, for the check (what `replaces` reads), made before the
+    # pipeline looks for the records the input names (tools.targets): (kind, id) of those it found in this
+    # workspace, which aren't looked for again. A record it didn't find is looked for, and is not_found there.
+    reads_first: Callable[[ToolContext, Any], frozenset[tuple[str, str]]] | None = None
     # A note the check weighs whatever the kind (a cost): makes the tool checked always.
     check_note: Callable[[ToolContext, Any], str] | None = None
     # The result may be null (contacts.find when no one has the address); else a None result is `{"done": true}`.

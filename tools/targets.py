@@ -9,6 +9,7 @@ action that could not run (the ask would show on Home, and the yes would end in 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from typing import get_args, get_origin
 
 from django.apps import apps
@@ -60,11 +61,15 @@ def _metadata(field) -> list:
     return found
 
 
-def find_named_records(ctx, inp: BaseModel) -> None:
-    """Raise not_found, naming the input, for the first record id that is no record of this workspace."""
+def find_named_records(ctx, inp: BaseModel, *, found: Collection[tuple[str, str]] = ()) -> None:
+    """Raise not_found, naming the input, for the first record id that is no record of this workspace.
+
+    `found`: (kind, id) of records the tool's own read for the check found in this workspace already
+    (`Tool.reads_first`), not looked for again."""
     wanted: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for kind, value, where in named_records(inp):
-        wanted[kind].append((value, where))
+        if (kind, value) not in found:
+            wanted[kind].append((value, where))
     _find_app_items(ctx, wanted.pop("item", []))
     for kind, named in wanted.items():
         label, word = KINDS[kind]

@@ -2,13 +2,18 @@
 that action go once, and the request built from the database."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from freezegun import freeze_time
 
 from checks import reasons
 from checks.judge import JudgeVerdict, ScriptedJudge
 from checks.models import Ask, CheckDecision
-from checks.selectors import request_for_workspace
+from checks.selectors import MadeBy, made_here, request_for_workspace
 from checks.services import ask_answer, check_tool_call
 from companies.models import CompanyPerson
+from core.models import Change
 from tests.factories import CompanyFactory, ContactFactory
 
 pytestmark = pytest.mark.django_db
@@ -193,6 +198,62 @@ def test_in_a_big_workspace_a_name_with_a_title_or_an_accent_is_found_by_its_fir
 def test_made_here_and_the_conversation_pass_through(org):
     request = request_for_workspace(org=org, conversation=ROUTINE, action=QUOTE, made_here=["doc:d1"])
     assert (request.records.made_here, request.conversation[0].role) == (["doc:d1"], "routine")
+
+
+def _made(org, *, target_id, work_id="work-7", created=True, undone=False, at="2026-11-02T09:00:00Z") -> None:
+    with freeze_time(at):
+        Change.objects.create(
+            organization=org, actor_kind="agent", actor_id="a1", actor_name="Client desk", tool="contacts.create",
+            kind="makes", sentence="added someone", listing="home", target_type="contact", target_id=target_id,
+            work_id=work_id, created=created, undone_at=timezone.now() if undone else None,
+        )
+
+
+@pytest.fixture
+def made_by_work(org):
+    _made(org, target_id="c-older", at="2026-11-01T09:00:00Z")
+    _made(org, target_id="c-newer", at="2026-11-03T09:00:00Z")
+    _made(org, target_id="c-undone", undone=True)
+    _made(org, target_id="c-noted", created=False)
+    _made(org, target_id="c-other-work", work_id="work-8")
+    return MadeBy(work_id="work-7")
+
+
+def test_what_the_work_made_is_read_with_the_contacts_in_one_statement(org, dana, made_by_work):
+    with CaptureQueriesContext(connection) as queries:
+        request = request_for_workspace(org=org, conversation=[], action=QUOTE, made_by=made_by_work)
+    assert (request.records.made_here, [c.name for c in request.records.contacts], len(queries)) == (
+        ["contact:c-newer", "contact:c-older"], ["Dana Whitfield"], 1)
+
+
+def test_what_the_work_made_is_read_the_same_on_its_own(org, made_by_work):
+    assert made_here(org=org, made_by=made_by_work) == ["contact:c-newer", "contact:c-older"]
+
+
+def test_what_the_work_made_is_read_in_a_workspace_with_no_contacts(org, made_by_work):
+    request = request_for_workspace(org=org, conversation=[], action=QUOTE, made_by=made_by_work)
+    assert (request.records.made_here, request.records.contacts) == (["contact:c-newer", "contact:c-older"], [])
+
+
+def test_what_the_work_made_is_read_in_a_big_workspace(org, dana, made_by_work):
+    from contacts.models import Contact
+
+    Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
+    conversation = [{"role": "owner", "text": "Send Dana the quote."}]
+    request = request_for_workspace(org=org, conversation=conversation, action=QUOTE, made_by=made_by_work)
+    assert (request.records.made_here, [c.name for c in request.records.contacts]) == (
+        ["contact:c-newer", "contact:c-older"], ["Dana Whitfield"])
+
+
+def test_what_a_conversation_made_is_read_by_its_id_when_there_is_no_work(org, dana):
+    with freeze_time("2026-11-01T09:00:00Z"):
+        Change.objects.create(
+            organization=org, actor_kind="agent", actor_id="a1", actor_name="Client desk", tool="contacts.create",
+            kind="makes", sentence="added someone", listing="home", target_type="contact", target_id="c-chat",
+            conversation_id="chat-3", created=True,
+        )
+    request = request_for_workspace(org=org, conversation=[], action=QUOTE, made_by=MadeBy(conversation_id="chat-3"))
+    assert request.records.made_here == ["contact:c-chat"]
 
 
 # ---------------------------------------------------------------------------------------------------- no judge set up

@@ -1,6 +1,7 @@
 """contacts.selectors: what each read finds, and that it costs a fixed number of queries however many rows."""
 
 import datetime
+import uuid
 
 import pytest
 from django.db import connection
@@ -9,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from companies.models import CompanyPerson
 from contacts import selectors
 from contacts.models import LogEntry, OpenItem
+from contacts.shapes import contact_record
 from core.errors import ToolError
 from docs.models import ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
@@ -138,3 +140,67 @@ def test_contact_timeline_does_not_ask_a_provider_about_a_contact_without_addres
     contact = ContactFactory(organization=org)
     out = selectors.contact_timeline(org=org, actor=None, contact=contact, limit=20)
     assert (out["items"], [f["source"] for f in out["failures"]]) == ([], ["calendar"])
+
+
+# --- one contact's record in one query (contact_for_record, read before every checked contacts.update) ---------
+
+
+@pytest.fixture
+def dana(org, agent):
+    """A contact with every part of the record, each kind twice or more and some in an order of their own: times
+    with and without microseconds, a closed item, an ended link, a company with a handler and one without, JSON of
+    several kinds, text with quotes and accents."""
+    dana = ContactFactory(organization=org, name='Dana "DW" Whitfield-Núñez', emails=["dana@b.test", "Dana@A.test"],
+                          labels=["Client", "VIP"], phone="555-0100", job_title="Practice manager",
+                          fields={"birthday": "03-14", "kids": 2, "ask": False, "nested": {"a": [1, None]}})
+    dana.last = {"kind": "mail", "at": "2026-11-10T09:00:00Z"}
+    dana.context = "Prefers mornings.\nCall, don't write."
+    dana.save()
+    at = datetime.datetime(2026, 11, 10, 9, 30, 15, 123456, tzinfo=datetime.UTC)
+    for i, (kind, closed) in enumerate([("you", False), ("them", True), ("follow_up", False)]):
+        OpenItem.objects.create(
+            organization=org, contact=dana, kind=kind, text=f"item {i} ✓", at=at - datetime.timedelta(days=i),
+            by_kind="agent", by_id=str(agent.id), thread="thread-1" if i else "", link="https://x.test/1" if i else "",
+            closed_at=at if closed else None,
+        )
+    handled = CompanyFactory(organization=org, name="Juniper Dental", labels=["Dental"], handler=agent,
+                             context="Pays on the 1st.")
+    plain = CompanyFactory(organization=org, name="Acme", labels=[])
+    CompanyPerson.objects.create(organization=org, contact=dana, company=handled, role="Office lead",
+                                 since=datetime.date(2024, 2, 1))
+    CompanyPerson.objects.create(organization=org, contact=dana, company=plain, ended=datetime.date(2025, 6, 30))
+    for name in ("Rebrand", "Signage"):
+        ProjectLink.objects.create(organization=org, contact=dana, project=ProjectFactory(organization=org, name=name))
+    return dana
+
+
+@pytest.mark.parametrize("company_context", [False, True])
+def test_one_contacts_record_read_in_one_query_is_the_record_read_by_prefetching(org, dana, company_context):
+    prefetched = contact_record(selectors.contact_get(org=org, contact_id=dana.id), company_context=company_context)
+    with CaptureQueriesContext(connection) as queries:
+        record = contact_record(selectors.contact_for_record(org=org, contact_id=dana.id),
+                                company_context=company_context)
+    assert (record, len(queries)) == (prefetched, 1)
+
+
+def test_a_contact_with_nothing_but_its_row_reads_the_same_in_one_query(org):
+    bare = ContactFactory(organization=org, name="Lee Park")
+    assert contact_record(selectors.contact_for_record(org=org, contact_id=bare.id)) == contact_record(
+        selectors.contact_get(org=org, contact_id=bare.id))
+
+
+def test_one_contacts_record_is_model_rows_as_the_update_reads_them(org, agent, dana):
+    # What the update and its result read of them (the addresses, a link's company and its handler) is there, with
+    # no query more.
+    contact = selectors.contact_for_record(org=org, contact_id=dana.id)
+    with CaptureQueriesContext(connection) as queries:
+        emails = [e.email for e in contact.emails.all()]
+        handlers = [link.company.handler for link in contact.company_links.all()]
+        linked_back = all(link.contact is contact for link in contact.project_links.all())
+    assert (emails, handlers, linked_back, len(queries)) == (["dana@b.test", "Dana@A.test"], [agent, None], True, 0)
+
+
+def test_another_workspaces_contact_or_none_is_no_record(org, other_org):
+    theirs = ContactFactory(organization=other_org, name="Their Dana")
+    assert [selectors.contact_for_record(org=org, contact_id=i) for i in (theirs.id, "not an id", uuid.uuid4())] == [
+        None, None, None]

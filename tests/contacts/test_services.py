@@ -110,6 +110,55 @@ def test_update_bumps_updated_at_when_only_addresses_change(org, actor):
     assert dana.updated_at == datetime.datetime(2026, 11, 2, tzinfo=datetime.UTC)
 
 
+# A name, phone or job title update is one compare-and-set statement when the row still holds what was read
+# (core.locking.set_if_unchanged); when it doesn't, the row is locked and read again, as for every other update.
+
+
+def test_update_of_a_job_title_read_as_it_still_is_is_one_statement(org, actor):
+    dana = ContactFactory(organization=org, job_title="Office manager")
+    with CaptureQueriesContext(connection) as queries:
+        services.contact_update(org=org, actor=actor, contact=dana, changes={"job_title": "Practice manager"})
+    writes = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+    assert [sql.split()[0] for sql in writes] == ["UPDATE", "INSERT"]  # the contact, its log entry
+
+
+def test_update_of_a_job_title_changed_since_it_was_read_logs_what_was_there(org, actor):
+    dana = ContactFactory(organization=org, job_title="Office manager")
+    stale = type(dana).objects.get(id=dana.id)
+    services.contact_update(org=org, actor=actor, contact=dana, changes={"job_title": "Dentist"})
+    services.contact_update(org=org, actor=actor, contact=stale, changes={"job_title": "Practice manager"})
+    entry = LogEntry.objects.filter(contact=dana).order_by("at", "id").last()
+    assert (entry.before, entry.after, stale.job_title) == ("Dentist", "Practice manager", "Practice manager")
+
+
+def test_update_keeps_a_value_given_as_read_when_another_writer_changed_it_since(org, actor):
+    # Every value given is compared: the row's name is not the name read, so the locked path decides, and (as it
+    # always has) writes the name given back over the one written since.
+    dana = ContactFactory(organization=org, name="Dana", job_title="Office manager")
+    stale = type(dana).objects.get(id=dana.id)
+    services.contact_update(org=org, actor=actor, contact=dana, changes={"name": "Dana Whitfield"})
+    logged = services.contact_update(
+        org=org, actor=actor, contact=stale, changes={"name": "Dana", "job_title": "Practice manager"}
+    )
+    dana.refresh_from_db()
+    assert ([change.attr for change, _ in logged], dana.name) == (["name", "job_title"], "Dana")
+
+
+def test_update_of_a_job_title_reads_back_what_another_writer_changed_since(org, actor):
+    dana = ContactFactory(organization=org, job_title="Office manager", phone="555-0100")
+    stale = type(dana).objects.get(id=dana.id)
+    services.contact_update(org=org, actor=actor, contact=dana, changes={"phone": "555-0199"})
+    services.contact_update(org=org, actor=actor, contact=stale, changes={"job_title": "Practice manager"})
+    assert (stale.phone, stale.job_title) == ("555-0199", "Practice manager")
+
+
+def test_update_of_a_contact_removed_since_it_was_read_is_not_found_as_before(org, actor):
+    dana = ContactFactory(organization=org, job_title="Office manager")
+    type(dana).objects.filter(id=dana.id).delete()
+    with pytest.raises(type(dana).DoesNotExist):
+        services.contact_update(org=org, actor=actor, contact=dana, changes={"job_title": "Practice manager"})
+
+
 @freeze_time("2026-03-01T12:00:00Z")
 def test_follow_up_without_an_offset_follows_summer_time(org, actor):
     # 9:00 in New York is 14:00 UTC in winter and 13:00 UTC once the clocks go forward (March 8, 2026).

@@ -8,7 +8,7 @@ import pytest
 
 from agents import services as agent_services
 from agents.models import Agent
-from contacts.models import Contact
+from contacts.models import Contact, LogEntry
 from core.actors import Actor
 from core.context import ToolContext
 from core.locking import lock
@@ -61,6 +61,32 @@ def test_contact_updates_through_the_tools_at_the_same_time_all_survive(workspac
         fields = in_a_thread(lambda: Contact.objects.get(id=contact.id).fields)
     assert [r for r in results if "error" in r] == []
     assert fields == {f"f{i}": "x" for i in range(WRITERS)}
+
+
+def test_job_title_and_phone_updates_at_the_same_time_all_survive_each_logged_from_the_one_before(workspace):
+    # Name, phone and job title are written by compare-and-set (core.locking.set_if_unchanged), not under lock():
+    # each writer's log entry starts from what the writer before it wrote, and one field's writes never undo the
+    # other's.
+    desk = AgentFactory(organization=workspace, name="Client desk")
+    contact = ContactFactory(organization=workspace, name="Dana Whitfield", job_title="J", phone="P")
+    ctx = ToolContext(org=workspace, actor=Actor.for_agent(desk), conversation_id="thread-1")
+    given = [("jobTitle", f"J{i}") if i % 2 else ("phone", f"P{i}") for i in range(WRITERS)]
+    with threads_on_a_file():
+        results = all_at_once([
+            (lambda key=key, value=value: use_tool(ctx, "contacts.update", {"contactId": str(contact.id), key: value}))
+            for key, value in given
+        ])
+        row = in_a_thread(lambda: Contact.objects.values("job_title", "phone").get(id=contact.id))
+        log = in_a_thread(lambda: list(LogEntry.objects.filter(contact_id=contact.id).values_list("text", "before",
+                                                                                                   "after")))
+    assert [r for r in results if "error" in r] == []
+    for words, start, attr in (("job title", "J", "job_title"), ("phone", "P", "phone")):
+        steps = {before: after for text, before, after in log if text == f"Changed {words}"}
+        chain, value = [], start
+        while value in steps:
+            value = steps.pop(value)
+            chain.append(value)
+        assert (len(chain), steps, value) == (WRITERS // 2, {}, row[attr])
 
 
 def test_skill_changes_at_the_same_time_each_leave_a_history_entry(workspace):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from types import SimpleNamespace
 from typing import Annotated, Literal
 
@@ -297,9 +298,10 @@ class UpdateInput(ToolInput):
     job_title: Annotated[str, Chars(0, 200)] | None = None
     labels: list[Annotated[str, Chars(1, 40)]] | SkipJsonSchema[None] = None
     fields: dict | SkipJsonSchema[None] = None
-    # The contact as read for the check (update_replaces), with all its record reads, handed to the run: one read
-    # of it a call, not three (the check's, the update's, the result's). The update reads its row again under its
-    # lock before it writes, so what it merges into is never this read.
+    # The contact as read for the check (update_replaces), with all its record reads (one query), handed to the
+    # run: one read of it a call, not three (the check's, the update's, the result's). The update writes only if
+    # the row still holds what this read saw of the values given, else reads it again under its lock, so what it
+    # merges into is never a stale read.
     _read: Contact | None = PrivateAttr(default=None)
 
     @field_validator("name", "emails", "labels", "fields")
@@ -317,7 +319,7 @@ class UpdateInput(ToolInput):
 
 def _contact_for_update(ctx, inp: UpdateInput) -> Contact | None:
     if inp._read is None or str(inp._read.organization_id) != str(ctx.org.id):
-        inp._read = selectors.contact_queryset_for_record(org=ctx.org).filter(id=inp.contact_id).first()
+        inp._read = selectors.contact_for_record(org=ctx.org, contact_id=inp.contact_id)
     return inp._read
 
 
@@ -330,7 +332,11 @@ def update(ctx, inp: UpdateInput):
     # The record's other parts (open items, companies, projects) as read; the update locks and reads the row
     # again, which lets go of them. Its addresses are read again when it changed them.
     loaded = dict(getattr(contact, "_prefetched_objects_cache", {}))
-    logged = services.contact_update(org=ctx.org, actor=ctx.actor, contact=contact, changes=changes)
+    # The change's id, made here so its log entry is written linked to it (the pipeline records the change).
+    change_id = uuid.uuid4()
+    logged = services.contact_update(
+        org=ctx.org, actor=ctx.actor, contact=contact, changes=changes, change_id=change_id
+    )
     if logged and "emails" in changes:
         loaded.pop("emails", None)
     contact.__dict__["_prefetched_objects_cache"] = loaded | getattr(contact, "_prefetched_objects_cache", {})
@@ -343,7 +349,14 @@ def update(ctx, inp: UpdateInput):
         target_type="contact",
         target_id=str(contact.id),
         log_entry=logged[0][1],
+        change_id=change_id,
     )
+
+
+def update_reads_first(ctx, inp: UpdateInput) -> frozenset[tuple[str, str]]:
+    # The contact as read for the check is read in this workspace: found, it need not be looked for again.
+    contact = _contact_for_update(ctx, inp)
+    return frozenset({("contact", str(contact.id))}) if contact is not None else frozenset()
 
 
 def update_replaces(ctx, inp: UpdateInput) -> dict | None:
@@ -361,6 +374,7 @@ register(
         kind="changes",
         your_work="record",
         replaces=update_replaces,
+        reads_first=update_reads_first,
     )
 )
 
