@@ -157,17 +157,18 @@ def match_event(event: Event) -> list[RoutineRun]:
     wants_asks = event.kind in ASK_EVENT_KINDS and bool(event.text)
     if _mark_if_unheard(event, wants_asks=wants_asks):
         return []
-    # Something listens (or another worker marked it first): the routines its keys name, in one query.
-    keyed = [routine for routine in (
+    # Something listens (or another worker marked it first): the routines its keys name, their ids and filters in
+    # one query; they are read whole once, under their locks, in the transaction that fires them.
+    keyed = [routine_id for routine_id, routine_filter in (
         Routine.objects.filter(
             id__in=RoutineKey.objects.filter(organization_id=event.organization_id, key__in=event.keys)
             .values("routine_id"),
             organization_id=event.organization_id, status=Routine.Status.ON,
-        ).select_related("organization", "agent", "skill").order_by("id")
-    ) if services.filter_passes(routine, event)] if event.keys else []
+        ).values_list("id", "filter")
+    ) if services.payload_passes(routine_filter, event)] if event.keys else []
     asked = []
     if wants_asks:
-        by_key = {routine.id for routine in keyed}
+        by_key = set(keyed)
         asking = [r for r in (
             Routine.objects.filter(organization_id=event.organization_id, status=Routine.Status.ON)
             .exclude(ask="").select_related("organization", "agent", "skill")
@@ -180,8 +181,9 @@ def match_event(event: Event) -> list[RoutineRun]:
     with transaction.atomic():
         if not taken.update(matched_at=timezone.now()):
             return []  # another worker matched it
-        runs = [services.routine_fire(routine=routine, started_by=services.event_started_by(event), event=event)
-                for routine in keyed]
+        # Turned off since the read above: not fired (routines_locked reads only those still on).
+        runs = [services.routine_fire_locked(routine=routine, started_by=services.event_started_by(event), event=event)
+                for routine in services.routines_locked(org_id=event.organization_id, ids=keyed)] if keyed else []
         runs += [services.routine_fire(routine=routine, started_by=services.event_started_by(event, by_words=True),
                                        event=event)
                  for routine in asked]

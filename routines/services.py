@@ -360,16 +360,29 @@ def routine_fire(*, routine: Routine, started_by: str, event: Event | None = Non
     """Fire once: count it, close a `due` or `once` routine, and queue the run behind any still going."""
     with transaction.atomic():
         lock(routine)  # two events firing it at once count twice
-        run = RoutineRun.objects.create(organization_id=routine.organization_id, routine=routine, event=event,
-                                        started_by=started_by)
-        routine.fired += 1
-        routine.last_fired_at = timezone.now()
-        only_due = routine.due and not (routine.at or routine.ask or routine.keys or routine.check_tool)
-        if routine.once or only_due:
-            routine.status = Routine.Status.CLOSED
-        refresh_next_fire(routine)
-        routine.save(update_fields=["fired", "last_fired_at", "status", "next_fire_at"])
-        _start_next_run_locked(routine)  # under the lock taken above
+        return routine_fire_locked(routine=routine, started_by=started_by, event=event)
+
+
+def routines_locked(*, org_id, ids) -> list[Routine]:
+    """The routines of `ids` still on, read under their row locks (in the caller's transaction) with what firing
+    reads of them, in id order: for routine_fire_locked."""
+    return list(Routine.objects.select_for_update(of=("self",)).select_related("organization", "agent", "skill")
+                .filter(organization_id=org_id, id__in=ids, status=Routine.Status.ON).order_by("id"))
+
+
+def routine_fire_locked(*, routine: Routine, started_by: str, event: Event | None = None) -> RoutineRun:
+    """routine_fire's work, for a caller that read `routine` under its row lock in its open transaction
+    (routines_locked): the match of an event, which reads the routines it fires there anyway."""
+    run = RoutineRun.objects.create(organization_id=routine.organization_id, routine=routine, event=event,
+                                    started_by=started_by)
+    routine.fired += 1
+    routine.last_fired_at = timezone.now()
+    only_due = routine.due and not (routine.at or routine.ask or routine.keys or routine.check_tool)
+    if routine.once or only_due:
+        routine.status = Routine.Status.CLOSED
+    refresh_next_fire(routine)
+    routine.save(update_fields=["fired", "last_fired_at", "status", "next_fire_at"])
+    _start_next_run_locked(routine)  # under the lock the caller holds
     return run
 
 
@@ -456,7 +469,12 @@ def event_about(event: Event) -> str:
 
 
 def filter_passes(routine: Routine, event: Event) -> bool:
-    return all(event.payload.get(key) == value for key, value in (routine.filter or {}).items())
+    return payload_passes(routine.filter, event)
+
+
+def payload_passes(routine_filter: dict | None, event: Event) -> bool:
+    """A routine's filter (`{"from": "dana@…"}`) against the event's payload: every value the same."""
+    return all(event.payload.get(key) == value for key, value in (routine_filter or {}).items())
 
 
 def check_result_hash(result) -> str:

@@ -372,23 +372,41 @@ def test_an_event_handed_to_two_workers_fires_its_routines_once(org, keeper):
     assert RoutineRun.objects.filter(event=event).count() == 1
 
 
+def test_a_routine_the_owner_turns_off_while_an_event_is_matched_does_not_fire(org, keeper, monkeypatch):
+    """The routines an event names are read, then read again under their locks where they fire: one turned off
+    in between (the owner, on its page) is not fired."""
+    kept = services.routine_add(org=org, agent=keeper, name="Kept", when={"keys": ["kind:invoice.overdue"]})
+    stopped = services.routine_add(org=org, agent=keeper, name="Stopped", when={"keys": ["kind:invoice.overdue"]})
+    event = Event.objects.create(organization=org, kind="invoice.overdue", keys=["kind:invoice.overdue"])
+    locked = services.routines_locked
+
+    def turned_off_first(**kwargs):
+        services.routine_set_on(routine=stopped, on=False)
+        return locked(**kwargs)
+
+    monkeypatch.setattr(services, "routines_locked", turned_off_first)
+    assert [run.routine_id for run in engine.match_event(event)] == [kept.id]
+    assert not RoutineRun.objects.filter(routine=stopped).exists()
+
+
 def test_a_worker_that_dies_mid_match_leaves_nothing_fired_for_the_retry(org, keeper, monkeypatch):
     for name in ("First", "Second"):
         services.routine_add(org=org, agent=keeper, name=name, when={"keys": ["kind:invoice.overdue"]})
     event = Event.objects.create(organization=org, kind="invoice.overdue", keys=["kind:invoice.overdue"])
-    fire = services.routine_fire
+    # An event's match fires the routines it read under their locks (routine_fire_locked).
+    fire = services.routine_fire_locked
 
     def dies_at_the_second(*, routine, **kwargs):
         if routine.name == "Second":
             raise SystemExit("killed")
         return fire(routine=routine, **kwargs)
 
-    monkeypatch.setattr(services, "routine_fire", dies_at_the_second)
+    monkeypatch.setattr(services, "routine_fire_locked", dies_at_the_second)
     with pytest.raises(SystemExit):
         engine.match_event(event)
     event.refresh_from_db()
     assert event.matched_at is None and not RoutineRun.objects.filter(event=event).exists()
 
-    monkeypatch.setattr(services, "routine_fire", fire)
+    monkeypatch.setattr(services, "routine_fire_locked", fire)
     assert sorted(run.routine.name for run in engine.match_event(event)) == ["First", "Second"]
     assert RoutineRun.objects.filter(event=event).count() == 2
