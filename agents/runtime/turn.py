@@ -31,7 +31,7 @@ from agents.runtime.instructions import instructions_for, skill_names
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.packets import packet_text
 from agents.signals import work_answered
-from core import live
+from core import live, rows
 from core.actors import Actor
 from core.errors import ToolError
 from core.network import network_call
@@ -304,11 +304,13 @@ class Turn(ToolHost):
                 ]},
                 saw_upto=saw_upto,
             )
-            saved = ToolCall.objects.bulk_create([
+            made = [
                 ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
                          arguments=c.arguments)
                 for c in calls
-            ])
+            ]
+            # One call (most steps) by the kept statement (core.rows); several in one insert.
+            saved = [rows.insert(made[0])] if len(made) == 1 else ToolCall.objects.bulk_create(made)
             if text:
                 self._latest_reply(text)
         return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
@@ -350,7 +352,7 @@ class Turn(ToolHost):
     def _record_result(self, call: ToolCall, result: dict | None) -> Message:
         call.result = result
         call.done_at = timezone.now()
-        call.save(update_fields=["result", "done_at"])
+        rows.update_fields(call, ["result", "done_at"])
         return services.message_append(
             conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
             data={"call_id": call.call_id, "name": call.name},
