@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.db.models.signals import post_save
 
-from agents.models import Conversation, Message, ToolCall, Usage
+from agents.models import Conversation, Message, ToolCall, Usage, Work
 from core import rows
 from tests.factories import AgentFactory
 
@@ -79,3 +79,11 @@ def test_updating_a_row_that_is_gone_fails_as_the_orm_does(conversation):
 def test_count_up_gives_each_caller_the_next_value(conversation):
     Conversation.objects.filter(id=conversation.id).update(next_seq=5)  # as the counter stands in the database
     assert ([rows.count_up(conversation, "next_seq") for _ in range(2)], conversation.next_seq) == ([6, 7], 7)
+
+
+def test_add_one_counts_up_only_the_rows_it_names_that_match(org, conversation):
+    agent = conversation.agent
+    works = [Work.objects.create(organization=org, agent=agent, conversation=conversation, task=t, state=s)
+             for t, s in (("a", "open"), ("b", "answered"), ("c", "open"))]
+    counted = rows.add_one(Work, "steps", pks=[w.id for w in works[:2]], state="open")
+    assert (counted, [Work.objects.get(id=w.id).steps for w in works]) == (1, [1, 0, 0])
