@@ -22,16 +22,22 @@ from django.db.models.signals import post_save, pre_save
 M = TypeVar("M", bound=models.Model)
 
 _STATEMENTS: dict[tuple, str] = {}
+_PLAIN: dict[type[models.Model], bool] = {}
 
 
 def _plain(model: type[models.Model]) -> bool:
-    """Can its rows be written here? (Asked each time: a receiver may be connected after the first write.)"""
-    meta = model._meta
-    return not (
-        pre_save.has_listeners(model) or post_save.has_listeners(model) or meta.parents or meta.proxy
-        or any(f.generated or f.has_db_default() for f in meta.local_concrete_fields)
-        or any(f is not meta.auto_field for f in meta.db_returning_fields)
-    )
+    """Can its rows be written here? The receivers are asked each time (one may be connected after the first
+    write); what the model is made of, once."""
+    if pre_save.has_listeners(model) or post_save.has_listeners(model):
+        return False
+    plain = _PLAIN.get(model)
+    if plain is None:
+        meta = model._meta
+        plain = _PLAIN[model] = not (
+            meta.parents or meta.proxy or any(f.generated or f.has_db_default() for f in meta.local_concrete_fields)
+            or any(f is not meta.auto_field for f in meta.db_returning_fields)
+        )
+    return plain
 
 
 def _field(meta, name: str) -> models.Field:
