@@ -13,7 +13,7 @@ from agents.runtime import scheduler
 from agents.runtime.model import cost_of
 from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
-from core import limits, live
+from core import limits, live, rows
 from core.actors import Actor
 from core.errors import ToolError
 from core.locking import lock
@@ -155,11 +155,11 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
 def usage_record(*, org, agent: Agent | None, conversation: Conversation | None, purpose: str, model_id: str,
                  usage) -> Usage:
     """Record one model call's tokens and cost; an agent past its monthly budget is paused, with a Home card."""
-    row = Usage.objects.create(
+    row = rows.insert(Usage(
         organization=org, agent=agent, conversation=conversation, purpose=purpose, model=model_id,
         input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
         output_tokens=usage.output_tokens, cost=cost_of(model_id, usage),
-    )
+    ))  # once a model call, every step of a turn (core.rows)
     if agent is not None and agent.monthly_budget is not None and not agent.paused:
         spent = agent_spend_this_month(agent=agent)
         if spent > agent.monthly_budget:
@@ -222,15 +222,15 @@ def message_append(*, conversation: Conversation, role: str, text: str, data: di
     it (turn.PromptMessages).
     """
     # Inside a caller's transaction no savepoint is needed: a failure here fails the caller's whole write.
+    # Both statements are kept made (core.rows): a turn appends two messages a step, and compiling them was
+    # most of an append's cost.
     with transaction.atomic(savepoint=False):
-        conversation.next_seq = F("next_seq") + 1
-        conversation.save(update_fields=["next_seq"])  # Django reads an expression's value back with RETURNING
+        seq = rows.count_up(conversation, "next_seq") - 1
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
-        seq = conversation.next_seq - 1
         data = data or {}
         if saw_upto is not None and seq - 1 > saw_upto:
             data = {**data, "saw_upto": saw_upto}
-        return Message.objects.create(conversation=conversation, seq=seq, role=role, text=text, data=data)
+        return rows.insert(Message(conversation=conversation, seq=seq, role=role, text=text, data=data))
 
 
 def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) -> Conversation:

@@ -12,8 +12,7 @@ import logging
 import uuid
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from agents import services
@@ -31,7 +30,7 @@ from agents.runtime.instructions import instructions_for, skill_names
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.packets import packet_text
 from agents.signals import work_answered
-from core import live
+from core import live, rows
 from core.actors import Actor
 from core.errors import ToolError
 from core.network import network_call
@@ -184,8 +183,8 @@ class Turn(ToolHost):
             model_id=self.agent.model, usage=usage,
         )
         self.run.steps += 1
-        if self._works:
-            Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN).update(steps=F("steps") + 1)
+        if self._works:  # (by a kept statement: every step writes it)
+            rows.add_one(Work, "steps", pks=[w.id for w in self._works], state=Work.State.OPEN)
 
     def step_limit(self) -> int:
         return CHAT_STEPS if self.conversation.kind == Conversation.Kind.CHAT else THREAD_STEPS
@@ -224,9 +223,7 @@ class Turn(ToolHost):
             self._messages = list(Message.objects.filter(conversation=self.conversation, seq__gte=upto))
             self._known_upto = self._messages[-1].seq if self._messages else upto - 1
             return
-        next_seq, self.agent.paused = (
-            Conversation.objects.filter(id=self.conversation.id).values_list("next_seq", "agent__paused").get()
-        )
+        next_seq, self.agent.paused = counter_and_pause(self.conversation)
         if next_seq - 1 > self._known_upto:
             # Read from the last seq known without a gap; the turn's own messages past it are read again with them.
             added = list(Message.objects.filter(conversation=self.conversation, seq__gt=self._known_upto))
@@ -304,11 +301,13 @@ class Turn(ToolHost):
                 ]},
                 saw_upto=saw_upto,
             )
-            saved = ToolCall.objects.bulk_create([
+            made = [
                 ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
                          arguments=c.arguments)
                 for c in calls
-            ])
+            ]
+            # One call (most steps) by the kept statement (core.rows); several in one insert.
+            saved = [rows.insert(made[0])] if len(made) == 1 else ToolCall.objects.bulk_create(made)
             if text:
                 self._latest_reply(text)
         return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
@@ -350,7 +349,7 @@ class Turn(ToolHost):
     def _record_result(self, call: ToolCall, result: dict | None) -> Message:
         call.result = result
         call.done_at = timezone.now()
-        call.save(update_fields=["result", "done_at"])
+        rows.update_fields(call, ["result", "done_at"])
         return services.message_append(
             conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
             data={"call_id": call.call_id, "name": call.name},
@@ -475,6 +474,21 @@ def answer_work(work: Work, text: str) -> bool:
     )
     scheduler.wake(conversation=work.requester)
     return True
+
+
+def counter_and_pause(conversation: Conversation) -> tuple[int, bool]:
+    """The conversation's `next_seq` and its agent's `paused`, as they are in the database, in one query. Every step
+    reads them, so the statement is written out here rather than built and compiled by the ORM each step."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT c."next_seq", a."paused" FROM "{Conversation._meta.db_table}" c '
+            f'JOIN "{Agent._meta.db_table}" a ON a."id" = c."agent_id" WHERE c."id" = %s',
+            [Conversation._meta.pk.get_db_prep_value(conversation.pk, connection)],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Conversation.DoesNotExist(f"No conversation {conversation.pk}.")
+    return row[0], bool(row[1])  # (SQLite gives 0 and 1)
 
 
 def unanswered_tool_calls(conversation: Conversation) -> list[ToolCall]:

@@ -6,7 +6,7 @@ from agents import services
 from agents.models import Conversation, ToolCall, Work
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import claim, drain
-from agents.runtime.turn import run_turn
+from agents.runtime.turn import Turn, run_turn
 from contacts.models import Contact
 
 
@@ -42,21 +42,18 @@ def test_a_turn_picked_up_again_does_not_run_a_finished_tool_call_twice(org, thr
     assert Work.objects.get(conversation=thread).answer == "Added Dana."
 
 
-def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, model):
+def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, model, monkeypatch):
     # The step is saved with its call; the worker dies while the call's result is being saved.
     model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}))
     [claimed] = claim(org_id=org.id)
-    original = ToolCall.save
 
-    def dying_save(self, *args, **kwargs):
+    def dying_save(*args, **kwargs):
         raise WorkerDied()
 
-    ToolCall.save = dying_save
-    try:
+    with monkeypatch.context() as patched:
+        patched.setattr(Turn, "_record_result", dying_save)
         with pytest.raises(WorkerDied):
             run_turn(str(claimed.id))
-    finally:
-        ToolCall.save = original
     assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
     assert ToolCall.objects.get(conversation=thread).done_at is None
     model.add(say("Added Dana."))

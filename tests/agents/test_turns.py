@@ -3,7 +3,7 @@
 import pytest
 
 from agents import services
-from agents.models import Conversation, Message, Work
+from agents.models import Agent, Conversation, Message, Run, Work
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
 from contacts.models import Contact
@@ -98,6 +98,17 @@ def test_a_chat_turn_takes_at_most_four_steps(org, desk, model):
     services.owner_message_send(org=org, agent=desk, text="Loop")
     drain(org_id=org.id)
     assert (len(model.requests), model.requests[3]["tool_choice"]) == (4, "none")
+
+
+def test_an_agent_paused_by_the_owner_mid_turn_stops_before_its_next_step(org, desk, model):
+    def paused_meanwhile(request):
+        Agent.objects.filter(id=desk.id).update(paused=True)  # the owner, from the Agents page, during the step
+        return call("remember", {"note": "x"})
+
+    model.add(paused_meanwhile)
+    services.owner_message_send(org=org, agent=desk, text="Remember x")
+    drain(org_id=org.id)
+    assert (len(model.requests), Run.objects.get(conversation__agent=desk).outcome) == (1, Run.Outcome.PAUSED)
 
 
 def test_a_thread_answers_with_what_it_has_after_forty_steps(org, desk, model):

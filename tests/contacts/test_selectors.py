@@ -75,6 +75,56 @@ def test_contact_by_email_ignores_letter_case_and_spaces(org):
     assert selectors.contact_by_email(org=org, email=" dana@juniperdental.TEST ").id == contact.id
 
 
+def richly_linked(org, agent):
+    """full_contact, with what else its record shows: a closed open item (not shown), a company with a handler, a
+    role, dates and a Context, times with microseconds, and a JSON field holding a string."""
+    contact = full_contact(org, 0)
+    contact.context, contact.last, contact.fields = "Prefers mornings; ü", {"at": "x"}, {"note": "text"}
+    contact.save()
+    OpenItem.objects.create(
+        organization=org, contact=contact, kind="you", text="done",
+        at=datetime.datetime(2026, 11, 9, 8, 1, 2, 345678, tzinfo=datetime.UTC), by_kind="agent", by_id="a1",
+        closed_at=datetime.datetime(2026, 11, 9, 9, tzinfo=datetime.UTC),
+    )
+    company = CompanyFactory(organization=org, handler=agent, context="Net 30", labels=["Vendor"], always_ask=True)
+    CompanyPerson.objects.create(organization=org, contact=contact, company=company, role="Office manager",
+                                 since=datetime.date(2024, 3, 1), ended=datetime.date(2025, 6, 30))
+    return contact
+
+
+def test_contact_by_email_gives_the_record_contact_get_gives(org, agent):
+    contact = richly_linked(org, agent)
+    found = selectors.contact_by_email(org=org, email="P0@B.test")
+    assert contact_record(found, company_context=True) == contact_record(
+        selectors.contact_get(org=org, contact_id=contact.id), company_context=True
+    )
+
+
+def field_values(row) -> dict:
+    return {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields}
+
+
+def test_contact_by_email_loads_each_row_as_the_orm_does(org, agent):
+    contact = richly_linked(org, agent)
+    found = selectors.contact_by_email(org=org, email="p0@a.test")
+    loaded = selectors.contact_get(org=org, contact_id=contact.id)
+
+    def rows(c):
+        links, projects = list(c.company_links.all()), list(c.project_links.all())
+        return [field_values(c), *map(field_values, c.emails.all()), *map(field_values, c.open_items.all()),
+                *map(field_values, links), *(field_values(link.company) for link in links),
+                *map(field_values, projects), *(field_values(link.project) for link in projects),
+                [link.company.handler.name if link.company.handler_id else None for link in links]]
+
+    assert rows(found) == rows(loaded)
+
+
+def test_contact_by_email_reads_the_whole_record_in_one_query(org, agent, django_assert_num_queries):
+    richly_linked(org, agent)
+    with django_assert_num_queries(1):
+        contact_record(selectors.contact_by_email(org=org, email="p0@a.test"), company_context=True)
+
+
 def test_contact_by_email_is_none_in_another_workspace(org, other_org):
     ContactFactory(organization=other_org, emails=["dana@juniperdental.test"])
     assert selectors.contact_by_email(org=org, email="dana@juniperdental.test") is None

@@ -1,0 +1,89 @@
+"""core.rows writes the rows the ORM would, without compiling a statement each time; where it can't, the ORM does."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.db.models.signals import post_save
+
+from agents.models import Conversation, Message, ToolCall, Usage, Work
+from core import rows
+from tests.factories import AgentFactory
+
+
+@pytest.fixture
+def conversation(org):
+    return Conversation.objects.create(organization=org, agent=AgentFactory(organization=org), kind="thread")
+
+
+def stored(row) -> dict:
+    """The row as the database gives it back, every field."""
+    again = type(row).objects.get(pk=row.pk)
+    return {f.attname: getattr(again, f.attname) for f in again._meta.concrete_fields}
+
+
+def test_an_inserted_row_reads_back_as_the_orm_writes_it(conversation):
+    data = {"tool_calls": [{"id": "c1", "name": "use_tool", "arguments": {"email": "dana@x.test"}}], "ü": None}
+    ours = rows.insert(Message(conversation=conversation, seq=0, role="agent", text="Looking ü", data=data))
+    theirs = Message.objects.create(conversation=conversation, seq=1, role="agent", text="Looking ü", data=data)
+    drop = {"id", "seq", "created_at"}
+    assert ({k: v for k, v in stored(ours).items() if k not in drop}, type(ours.id), ours._state.adding) == (
+        {k: v for k, v in stored(theirs).items() if k not in drop}, int, False
+    )
+
+
+def test_an_inserted_row_gets_its_time_and_the_id_the_database_made(conversation, org):
+    usage = rows.insert(Usage(organization=org, conversation=conversation, model="m", cost=Decimal("0.00012345")))
+    assert stored(usage) == {f.attname: getattr(usage, f.attname) for f in Usage._meta.concrete_fields}
+
+
+def test_a_failed_insert_spoils_the_transaction_it_is_in(conversation):
+    rows.insert(Message(conversation=conversation, seq=0, role="owner", text="hi"))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        rows.insert(Message(conversation=conversation, seq=0, role="owner", text="again"))
+    assert Message.objects.filter(conversation=conversation).count() == 1
+
+
+def test_a_model_with_a_save_receiver_is_saved_by_the_orm(conversation):
+    heard = []
+
+    def receiver(sender, instance, **kwargs):
+        heard.append(instance.text)
+
+    post_save.connect(receiver, sender=Message)
+    try:
+        rows.insert(Message(conversation=conversation, seq=0, role="owner", text="hi"))
+    finally:
+        post_save.disconnect(receiver, sender=Message)
+    assert heard == ["hi"]
+
+
+def test_updated_fields_read_back_and_the_rest_is_left(conversation):
+    message = rows.insert(Message(conversation=conversation, seq=0, role="agent", text="calls"))
+    call = rows.insert(ToolCall(conversation=conversation, message=message, call_id="c1", name="use_tool"))
+    ToolCall.objects.filter(id=call.id).update(started_at="2026-12-01T10:00:00Z")  # (another process's write)
+    call.result = {"done": True}
+    rows.update_fields(call, ["result"])
+    again = ToolCall.objects.get(id=call.id)
+    assert (again.result, again.started_at is not None) == ({"done": True}, True)
+
+
+def test_updating_a_row_that_is_gone_fails_as_the_orm_does(conversation):
+    message = rows.insert(Message(conversation=conversation, seq=0, role="agent", text="calls"))
+    call = rows.insert(ToolCall(conversation=conversation, message=message, call_id="c1", name="use_tool"))
+    ToolCall.objects.filter(id=call.id).delete()
+    with pytest.raises(ToolCall.NotUpdated):
+        rows.update_fields(call, ["result"])
+
+
+def test_count_up_gives_each_caller_the_next_value(conversation):
+    Conversation.objects.filter(id=conversation.id).update(next_seq=5)  # as the counter stands in the database
+    assert ([rows.count_up(conversation, "next_seq") for _ in range(2)], conversation.next_seq) == ([6, 7], 7)
+
+
+def test_add_one_counts_up_only_the_rows_it_names_that_match(org, conversation):
+    agent = conversation.agent
+    works = [Work.objects.create(organization=org, agent=agent, conversation=conversation, task=t, state=s)
+             for t, s in (("a", "open"), ("b", "answered"), ("c", "open"))]
+    counted = rows.add_one(Work, "steps", pks=[w.id for w in works[:2]], state="open")
+    assert (counted, [Work.objects.get(id=w.id).steps for w in works]) == (1, [1, 0, 0])
