@@ -72,26 +72,36 @@ def contact_with_emails(*, org, contact_id) -> Contact | None:
 
 
 def contact_by_email(*, org, email: str) -> Contact | None:
-    """The contact with this address (any letter case), with everything ContactRecord reads, in one query: the
-    address's contact as one JSON array and its relations as JSON lists (`_record_parts`, as contact_for_record
-    reads them), made rows again. contacts.find runs this on every call; the address, the contact and its four
+    """The contact with this address (any letter case), with everything ContactRecord reads, in one query
+    (_contact_with_record). contacts.find runs this on every call; the address, the contact and its four
     prefetches took six statements (nine for a contact with companies and projects), each compiled by the ORM."""
+    organization = ContactEmail._meta.get_field("organization")
+    # Lower(email) is what the workspace's unique constraint indexes, so this lookup uses it.
+    return _contact_with_record(
+        "email",
+        f'FROM "{ContactEmail._meta.db_table}" ce JOIN "{Contact._meta.db_table}" c ON c.id = ce.contact_id '
+        "WHERE ce.organization_id = %s AND LOWER(ce.email) = %s AND c.organization_id = ce.organization_id",
+        [organization.get_db_prep_value(org.pk, connection), email.strip().lower()],
+    )
+
+
+def _contact_with_record(by: str, source: str, params: list) -> Contact | None:
+    """The contact `source` names (its FROM and WHERE, the contact's table as `c`), as `contact_queryset_for_record`
+    loads it, in one statement: the contact's row as one JSON array and its addresses, open items, company links
+    (with their companies and handlers) and project links (with their projects) as JSON lists (`_record_parts`),
+    made rows again and held as prefetched, so contact_record reads them without a query. The statement is made
+    once a process for each way of naming the contact (`by`). Raw SQL over a lean loop: the ORM compiling four
+    joins a call cost more than the statements it saved (PERFORMANCE)."""
     parts = _record_parts()
     own = [(Contact, "c", _all(Contact))]
-    sql = _BY_EMAIL_SQL.get(connection.vendor)
-    if sql is None:  # the same statement every call: made once a process
+    sql = _RECORD_SQL.get((connection.vendor, by))
+    if sql is None:
         postgres = connection.vendor == "postgresql"
         lists = ", ".join(f"({_json_list(columns, where, order, postgres=postgres)})"
                           for _, columns, where, order in parts)
-        # Lower(email) is what the workspace's unique constraint indexes, so this lookup uses it.
-        sql = _BY_EMAIL_SQL[connection.vendor] = (
-            f"SELECT {_json_row(own, postgres=postgres)}, {lists} "
-            f'FROM "{ContactEmail._meta.db_table}" ce JOIN "{Contact._meta.db_table}" c ON c.id = ce.contact_id '
-            "WHERE ce.organization_id = %s AND LOWER(ce.email) = %s AND c.organization_id = ce.organization_id"
-        )
-    organization = ContactEmail._meta.get_field("organization")
+        sql = _RECORD_SQL[(connection.vendor, by)] = f"SELECT {_json_row(own, postgres=postgres)}, {lists} {source}"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [organization.get_db_prep_value(org.pk, connection), email.strip().lower()])
+        cursor.execute(sql, params)
         found = cursor.fetchone()
     if found is None:
         return None
@@ -110,7 +120,7 @@ def contact_by_email(*, org, email: str) -> Contact | None:
     return contact
 
 
-_BY_EMAIL_SQL: dict[str, str] = {}
+_RECORD_SQL: dict[tuple[str, str], str] = {}
 
 
 def _json_row(columns: list[tuple], *, postgres: bool) -> str:
@@ -347,42 +357,16 @@ def _all(model) -> list[str]:
 
 def contact_for_record(*, org, contact_id) -> Contact | None:
     """The contact with everything ContactRecord reads, as `contact_queryset_for_record` loads it, in one query
-    where that takes five: the contact's row, and its addresses, open items, company links (with their companies
-    and handlers) and project links (with their projects) as one JSON list a column, made rows again here. Raw
-    SQL over a lean loop: the ORM compiling four joins a call cost more than the statements it saved (PERFORMANCE).
-    None for another workspace's contact, or none."""
+    where that takes five (_contact_with_record). None for another workspace's contact, or none."""
     contact_id = as_uuid(contact_id)
     if contact_id is None:
         return None
-    postgres = connection.vendor == "postgresql"
-    parts = _record_parts()
-    lists = [_json_list(columns, where, order, postgres=postgres) for _, columns, where, order in parts]
-    fields = ", ".join(f'c."{f.column}"' for f in Contact._meta.concrete_fields)
-    # Each list is named apart from the relation (raw() sets it on the contact, where `emails` is the manager).
-    listed = ", ".join(f"({sql}) AS listed_{name}" for (name, *_), sql in zip(parts, lists, strict=True))
-    sql = (f'SELECT {fields}, {listed} FROM "{Contact._meta.db_table}" c '
-           "WHERE c.organization_id = %s AND c.id = %s")
     organization = Contact._meta.get_field("organization")
-    params = [organization.get_db_prep_value(org.pk, connection),
-              Contact._meta.pk.get_db_prep_value(contact_id, connection)]
-    # raw(): the contact's row converted as a query's would be; the lists come as text, one attribute each.
-    found = list(Contact.objects.raw(sql, params))
-    if not found:
-        return None
-    contact = found[0]
-    prefetched: dict[str, QuerySet] = {}
-    for name, columns, _, _ in parts:
-        text = contact.__dict__.pop(f"listed_{name}")
-        rows = [_rows_of(columns, values) for values in (json.loads(text) if text else [])]
-        manager = getattr(contact, name)
-        for row in rows:
-            manager.field.set_cached_value(row, contact)  # row.contact, as the prefetch sets it
-        queryset = manager.all()
-        queryset._result_cache = rows
-        queryset._prefetch_done = True
-        prefetched[name] = queryset
-    contact.__dict__["_prefetched_objects_cache"] = prefetched  # where prefetch_related keeps them
-    return contact
+    return _contact_with_record(
+        "id", f'FROM "{Contact._meta.db_table}" c WHERE c.organization_id = %s AND c.id = %s',
+        [organization.get_db_prep_value(org.pk, connection),
+         Contact._meta.pk.get_db_prep_value(contact_id, connection)],
+    )
 
 
 def _json_list(columns: list[tuple], where: str, order: str, *, postgres: bool) -> str:
