@@ -314,7 +314,9 @@ def identifying(plan: dict) -> list[str]:
 
 
 def _lock_workspace(org_id) -> None:
-    Organization.objects.select_for_update().filter(id=org_id).first()
+    # FOR NO KEY UPDATE (PostgreSQL), as the run queue's claim: claims take turns, and a transaction inserting a row
+    # that names the workspace takes its foreign key's KEY SHARE lock at commit without waiting for them.
+    Organization.objects.select_for_update(no_key=True).filter(id=org_id).first()
 
 
 def _reserve(run_id, amount: int) -> bool:

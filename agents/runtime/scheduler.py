@@ -40,7 +40,10 @@ def wake(*, conversation: Conversation) -> None:
 def claim(*, org_id) -> list[Conversation]:
     """Claim what may run now, within the limits, oldest queued first."""
     with transaction.atomic():
-        Organization.objects.select_for_update().filter(id=org_id).first()
+        # FOR NO KEY UPDATE on PostgreSQL: claims still take turns, but a transaction that inserts a row naming the
+        # workspace (the owner's message, its work) can take its foreign key's KEY SHARE lock at its commit. With
+        # FOR UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
+        Organization.objects.select_for_update(no_key=True).filter(id=org_id).first()
         running = Counter(
             Conversation.objects.filter(
                 organization_id=org_id, kind=Conversation.Kind.THREAD, state=Conversation.State.RUNNING
