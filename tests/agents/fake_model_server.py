@@ -55,12 +55,15 @@ class FakeModelServer:
         if "start_thread" in tools:
             if last["role"] == "tool":
                 return _completion({"content": "Started threads."})
-            # Every owner message since the chat's last reply gets a thread of its own.
+            # Every owner message since the chat's last reply gets a thread of its own. A thread's answer is shown to
+            # the chat as a user message too ("[#12] [Answer from ...] Done: ..."), quietly, so it lands after the
+            # chat's last reply when it arrives during or after a turn (under load, before the last owner message
+            # is handled): it is news for the chat, not a job.
             asked = []
             for message in reversed(body["messages"]):
                 if message["role"] == "assistant":
                     break
-                if message["role"] == "user":
+                if message["role"] == "user" and not message["content"].split("] ", 1)[-1].startswith("[Answer"):
                     asked.append(message["content"].split(": ", 1)[-1])
             calls = [
                 {"id": f"call_{time.monotonic_ns()}_{i}", "type": "function",
