@@ -110,7 +110,22 @@ ASGI_APPLICATION = "roadstar.asgi.application"
 # from corruption and saves an fsync per commit (a power cut may lose the last commits, not the database).
 SQLITE_PATH = Path(os.environ.get("SQLITE_PATH", BASE_DIR / "var" / "roadstar.sqlite3"))
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        from psycopg_pool import ConnectionPool  # (imported here: the embedded default never loads psycopg)
+
+        # A pool of connections for the process (psycopg_pool, through Django's own `pool` option). Django keeps a
+        # connection per thread, and the ASGI server runs each request's view in a thread of its own: without a
+        # pool every request opened a new PostgreSQL connection (a server process forked and signed in, about 8 ms
+        # of a chat POST's 29, bench/PERFORMANCE.md). A connection goes back to the pool when the request ends, and
+        # is tried before it is handed out again, so a restarted database costs no request. The worker keeps one
+        # connection per process instead (core/management/commands/worker.py: keep_connections).
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 2,
+            "max_size": int(os.environ.get("ROADSTAR_DB_POOL_MAX", "20")),
+            "timeout": 10,
+            "check": ConnectionPool.check_connection,
+        }
 else:
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
     DATABASES = {

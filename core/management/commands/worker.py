@@ -18,6 +18,7 @@ as it starts (`connect_at_start`), and keeps it (`keep_connections`).
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
@@ -57,6 +58,19 @@ def warm_up() -> None:
             warm()
 
 
+def freeze_what_is_loaded() -> None:
+    """Move every object loaded so far out of the garbage collector's sight, just before the cluster forks.
+
+    A forked worker shares the parent's memory until it writes to it, and a full collection writes to every object
+    it looks at (its reference count for the pass): each worker's first full collection touched the whole loaded
+    project, Django and the OpenAI SDK, and copied their pages, about 200 ms in the middle of its first turn on
+    PostgreSQL (bench/PERFORMANCE.md, pickup). Frozen (the way Python's gc.freeze documents for a pre-fork server),
+    the modules, models and clients loaded here are never collected or visited; what the turns make still is.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def keep_connections() -> None:
     """The cluster's processes keep their database connections for their life, checked before each use.
 
@@ -66,9 +80,14 @@ def keep_connections() -> None:
     the first message after a quiet minute waited for two new connections (a server process each). These processes
     serve no request, so nothing else would close them: they are kept, and CONN_HEALTH_CHECKS tries one before its
     first use after each task (a dropped connection is opened again, so a restarted database costs no task).
+
+    PostgreSQL's pool (the web's, roadstar/settings/base.py) is left out here, before any connection is made: a
+    process keeping one connection has no use for it, Django refuses a pool with persistent connections, and the
+    cluster forks its workers from this process, where a pool's threads would not follow.
     """
     for alias in connections:
         connections.settings[alias].update(CONN_MAX_AGE=None, CONN_HEALTH_CHECKS=True)
+        connections.settings[alias].get("OPTIONS", {}).pop("pool", None)
 
 
 def connect_at_start(**kwargs) -> None:
@@ -92,6 +111,7 @@ class Command(BaseCommand):
 
         keep_connections()
         warm_up()
+        freeze_what_is_loaded()
         post_spawn.connect(connect_at_start, dispatch_uid="roadstar.worker.connect_at_start")
         cluster = Cluster()  # installs the main process's handlers, which stop the cluster in order
         before = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
