@@ -116,17 +116,27 @@ def fold(conversation: Conversation) -> int:
     size they fold into one of twice the size. Each line is saved on its own, so a fold cut short (the model
     down, the worker gone) leaves only correct lines, and the next fold first folds the two it left unfolded.
     """
+    return _fold(conversation)[0]
+
+
+def fold_and_show(conversation: Conversation) -> list[MemoryLine]:
+    """fold, then the lines the prompt shows (top_lines): a turn's start, without reading the lines again."""
+    return _fold(conversation)[1]
+
+
+def _fold(conversation: Conversation) -> tuple[int, list[MemoryLine]]:
     lines = top_lines(conversation)
     total = Message.objects.filter(conversation=conversation).count()
     made = 0
     while True:
+        # The lines are top_lines' throughout: a pair folded is replaced by its line, a block's line appended.
         if len(lines) >= 2 and lines[-1].n == lines[-2].n and lines[-2].start % (2 * lines[-2].n) == 0:
             left, right = lines[-2], lines[-1]
             lines[-2:] = [line_made(conversation, left.start, 2 * left.n, lambda: [left.summary, right.summary])]  # noqa: B023  (called at once)
             continue
         upto = folded_upto(lines)
         if total - upto < KEEP_WHOLE + BLOCK:
-            return made
+            return made, lines
 
         def block_texts(upto=upto):
             block = Message.objects.filter(conversation=conversation, seq__gte=upto, seq__lt=upto + BLOCK)

@@ -10,9 +10,12 @@ never both see a free place. Chats don't count towards the limits: they only rou
 from __future__ import annotations
 
 import logging
+import uuid
 from collections import Counter
+from typing import NamedTuple
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agents.models import Agent, Conversation
@@ -37,27 +40,45 @@ def wake(*, conversation: Conversation) -> None:
     transaction.on_commit(lambda: dispatch(org_id=org_id))
 
 
-def claim(*, org_id) -> list[Conversation]:
-    """Claim what may run now, within the limits, oldest queued first."""
+class Claimed(NamedTuple):
+    """A conversation claimed to run (the state written RUNNING): what dispatch and drain need of it."""
+
+    id: uuid.UUID
+    agent_id: uuid.UUID
+    kind: str
+
+
+def claim(*, org_id) -> list[Claimed]:
+    """Claim what may run now, within the limits, oldest queued first.
+
+    Two statements on SQLite (three on PostgreSQL, with the workspace's lock): one read of the workspace's queued
+    conversations and its running threads, with whether their agent is paused, and the write of the claimed. A
+    claim follows every owner message and every turn, so it was five compiled queries on each.
+    """
     with transaction.atomic():
-        # FOR NO KEY UPDATE on PostgreSQL: claims still take turns, but a transaction that inserts a row naming the
-        # workspace (the owner's message, its work) can take its foreign key's KEY SHARE lock at its commit. With
-        # FOR UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
-        Organization.objects.select_for_update(no_key=True).filter(id=org_id).first()
-        running = Counter(
-            Conversation.objects.filter(
-                organization_id=org_id, kind=Conversation.Kind.THREAD, state=Conversation.State.RUNNING
-            ).values_list("agent_id", flat=True)
+        if connection.vendor == "postgresql":
+            # FOR NO KEY UPDATE: claims still take turns, but a transaction that inserts a row naming the workspace
+            # (the owner's message, its work) can take its foreign key's KEY SHARE lock at its commit. With FOR
+            # UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
+            # (SQLite needs no lock here: its IMMEDIATE transaction holds the database's write lock from BEGIN.)
+            Organization.objects.select_for_update(no_key=True).filter(id=org_id).values_list("id").first()
+        rows = (
+            Conversation.objects.filter(organization_id=org_id)
+            .filter(Q(state=Conversation.State.QUEUED)
+                    | Q(state=Conversation.State.RUNNING, kind=Conversation.Kind.THREAD))
+            .order_by("queued_at", "created_at")
+            .values_list("id", "agent_id", "kind", "state", "agent__paused")
         )
+        running: Counter = Counter()
+        queued = []
+        for id_, agent_id, kind, state, paused in rows:
+            if state == Conversation.State.RUNNING:
+                running[agent_id] += 1
+            elif not paused:
+                queued.append(Claimed(id_, agent_id, kind))
         total = sum(running.values())
-        paused = set(Agent.objects.filter(organization_id=org_id, paused=True).values_list("id", flat=True))
         claimed = []
-        queued = Conversation.objects.filter(organization_id=org_id, state=Conversation.State.QUEUED).order_by(
-            "queued_at", "created_at"
-        )
         for conversation in queued:
-            if conversation.agent_id in paused:
-                continue
             if conversation.kind == Conversation.Kind.THREAD:
                 if total >= MAX_RUNNING_PER_OWNER or running[conversation.agent_id] >= MAX_RUNNING_PER_AGENT:
                     continue

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from agents import services
-from agents.models import Agent, Conversation, Message, Run, ToolCall, Work
+from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Work
 from agents.runtime import memory, scheduler
 from agents.runtime.agent_tools import (
     holds_transaction,
@@ -68,6 +68,7 @@ class Turn(ToolHost):
         # change within it; and so each step's prompt starts byte for byte with the last one's, which providers
         # cache). The messages since the fold are kept here too, and each step reads only the ones added since.
         self._system: str | None = None
+        self._shown_lines: list[MemoryLine] | None = None  # memory's lines after the turn's fold
         self._messages: list[Message] | None = None
         # Every message up to this seq is in _messages (seqs have no gaps: an append that rolls back gives its seq
         # back). The turn's own appends go in as they commit; what others append is read when the counter is past.
@@ -137,7 +138,7 @@ class Turn(ToolHost):
             self._say_no_model(str(missing))
             return Run.Outcome.NO_MODEL
         try:
-            memory.fold(self.conversation)
+            self._shown_lines = memory.fold_and_show(self.conversation)
         except ModelUnavailable as error:
             return self._fail(str(error))
         # Calls a worker saved and didn't finish before it died; after that, the calls of each step are known here.
@@ -216,7 +217,7 @@ class Turn(ToolHost):
         if self._messages is None:
             staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
             system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
-            lines = memory.top_lines(self.conversation)
+            lines = self._shown_lines if self._shown_lines is not None else memory.top_lines(self.conversation)
             preamble = memory.memory_preamble(lines)
             self._system = system + "\n\n" + preamble if preamble else system
             upto = memory.folded_upto(lines)
@@ -263,6 +264,14 @@ class Turn(ToolHost):
                 self._check_turns.extend(check_turns_of(message))
                 self._check_turns_upto = message.seq
         return list(self._check_turns)
+
+    def input_waits_at(self, next_seq: int | None) -> bool:
+        """has_new_input at the turn's end, with the conversation's counter read under its lock: from the messages
+        the turn holds when the counter says they are all there (nothing was appended since its last read: the
+        common end of a turn, two queries less), else from the database."""
+        if self._messages is not None and next_seq is not None and next_seq - 1 == self._known_upto:
+            return self._input_waits()
+        return has_new_input(self.conversation)
 
     def _input_waits(self) -> bool:
         """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply."""
@@ -652,10 +661,10 @@ def run_turn(conversation_id: str) -> str | None:
     )
     if conversation is None or conversation.state != Conversation.State.RUNNING:
         return None
-    run = Run.objects.create(
+    run = rows.insert(Run(  # (a kept statement: every turn writes one)
         organization=conversation.organization, conversation=conversation, agent=conversation.agent,
         started_at=timezone.now(),
-    )
+    ))
     turn = Turn(conversation, run)
     try:
         outcome = turn.execute()
@@ -682,7 +691,8 @@ def run_turn(conversation_id: str) -> str | None:
     # under that same lock, so it is either seen here (queued again) or finds the conversation idle and queues it
     # itself. Looked at outside, a message sent between the look and `finish` was left unanswered.
     with transaction.atomic():
-        Conversation.objects.select_for_update().filter(id=conversation.id).values_list("id").first()
-        more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and has_new_input(conversation)
+        next_seq = (Conversation.objects.select_for_update().filter(id=conversation.id)
+                    .values_list("next_seq", flat=True).first())
+        more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and turn.input_waits_at(next_seq)
         scheduler.finish(conversation=conversation, more_to_do=more)
     return outcome
