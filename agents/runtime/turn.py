@@ -375,8 +375,14 @@ class Turn(ToolHost):
             message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
                                               saw_upto=saw_upto)
             self._latest_reply(text)
-            covered = Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN)
-            for work in covered.select_related("conversation", "agent", "requester"):
+            # The turn's work as it read it at its start (its rows don't change but for their state), still open:
+            # its conversation is this one and its agent this turn's, so only the ids are read again.
+            still_open = set(Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN)
+                             .values_list("id", flat=True))
+            for work in [w for w in self._works if w.id in still_open]:
+                work.conversation = self.conversation
+                if work.agent_id == self.agent.id:
+                    work.agent = self.agent
                 if work.requester_id in self.passed_requesters:
                     Work.objects.filter(id=work.id, state=Work.State.OPEN).update(state=Work.State.PASSED)
                 elif not self.kept:
