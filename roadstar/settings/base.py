@@ -16,7 +16,7 @@ from typing import Any
 import dj_database_url
 from django.utils.csp import CSP
 
-from roadstar.settings import hosts
+from roadstar.settings import SettingsRefused, hosts
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -27,6 +27,21 @@ def env_flag(name: str, default: bool) -> bool:
     if value is None or not value.strip():
         return default
     return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_count(name: str, default: int, *, least: int = 1) -> int:
+    """A whole number from the environment, at least `least`; unset is the default. Anything else stops the
+    start with what is wrong and where, rather than a traceback from int()."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    try:
+        number = int(value.strip())
+    except ValueError:
+        number = None
+    if number is None or number < least:
+        raise SettingsRefused(f"{name} is {value!r}: it must be a whole number, {least} or more.")
+    return number
 
 
 # Which way of running this is: "development", "test" or "production", each module naming itself.
@@ -122,7 +137,7 @@ if os.environ.get("DATABASE_URL"):
         # connection per process instead (core/management/commands/worker.py: keep_connections).
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 2,
-            "max_size": int(os.environ.get("ROADSTAR_DB_POOL_MAX", "20")),
+            "max_size": env_count("ROADSTAR_DB_POOL_MAX", 20, least=2),
             "timeout": 10,
             "check": ConnectionPool.check_connection,
         }
@@ -184,7 +199,7 @@ else:
 Q_CLUSTER = {
     "name": "roadstar",
     "orm": "default",
-    "workers": int(os.environ.get("Q_WORKERS", "1" if not os.environ.get("DATABASE_URL") else "4")),
+    "workers": env_count("Q_WORKERS", 1 if not os.environ.get("DATABASE_URL") else 4),
     "timeout": 600,
     "retry": 660,
     "max_attempts": 5,

@@ -20,7 +20,7 @@ from django.conf import global_settings
 from django.conf import settings as django_settings
 
 from roadstar import settings as roadstar_settings
-from roadstar.settings import DEVELOPMENT_SECRET_KEY, base, module_for
+from roadstar.settings import DEVELOPMENT_SECRET_KEY, SettingsRefused, base, module_for
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_KEY = secrets.token_urlsafe(50)
@@ -257,3 +257,24 @@ _ENV_READ = re.compile(r"os\.environ\.get\(|os\.environ\[|os\.getenv\(|environ\.
 def test_the_environment_is_read_by_the_settings_only():
     readers = [str(p.relative_to(ROOT)) for p in _code_files() if _ENV_READ.search(p.read_text())]
     assert readers == []
+
+
+@pytest.mark.parametrize("value", ["many", "0", "2.5", "-3"])
+def test_a_count_in_the_environment_that_is_not_a_whole_number_stops_the_start_saying_which(value):
+    env = {**os.environ, "Q_WORKERS": value, "DJANGO_SETTINGS_MODULE": ""}
+    env.pop("DJANGO_SETTINGS_MODULE")
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode != 0
+    assert f"Roadstar won't start: Q_WORKERS is '{value}': it must be a whole number, 1 or more." in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_counts_in_the_environment_are_read_as_whole_numbers(monkeypatch):
+    monkeypatch.setenv("ROADSTAR_DB_POOL_MAX", " 12 ")
+    assert base.env_count("ROADSTAR_DB_POOL_MAX", 20, least=2) == 12
+    monkeypatch.setenv("ROADSTAR_DB_POOL_MAX", "")
+    assert base.env_count("ROADSTAR_DB_POOL_MAX", 20, least=2) == 20
+    monkeypatch.setenv("ROADSTAR_DB_POOL_MAX", "1")
+    with pytest.raises(SettingsRefused, match="ROADSTAR_DB_POOL_MAX is '1': it must be a whole number, 2 or more"):
+        base.env_count("ROADSTAR_DB_POOL_MAX", 20, least=2)
