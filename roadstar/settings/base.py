@@ -131,10 +131,10 @@ if os.environ.get("DATABASE_URL"):
 
         # A pool of connections for the process (psycopg_pool, through Django's own `pool` option). Django keeps a
         # connection per thread, and the ASGI server runs each request's view in a thread of its own: without a
-        # pool every request opened a new PostgreSQL connection (a server process forked and signed in, about 8 ms
-        # of a chat POST's 29, bench/PERFORMANCE.md). A connection goes back to the pool when the request ends, and
-        # is tried before it is handed out again, so a restarted database costs no request. The worker keeps one
-        # connection per process instead (core/management/commands/worker.py: keep_connections).
+        # pool every request opened a new PostgreSQL connection (a server process forked and signed in: a chat
+        # POST took 29 ms, 20 with the pool, bench/PERFORMANCE.md). A connection goes back to the pool when the
+        # request ends, and is tried before it is handed out again, so a restarted database costs no request. The
+        # worker keeps one connection per process instead (core/management/commands/worker.py: keep_connections).
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 2,
             "max_size": env_count("ROADSTAR_DB_POOL_MAX", 20, least=2),

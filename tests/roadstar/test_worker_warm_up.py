@@ -6,13 +6,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from django.conf import settings
-from django.db import connections
+from django.db import close_old_connections, connection, connections
 from django_q.signals import post_spawn
 
 from core.management.commands import worker
+
+
+def assert_passes_in_a_fresh_interpreter(code: str) -> None:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "roadstar.settings")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_warm_up_imports_the_model_client_and_openai():
@@ -28,10 +36,7 @@ def test_warm_up_imports_the_model_client_and_openai():
         " 'agents.tasks') if m not in sys.modules]\n"
         "assert not missing, missing\n"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "roadstar.settings")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, env=env, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert_passes_in_a_fresh_interpreter(code)
 
 
 def test_worker_warms_up_before_the_cluster_forks(monkeypatch):
@@ -96,10 +101,7 @@ def test_what_the_worker_loaded_is_frozen_before_the_cluster_forks():
         "assert gc.get_freeze_count() > before + 100_000, (before, gc.get_freeze_count())\n"
         "assert sum(gc.get_count()) < 1_000, gc.get_count()\n"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "roadstar.settings")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, env=env, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert_passes_in_a_fresh_interpreter(code)
 
 
 @pytest.mark.skipif(settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
@@ -108,10 +110,6 @@ def test_what_the_worker_loaded_is_frozen_before_the_cluster_forks():
 def test_on_postgresql_each_requests_thread_takes_a_pooled_connection_and_gives_it_back():
     # The ASGI server runs each request's view in a thread of its own, and Django keeps a connection per thread:
     # what a request does with the database, in a thread, ended as a request ends (close_old_connections).
-    import threading
-
-    from django.db import close_old_connections, connection
-
     pool = connection.pool
     assert pool is not None and pool.max_size >= 8 and pool.min_size >= 1
     before = pool.get_stats()
