@@ -197,9 +197,10 @@ def agent_raise_budget(*, org, agent: Agent, monthly_budget: Decimal) -> Agent:
 
 
 def chat_for(*, agent: Agent) -> Conversation:
-    chat = Conversation.objects.filter(agent=agent, kind=Conversation.Kind.CHAT).first()
-    if chat is not None:
-        return chat
+    # One chat an agent (a unique constraint); by a kept statement, as every answer from a thread reads it.
+    found = rows.select(Conversation, [("agent_id", "=", agent.pk), ("kind", "=", Conversation.Kind.CHAT)], limit=1)
+    if found:
+        return found[0]
     try:
         with transaction.atomic():
             return Conversation.objects.create(organization_id=agent.organization_id, agent=agent, kind="chat")

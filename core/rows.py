@@ -1,4 +1,5 @@
-"""Rows written without the ORM's SQL compiler: the writes every step of a turn makes (issue 13).
+"""Rows written and read without the ORM's SQL compiler: the writes every step of a turn makes, and the reads
+every turn starts with (issue 13).
 
 The ORM builds and compiles each statement afresh, and for a step's small rows that costs more than the
 database's own work: a thread's step wrote its usage, its message, its tool call and the call's result, and
@@ -9,12 +10,17 @@ time, JSON), as the ORM's do, so what is written is the same.
 What this doesn't do, it leaves to the ORM: a model with pre_save or post_save receivers (they must run), one
 with parents, generated fields or database defaults, a value that is an expression, or a database that can't
 return the new row's id from its insert.
+
+Reads (`select`) are what `Model.objects.filter(...)` of plain comparisons gives, every column, with the rows
+it names by foreign key joined in as select_related does: the values go in through each field's
+`get_db_prep_value`, and come back through the database's and the field's converters, as the ORM's compiler
+applies them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import connections, models, transaction
 from django.db.models.signals import post_save, pre_save
@@ -174,3 +180,157 @@ def add_one(model: type[models.Model], name: str, *, pks: Sequence, using: str =
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+# --- reads ------------------------------------------------------------------------------------------------------
+
+# The comparisons a select's conditions may make: (a field's attname, one of these, the value).
+_OPERATORS = {"=": "=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "in": "IN", "is null": "IS NULL"}
+
+
+def select(model: type[M], where: Sequence[tuple[str, str, Any]], *, order_by: Sequence[str] = (),
+           related: Sequence[str] = (), limit: int | None = None, using: str = "default") -> list[M]:
+    """`model.objects.select_related(*related).filter(...).order_by(*order_by)[:limit]`, every column, where each
+    condition is (attname, operator, value) and all must hold: `("conversation_id", "=", conversation.pk)`,
+    `("seq", ">=", 12)`, `("id", "in", ids)`, `("closed_at", "is null", True)`. `order_by` names attnames, "-"
+    first for descending; `related` names foreign keys that can't be null, their rows joined in and cached on
+    each row as select_related caches them. A model instance given as a value stands for its primary key. The
+    rows come in no order but the one asked for (the model's Meta.ordering is not applied)."""
+    connection = connections[using]
+    meta = model._meta
+    conditions = [(_field_of(meta, name), _OPERATORS[op], value) for name, op, value in where]
+    joined = [_join_of(meta, name) for name in related]
+    shape = tuple((f.attname, op, len(v) if op == "IN" else bool(v) if op == "IS NULL" else None)
+                  for f, op, v in conditions)
+    key = ("select", model, connection.vendor, shape, tuple(order_by), tuple(related), limit)
+    made = _READS.get(key)
+    if made is None:
+        made = _READS[key] = _select_statement(connection, meta, conditions, joined, order_by, limit)
+    if any(op == "IN" and not value for _, op, value in conditions):
+        return []  # as the ORM: an empty IN matches nothing, and asks nothing
+    sql, converters = made
+    params = _where_params(conditions, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    models_read = [(model, meta.concrete_fields), *((f.related_model, f.related_model._meta.concrete_fields)
+                                                    for f in joined)]
+    out = []
+    for values in found:
+        values = list(values)
+        for at, convs, expression in converters:
+            value = values[at]
+            for converter in convs:
+                value = converter(value, expression, connection)
+            values[at] = value
+        at = 0
+        objects = []
+        for each, fields in models_read:
+            objects.append(each.from_db(using, [f.attname for f in fields], values[at:at + len(fields)]))
+            at += len(fields)
+        for field, pointed in zip(joined, objects[1:], strict=True):
+            field.set_cached_value(objects[0], pointed)
+        out.append(objects[0])
+    return out
+
+
+_READS: dict[tuple, tuple[str, list]] = {}
+
+
+def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, using: str = "default",
+           **values) -> int:
+    """`model.objects.filter(...).update(**values)` for plain values (no expressions), the conditions as `select`
+    takes them: how many rows it changed. (A QuerySet's update sends no signals: nothing is left to the ORM.)"""
+    connection = connections[using]
+    meta = model._meta
+    conditions = [(_field_of(meta, name), _OPERATORS[op], value) for name, op, value in where]
+    setting = [_field(meta, name) for name in values]
+    if any(op == "IN" and not value for _, op, value in conditions):
+        return 0
+    shape = tuple((f.attname, op, len(v) if op == "IN" else bool(v) if op == "IS NULL" else None)
+                  for f, op, v in conditions)
+    key = ("update_where", model, connection.vendor, shape, tuple(values))
+
+    def make() -> str:
+        quote = connection.ops.quote_name
+        sets = ", ".join(f"{quote(f.column)} = %s" for f in setting)
+        return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {_where_sql(connection, conditions, alias=None)}"
+
+    sql = _statement(key, make)
+    if any(hasattr(v, "resolve_expression") for v in values.values()):
+        raise TypeError("core.rows.update: plain values only (an expression is the ORM's update)")
+    params = [f.get_db_prep_save(v, connection) for f, v in zip(setting, values.values(), strict=True)]
+    params += _where_params(conditions, connection)
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+def _where_sql(connection, conditions, *, alias: str | None) -> str:
+    quote = connection.ops.quote_name
+    wheres = []
+    for field, op, value in conditions:
+        column = f"{alias}.{quote(field.column)}" if alias else quote(field.column)
+        if op == "IN":
+            wheres.append(f"{column} IN ({', '.join(['%s'] * len(value))})")
+        elif op == "IS NULL":
+            wheres.append(f"{column} IS NULL" if value else f"{column} IS NOT NULL")
+        else:
+            wheres.append(f"{column} {op} %s")
+    return " AND ".join(wheres) if wheres else "1 = 1"
+
+
+def _where_params(conditions, connection) -> list:
+    params: list = []
+    for field, op, value in conditions:
+        if op == "IN":
+            params += [_prep(field, v, connection) for v in value]
+        elif op != "IS NULL":
+            params.append(_prep(field, value, connection))
+    return params
+
+
+def _field_of(meta, attname: str) -> models.Field:
+    for field in meta.concrete_fields:
+        if field.attname == attname:
+            return field
+    raise TypeError(f"core.rows: {meta.label} has no column {attname!r}")
+
+
+def _join_of(meta, name: str) -> models.ForeignKey:
+    field = meta.get_field(name)
+    if not isinstance(field, models.ForeignKey) or field.null:
+        raise TypeError(f"core.rows: {meta.label}.{name} is not a foreign key that can't be null")
+    return field
+
+
+def _prep(field: models.Field, value, connection):
+    if isinstance(value, models.Model):
+        value = value.pk
+    return field.get_db_prep_value(value, connection, prepared=False)
+
+
+def _select_statement(connection, meta, conditions, joined, order_by, limit) -> tuple[str, list]:
+    quote = connection.ops.quote_name
+    tables = [("t0", meta), *((f"t{i + 1}", f.related_model._meta) for i, f in enumerate(joined))]
+    columns, converters = [], []
+    for alias, each in tables:
+        for field in each.concrete_fields:
+            expression = field.get_col(alias)
+            convs = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+            if convs:
+                converters.append((len(columns), convs, expression))
+            columns.append(f"{alias}.{quote(field.column)}")
+    sql = f"SELECT {', '.join(columns)} FROM {quote(meta.db_table)} t0"
+    for (alias, each), field in zip(tables[1:], joined, strict=True):
+        sql += (f" JOIN {quote(each.db_table)} {alias} ON {alias}.{quote(each.pk.column)} = "
+                f"t0.{quote(field.column)}")
+    if conditions:
+        sql += " WHERE " + _where_sql(connection, conditions, alias="t0")
+    if order_by:
+        sql += " ORDER BY " + ", ".join(
+            f"t0.{quote(_field_of(meta, name.lstrip('-')).column)}{' DESC' if name.startswith('-') else ' ASC'}"
+            for name in order_by)
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return sql, converters

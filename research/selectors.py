@@ -14,6 +14,7 @@ from django.utils import timezone
 from companies.models import Company
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
+from core.memo import kept
 from research.models import (
     CompanyListing,
     Dataset,
@@ -32,6 +33,7 @@ SETTING_OF = {"filings": "filings_on", "newsfeed": "newsfeed_on", "tables": "tab
               "comments": "pages_on"}
 
 
+@kept  # read once for a whole browse_tools description (tools.catalog): each optional group asks
 def research_settings(*, org) -> ResearchSettings:
     """The workspace's settings, unsaved defaults (every group off) when it never set them."""
     found = ResearchSettings.objects.filter(organization=org).first()

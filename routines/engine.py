@@ -23,6 +23,7 @@ from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.scheduler import wake
 from contacts.models import OpenItem
+from core import rows
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Card, Change, Organization
@@ -392,4 +393,4 @@ def summary_start(*, org, since, now) -> Summary:
 
 
 def summary_finished(*, work, text: str) -> None:
-    Summary.objects.filter(work=work, text="").update(text=text)
+    rows.update(Summary, [("work_id", "=", work.pk), ("text", "=", "")], text=text)  # (every answer asks)

@@ -15,7 +15,7 @@ from django.utils.text import slugify
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.scheduler import wake
-from core import limits
+from core import limits, rows
 from core.errors import ToolError
 from core.inputs import in_range
 from core.locking import lock
@@ -424,9 +424,12 @@ def _start_next_run_locked(routine: Routine) -> RoutineRun | None:
 
 
 def routine_run_finished(*, work: Work) -> None:
-    run = RoutineRun.objects.filter(work=work, state=RoutineRun.State.RUNNING).select_related("routine").first()
-    if run is None:
+    # (by a kept statement: every piece of work answered asks, and most are no routine's)
+    found = rows.select(RoutineRun, [("work_id", "=", work.pk), ("state", "=", RoutineRun.State.RUNNING)],
+                        related=["routine"], order_by=["id"], limit=1)
+    if not found:
         return
+    run = found[0]
     RoutineRun.objects.filter(id=run.id).update(state=RoutineRun.State.DONE, finished_at=timezone.now())
     routine_start_next_run(routine=run.routine)
 

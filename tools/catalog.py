@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.context import ToolContext
+from core.memo import reads_kept
 from tools import registry
 from tools.pipeline import use_tool
 
@@ -39,6 +40,11 @@ def browse_description(org=None) -> str:
     has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
     than counted, so a thread knows it exists and doesn't try it. Given a workspace, an optional group it has off
     is absent."""
+    with reads_kept():  # the optional groups' settings, read once for all of them
+        return _browse_description(org)
+
+
+def _browse_description(org) -> str:
     lines = [BROWSE_INTRO]
     for name, summary in _all_group_lines():
         if name in registry.GROUPS:
@@ -60,6 +66,11 @@ def _all_group_lines() -> list[tuple[str, str]]:
 def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
+    with reads_kept():  # each group asked for is looked up twice or more; the settings are read once
+        return _browse(ctx, groups)
+
+
+def _browse(ctx: ToolContext, groups: list[str]) -> dict:
     result: dict = {}
     unknown = [g for g in groups if not registry.group_on(g, ctx.org)]
     known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org)]

@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from agents.models import Conversation, MemoryLine, Message
 from agents.runtime.model import get_model
 from agents.services import usage_record
+from core import rows
 from core.errors import ToolError
 from core.network import network_call
 
@@ -79,7 +80,9 @@ def summarize(conversation: Conversation, texts: list[str]) -> str:
 
 def top_lines(conversation: Conversation) -> list[MemoryLine]:
     """The lines a prompt shows: each folded message under exactly one, oldest first."""
-    lines = list(MemoryLine.objects.filter(conversation=conversation, n__gte=BLOCK).order_by("start", "-n"))
+    # (by a kept statement: every turn starts with it)
+    lines = rows.select(MemoryLine, [("conversation_id", "=", conversation.pk), ("n", ">=", BLOCK)],
+                        order_by=["start", "-n"])
     shown, covered_to = [], 0
     for line in lines:
         if line.start >= covered_to:
@@ -120,13 +123,18 @@ def fold(conversation: Conversation) -> int:
 
 
 def fold_and_show(conversation: Conversation) -> list[MemoryLine]:
-    """fold, then the lines the prompt shows (top_lines): a turn's start, without reading the lines again."""
-    return _fold(conversation)[1]
+    """fold, then the lines the prompt shows (top_lines): a turn's start, without reading the lines again.
+
+    How many messages there are is the conversation's counter as the turn read it (`next_seq`: seqs start at 0
+    and have no gaps, and no message is deleted but with its conversation), not a COUNT. A message appended since
+    is folded, when its block is due, at the next turn's start."""
+    return _fold(conversation, total=conversation.next_seq)[1]
 
 
-def _fold(conversation: Conversation) -> tuple[int, list[MemoryLine]]:
+def _fold(conversation: Conversation, *, total: int | None = None) -> tuple[int, list[MemoryLine]]:
     lines = top_lines(conversation)
-    total = Message.objects.filter(conversation=conversation).count()
+    if total is None:
+        total = Message.objects.filter(conversation=conversation).count()
     made = 0
     while True:
         # The lines are top_lines' throughout: a pair folded is replaced by its line, a block's line appended.

@@ -15,10 +15,10 @@ from collections import Counter
 from typing import NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from agents.models import Agent, Conversation
+from core import rows
 from core.models import Organization
 
 logger = logging.getLogger(__name__)
@@ -33,9 +33,8 @@ def wake(*, conversation: Conversation) -> None:
         return  # an outside app reads what arrived when it asks; nothing runs here
     if conversation.kind == Conversation.Kind.CHAT and conversation.agent.runs_on == Agent.RunsOn.MAC:
         return  # the program on the owner's Mac reads its chat's messages over MCP and replies itself
-    Conversation.objects.filter(id=conversation.id, state=Conversation.State.IDLE).update(
-        state=Conversation.State.QUEUED, queued_at=timezone.now()
-    )
+    rows.update(Conversation, [("id", "=", conversation.id), ("state", "=", Conversation.State.IDLE)],
+                state=Conversation.State.QUEUED, queued_at=timezone.now())
     org_id = conversation.organization_id
     transaction.on_commit(lambda: dispatch(org_id=org_id))
 
@@ -62,16 +61,9 @@ def claim(*, org_id) -> list[Claimed]:
             # UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
             # (SQLite needs no lock here: its IMMEDIATE transaction holds the database's write lock from BEGIN.)
             Organization.objects.select_for_update(no_key=True).filter(id=org_id).values_list("id").first()
-        rows = (
-            Conversation.objects.filter(organization_id=org_id)
-            .filter(Q(state=Conversation.State.QUEUED)
-                    | Q(state=Conversation.State.RUNNING, kind=Conversation.Kind.THREAD))
-            .order_by("queued_at", "created_at")
-            .values_list("id", "agent_id", "kind", "state", "agent__paused")
-        )
         running: Counter = Counter()
         queued = []
-        for id_, agent_id, kind, state, paused in rows:
+        for id_, agent_id, kind, state, paused in _queued_and_running(org_id):
             if state == Conversation.State.RUNNING:
                 running[agent_id] += 1
             elif not paused:
@@ -86,10 +78,31 @@ def claim(*, org_id) -> list[Claimed]:
                 total += 1
             claimed.append(conversation)
         if claimed:
-            Conversation.objects.filter(id__in=[c.id for c in claimed]).update(
-                state=Conversation.State.RUNNING, started_at=timezone.now()
-            )
+            rows.update(Conversation, [("id", "in", [c.id for c in claimed])], state=Conversation.State.RUNNING,
+                        started_at=timezone.now())
     return claimed
+
+
+_CLAIM_SQL: dict[str, str] = {}
+
+
+def _queued_and_running(org_id) -> list[tuple]:
+    """The workspace's queued conversations and its running threads, oldest queued first: (id, agent id, kind,
+    state, whether the agent is paused). Written out, as every claim reads it (the ORM compiled it each time)."""
+    sql = _CLAIM_SQL.get(connection.vendor)
+    if sql is None:
+        conversations, agents = Conversation._meta.db_table, Agent._meta.db_table
+        sql = _CLAIM_SQL[connection.vendor] = (
+            f'SELECT c."id", c."agent_id", c."kind", c."state", a."paused" FROM "{conversations}" c '
+            f'JOIN "{agents}" a ON a."id" = c."agent_id" WHERE c."organization_id" = %s '
+            f'AND (c."state" = %s OR (c."state" = %s AND c."kind" = %s)) ORDER BY c."queued_at", c."created_at"'
+        )
+    uuid_field = Conversation._meta.pk
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [Conversation._meta.get_field("organization").get_db_prep_value(org_id, connection),
+                             Conversation.State.QUEUED, Conversation.State.RUNNING, Conversation.Kind.THREAD])
+        return [(uuid_field.to_python(id_), uuid_field.to_python(agent_id), kind, state, bool(paused))
+                for id_, agent_id, kind, state, paused in cursor.fetchall()]
 
 
 def dispatch(*, org_id) -> list[str]:
@@ -105,9 +118,8 @@ def dispatch(*, org_id) -> list[str]:
 def finish(*, conversation: Conversation, more_to_do: bool) -> None:
     """A worker is done with it: back to idle, or queued again when new messages came in meanwhile."""
     state = Conversation.State.QUEUED if more_to_do else Conversation.State.IDLE
-    Conversation.objects.filter(id=conversation.id).update(
-        state=state, queued_at=timezone.now() if more_to_do else None
-    )
+    rows.update(Conversation, [("id", "=", conversation.id)], state=state,
+                queued_at=timezone.now() if more_to_do else None)
     org_id = conversation.organization_id
     transaction.on_commit(lambda: dispatch(org_id=org_id))
 

@@ -7,11 +7,13 @@ is handed out again and the turn goes on from what was saved: a call whose resul
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import uuid
 from typing import Any
 
+from django.core.exceptions import ObjectNotUpdated
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -57,9 +59,8 @@ class Turn(ToolHost):
         self.and_then_groups: dict[str, uuid.UUID] = {}
         # The work this turn covers: what was open when it started, newest first. Work sent on whole ("passed")
         # is answered by whoever does it; work sent on with the answer coming back here ("kept") stays open.
-        self._works = list(
-            Work.objects.filter(conversation=conversation, state=Work.State.OPEN).order_by("-created_at")
-        )
+        self._works = rows.select(Work, [("conversation_id", "=", conversation.pk), ("state", "=", Work.State.OPEN)],
+                                  order_by=["-created_at"])
         self.passed_requesters: set = set()
         self.kept = False
         # The most steps any of that work had taken in turns before this one.
@@ -70,6 +71,7 @@ class Turn(ToolHost):
         self._system: str | None = None
         self._shown_lines: list[MemoryLine] | None = None  # memory's lines after the turn's fold
         self._messages: list[Message] | None = None
+        self._folded_upto = 0  # the seq _messages start from: memory holds the ones before it
         # Every message up to this seq is in _messages (seqs have no gaps: an append that rolls back gives its seq
         # back). The turn's own appends go in as they commit; what others append is read when the counter is past.
         self._known_upto = -1
@@ -142,12 +144,16 @@ class Turn(ToolHost):
         except ModelUnavailable as error:
             return self._fail(str(error))
         # Calls a worker saved and didn't finish before it died; after that, the calls of each step are known here.
-        pending = unanswered_tool_calls(self.conversation)
+        pending = self._unfinished_calls()  # (reading the messages the first time)
+        just_read = True
         while True:
             if pending:
                 self._run_tool_calls(pending)
                 pending = []
-            self._read_new_messages()  # and whether the agent was paused meanwhile (by the owner, or its budget)
+                just_read = False
+            if not just_read:
+                self._read_new_messages()  # and whether the agent was paused meanwhile (by the owner, or its budget)
+            just_read = False
             if not self._input_waits():
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
@@ -174,6 +180,17 @@ class Turn(ToolHost):
             self._hold(message)
             if not calls:
                 return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+
+    def _unfinished_calls(self) -> list[ToolCall]:
+        """The tool calls saved and not done: read from the database only when there can be some. Where the turn
+        holds the whole conversation, a call is done exactly when its result's message is there (both are written
+        in one transaction: _record_result), so calls the held steps made and their results settle it."""
+        messages = self._held()
+        if self._folded_upto == 0:
+            made = {c["id"] for m in messages if m.role == Message.Role.AGENT for c in m.data.get("tool_calls") or []}
+            if made <= {m.data.get("call_id") for m in messages if m.role == Message.Role.TOOL}:
+                return []
+        return unanswered_tool_calls(self.conversation)
 
     def _count_step(self, usage) -> None:
         """The model call's usage, and the step counted on the work. A thread's 40 steps count on its piece of work
@@ -215,19 +232,19 @@ class Turn(ToolHost):
         conversation's counter and the agent's pause, and the messages another process appended (the owner's
         next message, an answer) only when the counter says there are some; the turn's own are held as saved."""
         if self._messages is None:
-            staff = list(Agent.objects.filter(organization=self.org).order_by("-is_roadstar", "name"))
+            staff = rows.select(Agent, [("organization_id", "=", self.org.pk)], order_by=["-is_roadstar", "name"])
             system = instructions_for(self.conversation, staff=staff, skills=skill_names(agent=self.agent))
             lines = self._shown_lines if self._shown_lines is not None else memory.top_lines(self.conversation)
             preamble = memory.memory_preamble(lines)
             self._system = system + "\n\n" + preamble if preamble else system
-            upto = memory.folded_upto(lines)
-            self._messages = list(Message.objects.filter(conversation=self.conversation, seq__gte=upto))
+            upto = self._folded_upto = memory.folded_upto(lines)
+            self._messages = messages_from(self.conversation, ">=", upto)
             self._known_upto = self._messages[-1].seq if self._messages else upto - 1
             return
         next_seq, self.agent.paused = counter_and_pause(self.conversation)
         if next_seq - 1 > self._known_upto:
             # Read from the last seq known without a gap; the turn's own messages past it are read again with them.
-            added = list(Message.objects.filter(conversation=self.conversation, seq__gt=self._known_upto))
+            added = messages_from(self.conversation, ">", self._known_upto)
             self._messages = [m for m in self._messages if m.seq <= self._known_upto] + added
             if added:
                 self._known_upto = added[-1].seq
@@ -274,9 +291,10 @@ class Turn(ToolHost):
         return has_new_input(self.conversation)
 
     def _input_waits(self) -> bool:
-        """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply."""
+        """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply, or
+        when they are the whole conversation (a new one: memory has folded none of it)."""
         messages = self._held()
-        if any(m.role == Message.Role.AGENT for m in messages):
+        if self._folded_upto == 0 or any(m.role == Message.Role.AGENT for m in messages):
             return input_waits(messages)
         return has_new_input(self.conversation)
 
@@ -365,7 +383,8 @@ class Turn(ToolHost):
         )
 
     def _latest_reply(self, text: str) -> None:
-        Work.objects.filter(conversation=self.conversation, state=Work.State.OPEN).update(latest_reply=text[:2000])
+        rows.update(Work, [("conversation_id", "=", self.conversation.pk), ("state", "=", Work.State.OPEN)],
+                    latest_reply=text[:2000])
 
     def _answer(self, text: str, *, saw_upto: int) -> Message:
         """Save the reply, and deliver it as the answer to the work it finishes, in one transaction. Work that came
@@ -375,16 +394,15 @@ class Turn(ToolHost):
             message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
                                               saw_upto=saw_upto)
             self._latest_reply(text)
-            # The turn's work as it read it at its start (its rows don't change but for their state), still open:
-            # its conversation is this one and its agent this turn's, so only the ids are read again.
-            still_open = set(Work.objects.filter(id__in=[w.id for w in self._works], state=Work.State.OPEN)
-                             .values_list("id", flat=True))
-            for work in [w for w in self._works if w.id in still_open]:
+            # The turn's work as it read it at its start (its rows don't change but for their state): its
+            # conversation is this one and its agent this turn's. Each is passed on or answered only if it is still
+            # open, which the update's own condition says (answer_work), so nothing is read again first.
+            for work in self._works:
                 work.conversation = self.conversation
                 if work.agent_id == self.agent.id:
                     work.agent = self.agent
                 if work.requester_id in self.passed_requesters:
-                    Work.objects.filter(id=work.id, state=Work.State.OPEN).update(state=Work.State.PASSED)
+                    rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)], state=Work.State.PASSED)
                 elif not self.kept:
                     answer_work(work, text)
         return message
@@ -450,9 +468,8 @@ def compact_json(result) -> str:
 def answer_work(work: Work, text: str) -> bool:
     """Mark one piece of work answered and send the answer where it goes, exactly once."""
     now = timezone.now()
-    if not Work.objects.filter(id=work.id, state=Work.State.OPEN).update(
-        state=Work.State.ANSWERED, answer=text, latest_reply=text[:2000], answered_at=now
-    ):
+    if not rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)],
+                       state=Work.State.ANSWERED, answer=text, latest_reply=text[:2000], answered_at=now):
         return False
     live.notify(work.organization_id, "work")  # sent after commit: Home shows the work done
     work_answered.send(sender=Work, work=work, text=text)
@@ -504,6 +521,12 @@ def counter_and_pause(conversation: Conversation) -> tuple[int, bool]:
     if row is None:
         raise Conversation.DoesNotExist(f"No conversation {conversation.pk}.")
     return row[0], bool(row[1])  # (SQLite gives 0 and 1)
+
+
+def messages_from(conversation: Conversation, operator: str, seq: int) -> list[Message]:
+    """The conversation's messages from a seq on (`operator` ">=" or ">"), in seq order: what each turn reads at its
+    start, and each step when another process appended (by a kept statement)."""
+    return rows.select(Message, [("conversation_id", "=", conversation.pk), ("seq", operator, seq)], order_by=["seq"])
 
 
 def unanswered_tool_calls(conversation: Conversation) -> list[ToolCall]:
@@ -662,9 +685,8 @@ def check_turns(conversation: Conversation) -> list[dict]:
 
 def run_turn(conversation_id: str) -> str | None:
     """The worker task: run one claimed conversation's turn, then hand the queue on."""
-    conversation = (
-        Conversation.objects.select_related("agent", "organization").filter(id=conversation_id).first()
-    )
+    found = rows.select(Conversation, [("id", "=", conversation_id)], related=["agent", "organization"])
+    conversation = found[0] if found else None
     if conversation is None or conversation.state != Conversation.State.RUNNING:
         return None
     run = rows.insert(Run(  # (a kept statement: every turn writes one)
@@ -685,20 +707,46 @@ def run_turn(conversation_id: str) -> str | None:
         except Exception:  # the card must not hide the error that broke the turn
             logger.exception("could not put the Try again card of %s on Home", conversation_id)
         raise
-    Run.objects.filter(id=run.id).update(outcome=outcome, finished_at=timezone.now(), error=run.error, steps=run.steps)
+    run.outcome, run.finished_at = outcome, timezone.now()
     if outcome == Run.Outcome.PAUSED:
         # Back in the queue: it runs when the owner raises the budget.
-        Conversation.objects.filter(id=conversation.id).update(
-            state=Conversation.State.QUEUED, queued_at=timezone.now()
-        )
+        with transaction.atomic():
+            _record_run_end(run)
+            Conversation.objects.filter(id=conversation.id).update(
+                state=Conversation.State.QUEUED, queued_at=timezone.now()
+            )
         return outcome
     # Looked at and handed back in one transaction, the conversation's row locked (SQLite: the write lock an
     # IMMEDIATE transaction holds from its start). The owner's message is appended and woken in one transaction
     # under that same lock, so it is either seen here (queued again) or finds the conversation idle and queues it
-    # itself. Looked at outside, a message sent between the look and `finish` was left unanswered.
+    # itself. Looked at outside, a message sent between the look and `finish` was left unanswered. The run's end
+    # is written in it too (one commit a turn less).
     with transaction.atomic():
-        next_seq = (Conversation.objects.select_for_update().filter(id=conversation.id)
-                    .values_list("next_seq", flat=True).first())
+        _record_run_end(run)
+        next_seq = locked_counter(conversation)
         more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and turn.input_waits_at(next_seq)
         scheduler.finish(conversation=conversation, more_to_do=more)
     return outcome
+
+
+RUN_END = ["outcome", "finished_at", "error", "steps"]
+
+
+def _record_run_end(run: Run) -> None:
+    """The run's outcome, end and steps (by a kept statement: every turn writes them)."""
+    with contextlib.suppress(ObjectNotUpdated):  # its agent was deleted while it ran, the run with it
+        rows.update_fields(run, RUN_END)
+
+
+def locked_counter(conversation: Conversation) -> int | None:
+    """The conversation's `next_seq`, its row locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
+    IMMEDIATE transaction holds the write lock already); None when it is gone. Written out, as counter_and_pause
+    is: every turn ends with it."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT "next_seq" FROM "{Conversation._meta.db_table}" WHERE "id" = %s{lock}',
+            [Conversation._meta.pk.get_db_prep_value(conversation.pk, connection)],
+        )
+        row = cursor.fetchone()
+    return row[0] if row is not None else None
