@@ -78,3 +78,35 @@ def test_every_piece_of_work_is_answered_exactly_once(org, thread, model):
     run_turn(str(thread.id))
     assert Work.objects.get(conversation=thread).answer == "Added Dana."
     assert services.chat_for(agent=thread.agent).messages.filter(role="answer").count() == 1
+
+
+def test_a_call_left_unrun_is_run_after_a_turn_that_had_no_model(org, thread, model, monkeypatch):
+    """The turn finds calls left unrun from the steps and results it holds: a reply written since (here, that there
+    is no model) doesn't hide an earlier step's call."""
+    from agents.runtime import turn as turn_module
+    from agents.runtime.model import ModelNotConfigured
+
+    model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}))
+    [claimed] = claim(org_id=org.id)
+
+    def dying_save(*args, **kwargs):
+        raise WorkerDied()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Turn, "_record_result", dying_save)
+        with pytest.raises(WorkerDied):
+            run_turn(str(claimed.id))
+
+    def no_model():
+        raise ModelNotConfigured("No model is set up.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(turn_module, "get_model", no_model)
+        run_turn(str(thread.id))
+    assert thread.messages.filter(role="agent", data__no_model=True).exists()
+    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
+    model.add(say("Added Dana."))
+    Conversation.objects.filter(id=thread.id).update(state="running")  # as the owner's Try again queues it
+    run_turn(str(thread.id))
+    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 1
+    assert ToolCall.objects.get(conversation=thread).done_at is not None

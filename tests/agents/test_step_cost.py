@@ -51,6 +51,19 @@ def test_a_step_costs_the_same_few_queries_however_long_the_thread(org, staff, m
     assert per_step <= MOST_QUERIES_A_STEP, per_step
 
 
+# What a chat's turn and its thread's cost around their steps, with one step each but the chat's two (the chat
+# starts the thread and says so; the thread answers): each turn's claim (2), its conversation with agent and
+# workspace, its run, its open work, memory's lines, the staff, the agent's skills and the messages (7), and its
+# end (the run's end, the counter under its lock, the hand-back: 3); the thread's browse_tools description (the
+# research settings, once); start_thread's own writes; the answers' updates and the routines' hook; each
+# transaction's BEGIN. bench/PERFORMANCE.md lists them. It was 73.
+MOST_QUERIES_TWO_TURNS = 59
+
+
+def test_a_turn_costs_a_few_queries_besides_its_steps(org, staff, model):
+    assert queries_of_a_turn(org, staff["Client desk"], model, 0) <= MOST_QUERIES_TWO_TURNS
+
+
 # --- a checked tool that goes ---------------------------------------------------------------------------------
 
 ASKED = "Dana Whitfield's job title keeps changing: update it to Practice manager or Office manager as I say."

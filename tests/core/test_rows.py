@@ -87,3 +87,77 @@ def test_add_one_counts_up_only_the_rows_it_names_that_match(org, conversation):
              for t, s in (("a", "open"), ("b", "answered"), ("c", "open"))]
     counted = rows.add_one(Work, "steps", pks=[w.id for w in works[:2]], state="open")
     assert (counted, [Work.objects.get(id=w.id).steps for w in works]) == (1, [1, 0, 0])
+
+
+# --- reads and plain updates --------------------------------------------------------------------------------------
+
+
+def as_read(row) -> dict:
+    return {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields}
+
+
+@pytest.fixture
+def works(org, conversation):
+    agent = conversation.agent
+    return [Work.objects.create(organization=org, agent=agent, conversation=conversation, task=t, state=s,
+                                chain=[{"agent": "x"}], owner_words=[{"text": t}])
+            for t, s in (("a", "open"), ("b", "answered"), ("c", "open"))]
+
+
+@pytest.mark.parametrize("where, orm", [
+    ([("state", "=", "open")], {"state": "open"}),
+    ([("state", "=", "open"), ("task", ">", "a")], {"state": "open", "task__gt": "a"}),
+    ([("task", ">=", "b")], {"task__gte": "b"}),
+    ([("task", "<", "b")], {"task__lt": "b"}),
+    ([("task", "<=", "b")], {"task__lte": "b"}),
+    ([("task", "in", ["a", "c", "z"])], {"task__in": ["a", "c", "z"]}),
+    ([("answered_at", "is null", True)], {"answered_at__isnull": True}),
+    ([("answered_at", "is null", False)], {"answered_at__isnull": False}),
+])
+def test_selected_rows_are_the_ones_the_orm_reads(conversation, works, where, orm):
+    # Values of every kind come back as the ORM gives them: ids, times, JSON, an aware created_at.
+    ours = rows.select(Work, [("conversation_id", "=", conversation), *where], order_by=["-task"])
+    theirs = Work.objects.filter(conversation=conversation, **orm).order_by("-task")
+    assert [as_read(w) for w in ours] == [as_read(w) for w in theirs]
+    assert all(not w._state.adding for w in ours)
+
+
+def test_a_select_joins_the_rows_it_names_and_caches_them_as_select_related_does(conversation, works):
+    [ours] = rows.select(Work, [("id", "=", works[0].id)], related=["agent", "conversation"])
+    theirs = Work.objects.select_related("agent", "conversation").get(id=works[0].id)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        read = (as_read(ours.agent), as_read(ours.conversation))
+    assert (read, len(queries)) == ((as_read(theirs.agent), as_read(theirs.conversation)), 0)
+
+
+def test_a_select_keeps_to_its_limit_and_order_and_an_empty_in_reads_nothing(conversation, works):
+    assert [w.task for w in rows.select(Work, [("conversation_id", "=", conversation.pk)], order_by=["task"],
+                                        limit=2)] == ["a", "b"]
+    assert rows.select(Work, [("id", "in", [])]) == []
+
+
+def test_a_select_of_a_column_the_model_has_not_is_refused(conversation):
+    with pytest.raises(TypeError, match="no column 'conversation'"):
+        rows.select(Work, [("conversation", "=", conversation)])
+    with pytest.raises(TypeError, match="can't be null"):
+        rows.select(Work, [], related=["requester"])
+
+
+def test_an_update_changes_the_rows_that_match_and_says_how_many(conversation, works):
+    changed = rows.update(Work, [("conversation_id", "=", conversation.pk), ("state", "=", "open")],
+                          latest_reply="ü replied", answered_at=works[0].created_at)
+    again = {w.task: w for w in Work.objects.filter(conversation=conversation)}
+    assert changed == 2
+    assert [(again[t].latest_reply, again[t].answered_at) for t in "abc"] == [
+        ("ü replied", works[0].created_at), ("", None), ("ü replied", works[0].created_at)]
+    assert rows.update(Work, [("id", "in", [])], state="passed") == 0
+
+
+def test_an_update_takes_plain_values_only(conversation, works):
+    from django.db.models import F
+
+    with pytest.raises(TypeError, match="plain values only"):
+        rows.update(Work, [("id", "=", works[0].id)], steps=F("steps") + 1)
