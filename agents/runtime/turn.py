@@ -221,7 +221,11 @@ class Turn(ToolHost):
             # (fed past what is known: another process's message came in between the turn's own, and was read)
             self._prompt = PromptMessages(owner=self.org.owner_first_name)
         # The prompt is append-only within a turn: only the messages since the last step are converted.
-        self._prompt.feed(m for m in self._held() if m.seq > self._prompt.fed_upto)
+        held, fed = self._held(), self._prompt.fed_upto
+        start = len(held)
+        while start > 0 and held[start - 1].seq > fed:  # (from the end: a step adds two or three)
+            start -= 1
+        self._prompt.feed(held[start:])
         messages = [{"role": "system", "content": self._system}, *self._prompt.messages()]
         if last_step:
             messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
@@ -260,7 +264,8 @@ class Turn(ToolHost):
         """A message this turn appended, once committed: into the turn's history without reading it back."""
         if message is None or message.conversation_id != self.conversation.id or self._messages is None:
             return
-        self._messages = [m for m in self._messages if m.seq != message.seq]
+        if self._messages and self._messages[-1].seq >= message.seq:  # (read already: held once)
+            self._messages = [m for m in self._messages if m.seq != message.seq]
         self._messages.append(message)
         if message.seq == self._known_upto + 1:
             self._known_upto = message.seq
@@ -542,7 +547,8 @@ def input_waits(messages: list[Message]) -> bool:
     after it), and, where the reply was written while more came in, what it never saw (its `saw_upto`)."""
     if not messages:
         return False
-    last_reply = max((i for i, m in enumerate(messages) if m.role == Message.Role.AGENT), default=-1)
+    # (from the end: the last reply is near it, and the turn asks at every step)
+    last_reply = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == Message.Role.AGENT), -1)
     if last_reply >= 0:
         saw_upto = messages[last_reply].data.get("saw_upto")
         if saw_upto is not None and any(m.seq > saw_upto and _acts_on(m) for m in messages[:last_reply]):
