@@ -55,31 +55,38 @@ def claim(*, org_id) -> list[Claimed]:
     claim follows every owner message and every turn, so it was five compiled queries on each.
     """
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # FOR NO KEY UPDATE: claims still take turns, but a transaction that inserts a row naming the workspace
-            # (the owner's message, its work) can take its foreign key's KEY SHARE lock at its commit. With FOR
-            # UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
-            # (SQLite needs no lock here: its IMMEDIATE transaction holds the database's write lock from BEGIN.)
-            Organization.objects.select_for_update(no_key=True).filter(id=org_id).values_list("id").first()
-        running: Counter = Counter()
-        queued = []
-        for id_, agent_id, kind, state, paused in _queued_and_running(org_id):
-            if state == Conversation.State.RUNNING:
-                running[agent_id] += 1
-            elif not paused:
-                queued.append(Claimed(id_, agent_id, kind))
-        total = sum(running.values())
-        claimed = []
-        for conversation in queued:
-            if conversation.kind == Conversation.Kind.THREAD:
-                if total >= MAX_RUNNING_PER_OWNER or running[conversation.agent_id] >= MAX_RUNNING_PER_AGENT:
-                    continue
-                running[conversation.agent_id] += 1
-                total += 1
-            claimed.append(conversation)
-        if claimed:
-            rows.update(Conversation, [("id", "in", [c.id for c in claimed])], state=Conversation.State.RUNNING,
-                        started_at=timezone.now())
+        return _claim_in_transaction(org_id)
+
+
+def _claim_in_transaction(org_id) -> list[Claimed]:
+    """claim's work, inside the caller's transaction."""
+    if connection.vendor == "postgresql":
+        # FOR NO KEY UPDATE: claims still take turns, but a transaction that inserts a row naming the workspace
+        # (the owner's message, its work) can take its foreign key's KEY SHARE lock at its commit. With FOR
+        # UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
+        # (SQLite needs no lock here: its IMMEDIATE transaction holds the database's write lock from BEGIN.)
+        with connection.cursor() as cursor:  # (written out: every claim takes it)
+            cursor.execute(f'SELECT 1 FROM "{Organization._meta.db_table}" WHERE "id" = %s FOR NO KEY UPDATE',
+                           [Organization._meta.pk.get_db_prep_value(org_id, connection)])
+    running: Counter = Counter()
+    queued = []
+    for id_, agent_id, kind, state, paused in _queued_and_running(org_id):
+        if state == Conversation.State.RUNNING:
+            running[agent_id] += 1
+        elif not paused:
+            queued.append(Claimed(id_, agent_id, kind))
+    total = sum(running.values())
+    claimed = []
+    for conversation in queued:
+        if conversation.kind == Conversation.Kind.THREAD:
+            if total >= MAX_RUNNING_PER_OWNER or running[conversation.agent_id] >= MAX_RUNNING_PER_AGENT:
+                continue
+            running[conversation.agent_id] += 1
+            total += 1
+        claimed.append(conversation)
+    if claimed:
+        rows.update(Conversation, [("id", "in", [c.id for c in claimed])], state=Conversation.State.RUNNING,
+                    started_at=timezone.now())
     return claimed
 
 
@@ -106,12 +113,28 @@ def _queued_and_running(org_id) -> list[tuple]:
 
 
 def dispatch(*, org_id) -> list[str]:
-    """Claim what may run and queue a worker task for each. Returns the claimed conversation ids."""
+    """Claim what may run and queue a worker task for each. Returns the claimed conversation ids.
+
+    The claim and its tasks commit together: a process that dies between them can't leave a conversation claimed
+    (`running`) with no task to run it, which nothing would hand out again; and it is one commit where it was
+    one and one a task (each a disk flush on PostgreSQL, on the way from the owner's message to the model). Run
+    inline (Q_SYNC: the tests and the one-shot commands), a task is the whole turn, which calls out: it runs after
+    the claim's commit, as a worker's does."""
+    from django_q.conf import Conf
     from django_q.tasks import async_task
 
-    claimed = claim(org_id=org_id)
-    for conversation in claimed:
-        async_task("agents.tasks.run_turn", str(conversation.id), task_name=f"turn {conversation.id}", group="turns")
+    def enqueue(claimed: list[Claimed]) -> None:
+        for conversation in claimed:
+            async_task("agents.tasks.run_turn", str(conversation.id), task_name=f"turn {conversation.id}",
+                       group="turns")
+
+    if Conf.SYNC:
+        claimed = claim(org_id=org_id)
+        enqueue(claimed)
+    else:
+        with transaction.atomic():
+            claimed = _claim_in_transaction(org_id)
+            enqueue(claimed)
     return [str(c.id) for c in claimed]
 
 

@@ -24,11 +24,11 @@ def test_a_message_sent_while_the_turn_looks_for_more_is_answered(org, staff, mo
     services.owner_message_send(org=org, agent=desk, text="First")  # claimed at its commit
     chat = services.chat_for(agent=desk)
     assert Conversation.objects.get(id=chat.id).state == Conversation.State.RUNNING
-    looked = turn.has_new_input
+    looked = turn.Turn.input_waits_at  # the look at the turn's end, under the conversation's lock
     sent = threading.Event()
 
-    def the_owner_sends_another_meanwhile(conversation):
-        found = looked(conversation)
+    def the_owner_sends_another_meanwhile(self, next_seq):
+        found = looked(self, next_seq)
 
         def send():
             try:
@@ -45,7 +45,7 @@ def test_a_message_sent_while_the_turn_looks_for_more_is_answered(org, staff, mo
         the_owner_sends_another_meanwhile.owner = owner
         return found
 
-    monkeypatch.setattr(turn, "has_new_input", the_owner_sends_another_meanwhile)
+    monkeypatch.setattr(turn.Turn, "input_waits_at", the_owner_sends_another_meanwhile)
     turn.run_turn(str(chat.id))
     the_owner_sends_another_meanwhile.owner.join(30)
     assert sent.is_set()
