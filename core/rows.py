@@ -213,8 +213,8 @@ def select(model: type[M], where: Sequence[tuple[str, str, Any]], *, order_by: S
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    models_read = [(model, meta.concrete_fields), *((f.related_model, f.related_model._meta.concrete_fields)
-                                                    for f in joined)]
+    models_read: list[tuple[Any, Any]] = [(model, meta.concrete_fields), *(
+        (f.related_model, f.related_model._meta.concrete_fields) for f in joined)]
     out = []
     for values in found:
         values = list(values)
@@ -253,7 +253,7 @@ def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, 
 
     def make() -> str:
         quote = connection.ops.quote_name
-        sets = ", ".join(f"{quote(f.column)} = %s" for f in setting)
+        sets = ", ".join(f"{quote(str(f.column))} = %s" for f in setting)
         return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {_where_sql(connection, conditions, alias=None)}"
 
     sql = _statement(key, make)
@@ -313,7 +313,8 @@ def _prep(field: models.Field, value, connection):
 def _select_statement(connection, meta, conditions, joined, order_by, limit) -> tuple[str, list]:
     quote = connection.ops.quote_name
     tables = [("t0", meta), *((f"t{i + 1}", f.related_model._meta) for i, f in enumerate(joined))]
-    columns, converters = [], []
+    columns: list[str] = []
+    converters: list[tuple[int, list, Any]] = []
     for alias, each in tables:
         for field in each.concrete_fields:
             expression = field.get_col(alias)
