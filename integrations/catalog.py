@@ -88,6 +88,25 @@ QUICKBOOKS = App(
     ask_read={"books": (QUICKBOOKS_ACCOUNTING,)},
 )
 
+# Microsoft Graph's delegated permissions, as the identity platform names them in a token's `scope`.
+MS_GRAPH = "https://graph.microsoft.com/"
+MS_FILES_READ = "Files.Read.All"
+MS_FILES_WRITE = "Files.ReadWrite.All"
+
+MICROSOFT = App(
+    key="microsoft",
+    label="OneDrive",
+    group_labels={"files": "OneDrive"},
+    # Files.Read.All: the owner's OneDrive and what's shared with them, SharePoint's libraries included (Microsoft
+    # Search finds files in both). Writing is saving workspace files back (files.save), which needs ReadWrite.
+    read_scopes={"files": frozenset({MS_FILES_READ, MS_FILES_WRITE, "Files.Read", "Files.ReadWrite"})},
+    write_scopes={"files": frozenset({MS_FILES_WRITE, "Files.ReadWrite"})},
+    ask_read={"files": (MS_FILES_READ,)},
+    ask_write={"files": (MS_FILES_WRITE,)},
+    # offline_access: a refresh token; User.Read: whose account it is.
+    identity_scopes=("openid", "email", "offline_access", "User.Read"),
+)
+
 # The embedded providers: the owner's mail, files, calendar and books kept by Roadstar itself. No OAuth, and
 # writing is always allowed (the scopes below are only there so the same checks read the same way).
 LOCAL_SCOPE = "local"
@@ -105,13 +124,13 @@ LOCAL = App(
     oauth=False,
 )
 
-APPS: dict[str, App] = {a.key: a for a in (GOOGLE, QUICKBOOKS, LOCAL)}
+APPS: dict[str, App] = {a.key: a for a in (GOOGLE, QUICKBOOKS, MICROSOFT, LOCAL)}
 
 # The apps the owner connects through a web flow, in the order integrations.list offers them.
-CONNECTABLE = ("google", "quickbooks")
+CONNECTABLE = ("google", "microsoft", "quickbooks")
 
 # Apps the spec names that Roadstar can't connect yet: key -> what the owner would call it.
-NOT_YET = {"onedrive": "OneDrive and SharePoint (Microsoft)"}
+NOT_YET: dict[str, str] = {}
 
 # Other words an agent may use for an app's key.
 ALIASES = {
@@ -124,8 +143,11 @@ ALIASES = {
     "qbo": "quickbooks",
     "quickbooks online": "quickbooks",
     "intuit": "quickbooks",
-    "microsoft": "onedrive",
-    "sharepoint": "onedrive",
+    "onedrive": "microsoft",
+    "one drive": "microsoft",
+    "sharepoint": "microsoft",
+    "microsoft 365": "microsoft",
+    "office 365": "microsoft",
 }
 
 # The app a group's connect card offers when no app of the group is connected.

@@ -5,6 +5,8 @@
   take both). The discovery documents ship with the client: no network.
 - `google_execute(request, connection=, group=, asked_by=)`: runs a request, mapping HttpError and network
   failures to the spec's kinds (integrations.errors).
+- `graph_request(connection, "GET", "/me/drive/root/children")`: Microsoft Graph v1.0 with a bearer token refreshed
+  on its own (and once more on a 401), errors mapped; `raw=True` gives the response (a file's bytes).
 - `quickbooks_request(connection, "GET", "query", params={...})`: the QuickBooks Online REST API under
   /v3/company/<realm>/, with a bearer token refreshed on its own (and once more on a 401), errors mapped.
 """
@@ -15,8 +17,8 @@ import requests
 
 from core.errors import ToolError
 from core.network import network_call
-from integrations.errors import from_google_http_error, from_quickbooks_response, network_error
-from integrations.oauth import QUICKBOOKS_API, quickbooks_access_token, quickbooks_environment
+from integrations.errors import from_google_http_error, from_graph_response, from_quickbooks_response, network_error
+from integrations.oauth import QUICKBOOKS_API, microsoft_access_token, quickbooks_access_token, quickbooks_environment
 
 # The oldest minor version Intuit still serves (minor versions 1 to 74 were retired in 2025).
 QUICKBOOKS_MINOR_VERSION = "75"
@@ -103,3 +105,47 @@ def quickbooks_company_name(*, access_token: str, realm_id: str, session=None) -
         return (response.json().get("CompanyInfo") or {}).get("CompanyName") or None
     except (requests.RequestException, ValueError):
         return None
+
+
+GRAPH = "https://graph.microsoft.com/v1.0"
+
+
+def graph_session():
+    """What Graph is called through when a provider was given no session (tests put a recorded Graph here)."""
+    return requests
+
+
+def graph_request(
+    connection, method: str, path: str, *, params: dict | None = None, json: dict | None = None,
+    data: bytes | None = None, headers: dict | None = None, raw: bool = False, session=None, asked_by=None,
+    absolute: bool = False, authorize: bool = True,
+):
+    """One Microsoft Graph call under /v1.0 (or, `absolute`, to a URL Graph gave: an upload session's). Its JSON
+    answer, or with `raw` the response itself. `session` is a requests.Session (tests pass a recorded one). A file's
+    content answers 302 to a pre-authorized download address, which requests follows without the bearer token."""
+    network_call("a Microsoft Graph call")
+    http = session or graph_session()
+    url = path if absolute else GRAPH + path
+    label = f"OneDrive ({connection.account})"
+
+    def send(*, force: bool) -> requests.Response:
+        sent = dict(headers or {})
+        if authorize:
+            sent["Authorization"] = f"Bearer {microsoft_access_token(connection, force=force)}"
+        sent.setdefault("Accept", "application/json")
+        try:
+            return http.request(method, url, params=params, json=json, data=data, headers=sent, timeout=TIMEOUT)
+        except requests.RequestException as e:
+            raise network_error(e, label=label) from e
+
+    response = send(force=False)
+    if response.status_code == 401 and authorize:
+        # Revoked or rotated elsewhere since it was stored: refresh once and try again.
+        response = send(force=True)
+    if not 200 <= response.status_code < 300:
+        raise from_graph_response(response, connection=connection, asked_by=asked_by)
+    if raw:
+        return response
+    if response.status_code == 204 or not response.content:
+        return {}
+    return response.json()

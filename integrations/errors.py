@@ -2,6 +2,7 @@
 
 - `from_google_http_error(e, connection=, group=, asked_by=)` for googleapiclient's HttpError
 - `from_quickbooks_response(response, connection=, asked_by=)` for a QuickBooks API answer that isn't 2xx
+- `from_graph_response(response, connection=, group=, asked_by=)` for a Microsoft Graph answer that isn't 2xx
 - `network_error(e, label)` for a request that got no answer (DNS, refused, timeout, TLS)
 - `failure(connection, error)`: one account's ToolError as the spec's `Failure`, for a search's `failed`
 
@@ -114,6 +115,55 @@ def from_quickbooks_response(response, *, connection=None, asked_by=None) -> Too
         return ToolError("not_found", f"Nothing at that id in {label}: {message}")
     if code == "5010":
         return ToolError("changed", f"It changed in {label} since it was read. Read it again first.")
+    if status >= 500:
+        return ToolError("unavailable", f"{label} didn't answer properly (HTTP {status}). Try again later.")
+    return ToolError("vendor", f"{label} said: {message}")
+
+
+def _graph_error(response) -> tuple[str, str]:
+    """Microsoft Graph's error: {"error": {"code": "itemNotFound", "message": "...", "innerError": {...}}}."""
+    try:
+        data = response.json()
+    except ValueError:
+        return "", (getattr(response, "text", "") or "")[:300]
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        inner = error.get("innererror") or error.get("innerError") or {}
+        code = str(error.get("code") or "")
+        if isinstance(inner, dict) and inner.get("code"):
+            code = f"{code} {inner['code']}"
+        return code, str(error.get("message") or "")[:300]
+    if isinstance(error, str):
+        return error, str(data.get("error_description") or "")[:300]
+    return "", ""
+
+
+def from_graph_response(response, *, connection=None, group: str | None = "files", asked_by=None) -> ToolError:
+    """A Microsoft Graph answer that isn't 2xx, as the spec's kind (learn.microsoft.com/graph/errors)."""
+    status = int(response.status_code)
+    code, message = _graph_error(response)
+    message = message or f"HTTP {status}"
+    label = label_for(connection, group, "Microsoft")
+    lowered = code.lower()
+    if status == 429 or "activitylimitreached" in lowered or "throttled" in lowered:
+        return ToolError("rate_limited", f"{label} is limiting requests: {message}. Wait, then try once more.")
+    if status == 401:
+        return signed_out(connection, label=label, asked_by=asked_by)
+    if status == 403 and ("accessdenied" in lowered and "scope" in message.lower()
+                          or "insufficient" in lowered or "authorization_requestdenied" in lowered):
+        return needs_write(connection, group=group, label=label, asked_by=asked_by)
+    if status == 403:
+        return ToolError("forbidden", f"{label} doesn't allow this: {message}")
+    if status == 404:
+        return ToolError("not_found", f"Nothing at that id in {label}, or it was moved or deleted: {message}")
+    if status == 410:
+        return ToolError("not_found", f"{label} no longer has that: {message}")
+    if status in (409, 412):
+        return ToolError("changed", f"It changed in {label} since it was read: {message}. Read it again first.")
+    if status in (413, 507):
+        return ToolError("too_large", f"Too large for {label}: {message}")
+    if status == 400 and "invalidrequest" in lowered and "search" in message.lower():
+        return ToolError("bad_input", f"query: {label} couldn't read that search: {message}")
     if status >= 500:
         return ToolError("unavailable", f"{label} didn't answer properly (HTTP {status}). Try again later.")
     return ToolError("vendor", f"{label} said: {message}")

@@ -22,6 +22,7 @@ class Connection(models.Model):
     class App(models.TextChoices):
         GOOGLE = "google", "Google"
         QUICKBOOKS = "quickbooks", "QuickBooks Online"
+        MICROSOFT = "microsoft", "Microsoft (OneDrive)"
         LOCAL = "local", "Roadstar (local)"
 
     class Status(models.TextChoices):

@@ -5,6 +5,9 @@ Configuration (Django settings of the same name win over the environment, which 
   /connections/google/callback, as the browser reached it).
 - QuickBooks: QUICKBOOKS_CLIENT_ID, QUICKBOOKS_CLIENT_SECRET, QUICKBOOKS_ENVIRONMENT ("sandbox", the default, or
   "production"), optional QUICKBOOKS_REDIRECT_URI (default /connections/quickbooks/callback).
+- Microsoft (OneDrive): MICROSOFT_CLIENT_ID, MICROSOFT_CLIENT_SECRET, MICROSOFT_TENANT ("common", the default),
+  optional MICROSOFT_REDIRECT_URI (default /connections/microsoft/callback). The identity platform's v2.0
+  authorization code flow with PKCE, over plain HTTPS (see ARCHITECTURE.md, "OneDrive": why not MSAL).
 
 Refresh: a token is refreshed when it has expired (google-auth's own margin for Google; a minute for QuickBooks),
 saved back encrypted with a compare-and-set (integrations.services.connection_tokens_save), and kept past a
@@ -52,6 +55,7 @@ def setting(name: str) -> str | None:
 REQUIRED_ENV = {
     "google": ("GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"),
     "quickbooks": ("QUICKBOOKS_CLIENT_ID", "QUICKBOOKS_CLIENT_SECRET"),
+    "microsoft": ("MICROSOFT_CLIENT_ID", "MICROSOFT_CLIENT_SECRET"),
 }
 
 
@@ -92,6 +96,8 @@ def credentials_for(connection: Connection):
         return google_credentials(connection)
     if connection.app == Connection.App.QUICKBOOKS:
         return quickbooks_access_token(connection)
+    if connection.app == Connection.App.MICROSOFT:
+        return microsoft_access_token(connection)
     return None
 
 
@@ -377,3 +383,203 @@ def _quickbooks_refresh(
 def _copy_tokens(source: Connection, target: Connection) -> None:
     target.tokens, target.token_version = source.tokens, source.token_version
     target.token_expires_at, target.status = source.token_expires_at, source.status
+
+
+# --- Microsoft (OneDrive) -------------------------------------------------------------------------------------
+#
+# The Microsoft identity platform's v2.0 endpoints, called directly: the authorization code flow with PKCE (RFC
+# 7636) and the refresh token grant. Microsoft rotates refresh tokens like Intuit, so a refresh goes under the same
+# claim as QuickBooks' (one worker spends a refresh token; the new one is kept every time).
+
+MICROSOFT_LOGIN = "https://login.microsoftonline.com"
+MICROSOFT_GRAPH_ME = "https://graph.microsoft.com/v1.0/me"
+_MICROSOFT_MARGIN = datetime.timedelta(minutes=2)
+
+
+def microsoft_session():
+    """The HTTP session the identity platform's token endpoint is called through (tests put a fake one here)."""
+    return requests.Session()
+
+
+def _microsoft_endpoint(kind: str) -> str:
+    tenant = setting("MICROSOFT_TENANT") or "common"
+    return f"{MICROSOFT_LOGIN}/{tenant}/oauth2/v2.0/{kind}"
+
+
+def microsoft_scopes(write_groups=()) -> list[str]:
+    """What a Microsoft sign-in asks for: identity, offline access and files' read scope (and write when asked).
+    Graph's permissions go fully named (https://graph.microsoft.com/Files.Read.All); the token answers short names."""
+    info = catalog.MICROSOFT
+    scopes = [s if s in ("openid", "email", "offline_access", "profile") else catalog.MS_GRAPH + s
+              for s in info.identity_scopes]
+    for group in info.groups:
+        scopes.extend(catalog.MS_GRAPH + s for s in info.ask_read[group])
+        if group in write_groups:
+            scopes.extend(catalog.MS_GRAPH + s for s in info.ask_write[group])
+    return list(dict.fromkeys(scopes))
+
+
+def microsoft_granted(scope_text: str) -> list[str]:
+    """The permissions a token answer granted, as the catalog names them (the Graph prefix taken off)."""
+    return [s[len(catalog.MS_GRAPH):] if s.startswith(catalog.MS_GRAPH) else s for s in scope_text.split()]
+
+
+def microsoft_authorization(*, redirect_uri: str, write_groups=(), login_hint: str | None = None) -> dict:
+    """The first half: where to send the owner, and what the session keeps for the callback (state, PKCE verifier)."""
+    import secrets
+    from urllib.parse import urlencode
+
+    from oauthlib.oauth2.rfc6749.clients.base import Client
+
+    verifier = secrets.token_urlsafe(64)[:96]
+    state = secrets.token_urlsafe(24)
+    scopes = microsoft_scopes(write_groups)
+    challenge = Client("").create_code_challenge(verifier, "S256")
+    params = {
+        "client_id": setting("MICROSOFT_CLIENT_ID"), "response_type": "code", "redirect_uri": redirect_uri,
+        "response_mode": "query", "scope": " ".join(scopes), "state": state, "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        # select_account, so an owner signed in to one Microsoft account can connect another.
+        "prompt": "select_account",
+    }
+    if login_hint:
+        params["login_hint"] = login_hint
+    return {"url": f"{_microsoft_endpoint('authorize')}?{urlencode(params)}", "state": state,
+            "code_verifier": verifier, "scopes": scopes, "redirect_uri": redirect_uri}
+
+
+class MicrosoftRefused(Exception):
+    """The token endpoint refused: `error` is its code (invalid_grant: the sign-in is no longer good)."""
+
+    def __init__(self, error: str, description: str = ""):
+        super().__init__(f"{error}: {description}" if description else error)
+        self.error = error
+
+
+def _microsoft_token(data: dict) -> dict:
+    """One call to the token endpoint. Raises MicrosoftRefused for a 4xx answer, ToolError for the rest."""
+    network_call("the Microsoft identity platform's token endpoint")
+    body = {"client_id": setting("MICROSOFT_CLIENT_ID"), "client_secret": setting("MICROSOFT_CLIENT_SECRET"), **data}
+    try:
+        response = microsoft_session().post(_microsoft_endpoint("token"), data=body, timeout=30,
+                                            headers={"Accept": "application/json"})
+    except requests.RequestException as e:
+        raise network_error(e, label="Microsoft") from e
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = {}
+    if 400 <= response.status_code < 500:
+        raise MicrosoftRefused(str(answer.get("error") or f"HTTP {response.status_code}"),
+                               str(answer.get("error_description") or "")[:300])
+    if response.status_code >= 500 or not answer.get("access_token"):
+        raise ToolError("unavailable", f"Microsoft didn't answer properly (HTTP {response.status_code}). Try again "
+                                       "later.")
+    return answer
+
+
+def _microsoft_tokens(answer: dict) -> dict:
+    expiry = timezone.now() + datetime.timedelta(seconds=int(answer.get("expires_in") or 3600))
+    return {"access_token": answer["access_token"], "refresh_token": answer.get("refresh_token"),
+            "expiry": expiry.isoformat()}
+
+
+def microsoft_finish(*, code: str, pending: dict) -> dict:
+    """The second half: trade the code (with the PKCE verifier) for tokens, and read whose account it is.
+
+    Returns {"account", "scopes", "tokens"}."""
+    answer = _microsoft_token({
+        "grant_type": "authorization_code", "code": code, "redirect_uri": pending["redirect_uri"],
+        "code_verifier": pending["code_verifier"], "scope": " ".join(pending["scopes"]),
+    })
+    scopes = microsoft_granted(answer.get("scope") or " ".join(pending["scopes"]))
+    return {"account": _microsoft_account(answer), "scopes": scopes, "tokens": _microsoft_tokens(answer)}
+
+
+def _microsoft_account(answer: dict) -> str:
+    """The account's sign-in name: the id token's (straight from the token endpoint over TLS, which OpenID Connect
+    3.1.3.7 accepts in place of its signature), else Graph's /me."""
+    id_token = answer.get("id_token")
+    if id_token:
+        from google.auth import jwt
+
+        claims = jwt.decode(id_token, verify=False)
+        for claim in ("email", "preferred_username", "upn"):
+            if claims.get(claim) and "@" in str(claims[claim]):
+                return str(claims[claim])
+    network_call("reading whose Microsoft account it is")
+    response = microsoft_session().get(MICROSOFT_GRAPH_ME, timeout=30, params={"$select": "mail,userPrincipalName"},
+                                       headers={"Authorization": f"Bearer {answer['access_token']}"})
+    response.raise_for_status()
+    me = response.json()
+    return str(me.get("mail") or me.get("userPrincipalName"))
+
+
+def _microsoft_fresh(connection: Connection) -> bool:
+    expires = connection.token_expires_at
+    return expires is not None and expires - _MICROSOFT_MARGIN > timezone.now()
+
+
+def microsoft_access_token(connection: Connection, *, force: bool = False, sleep=time.sleep) -> str:
+    """A valid Graph access token, refreshed when it has expired (or when `force`, after a 401), under the claim
+    quickbooks_access_token uses: Microsoft rotates refresh tokens too."""
+    if not force and _microsoft_fresh(connection):
+        return _tokens_of(connection)["access_token"]
+    label = f"OneDrive ({connection.account})"
+    seen = connection.token_version
+    waited = 0.0
+    while True:
+        now = timezone.now()
+        won = Connection.objects.filter(pk=connection.pk).filter(
+            Q(refresh_claimed_until__isnull=True) | Q(refresh_claimed_until__lt=now)
+        ).update(refresh_claimed_until=now + REFRESH_LEASE)
+        _copy_tokens(Connection.objects.get(pk=connection.pk), connection)
+        if won:
+            break
+        if connection.token_version != seen and _microsoft_fresh(connection):
+            return _tokens_of(connection)["access_token"]
+        if waited >= REFRESH_WAIT:
+            raise ToolError("unavailable", f"{label}: another worker is refreshing its sign-in. Try again shortly.")
+        sleep(0.5)
+        waited += 0.5
+    fresh: dict | None = None
+    failure: ToolError | Literal["signed_out"] | None = None
+    try:
+        if not _microsoft_fresh(connection) or (force and connection.token_version == seen):
+            fresh, failure = _microsoft_refresh(connection, label)
+            if fresh is not None:
+                connection_tokens_save(connection=connection, tokens=fresh)
+    finally:
+        Connection.objects.filter(pk=connection.pk).update(refresh_claimed_until=None)
+    if isinstance(failure, ToolError):
+        raise failure
+    if failure == "signed_out":
+        raise signed_out(connection, label=label)
+    if fresh is None:
+        return _tokens_of(connection)["access_token"]
+    return fresh["access_token"]
+
+
+def _microsoft_refresh(connection: Connection, label: str) -> tuple[dict | None, ToolError | Literal["signed_out"] | None]:
+    try:
+        refresh_token = connection.read_tokens().get("refresh_token")
+    except TokensUnreadable:
+        return None, "signed_out"
+    if not refresh_token:
+        return None, "signed_out"
+    scopes = [catalog.MS_GRAPH + s if "." in s else s for s in connection.scopes] or microsoft_scopes()
+    try:
+        answer = _microsoft_token({"grant_type": "refresh_token", "refresh_token": refresh_token,
+                                   "scope": " ".join(dict.fromkeys([*scopes, "offline_access"]))})
+    except MicrosoftRefused as refused:
+        # invalid_grant: consent withdrawn, password changed, the refresh token expired (90 days unused) or revoked;
+        # interaction_required: the tenant asks for a new sign-in (MFA, conditional access).
+        if refused.error in ("invalid_grant", "interaction_required", "consent_required", "unauthorized_client"):
+            return None, "signed_out"
+        return None, ToolError("vendor", f"{label}: Microsoft refused to refresh the sign-in ({refused}).")
+    except ToolError as error:
+        return None, error
+    tokens = _microsoft_tokens(answer)
+    if not tokens.get("refresh_token"):
+        tokens["refresh_token"] = refresh_token
+    return tokens, None

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("google/callback", views.google_callback, name="google_callback"),
     path("quickbooks/callback", views.quickbooks_callback, name="quickbooks_callback"),
+    path("microsoft/callback", views.microsoft_callback, name="microsoft_callback"),
     path("search/<str:account_key>", views.search_setting, name="search_setting"),
     path("<slug:app>/", views.connect, name="connect"),
     path("<slug:app>/start", views.start, name="start"),

@@ -30,7 +30,8 @@ from integrations.models import Connection, SearchCopy
 logger = logging.getLogger(__name__)
 
 SESSION_KEY = "integrations.oauth.{app}"
-REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_REDIRECT_URI"}
+REDIRECT_SETTING = {"google": "GOOGLE_REDIRECT_URI", "quickbooks": "QUICKBOOKS_REDIRECT_URI",
+                    "microsoft": "MICROSOFT_REDIRECT_URI"}
 
 
 def _connectable(app: str) -> catalog.App:
@@ -124,6 +125,12 @@ def start(request, app: str):
             pending = oauth.google_authorization(
                 redirect_uri=redirect_uri, write_groups=_write_groups(request.POST.get("write", ""), info),
                 login_hint=login_hint,
+            )
+        elif app == "microsoft":
+            again = _connection(org, app, request.POST.get("account", ""))
+            pending = oauth.microsoft_authorization(
+                redirect_uri=redirect_uri, write_groups=_write_groups(request.POST.get("write", ""), info),
+                login_hint=again.account if again else None,
             )
         else:
             pending = oauth.quickbooks_authorization(redirect_uri=redirect_uri)
@@ -225,6 +232,38 @@ def quickbooks_callback(request):
         org=org, actor=Actor.for_user(request.user), app="quickbooks", account=name or f"QuickBooks company {realm_id}",
         scopes=got["scopes"], tokens=got["tokens"], realm_id=realm_id,
     )
+    _connected(request, connection, cards)
+    return redirect("integrations:index")
+
+
+@login_required
+@require_GET
+def microsoft_callback(request):
+    org = _workspace(request)
+    info = catalog.MICROSOFT
+    pending = _pending(request, "microsoft")
+    if request.GET.get("error"):
+        return _refused(request, "microsoft", info)
+    if pending is None or not request.GET.get("code"):
+        return _stale(request, "microsoft")
+    try:
+        got = oauth.microsoft_finish(code=request.GET["code"], pending=pending)
+    except Exception as e:  # noqa: BLE001  (a refused or expired code, the network: all mean "start again")
+        logger.warning("the Microsoft sign-in could not be finished: %s", e)
+        return _problem(
+            request, app="microsoft", status=502, title="Microsoft didn't finish the sign-in",
+            text="Microsoft didn't give Roadstar access this time. Start again from the connect page.",
+        )
+    try:
+        connection, cards = services.connection_save_oauth(
+            org=org, actor=Actor.for_user(request.user), app="microsoft", account=got["account"],
+            scopes=got["scopes"], tokens=got["tokens"],
+        )
+    except services.NothingGranted:
+        return _problem(
+            request, app="microsoft", title="Nothing was connected",
+            text="The sign-in didn't allow reading your OneDrive files. Start again and accept what it asks.",
+        )
     _connected(request, connection, cards)
     return redirect("integrations:index")
 

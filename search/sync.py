@@ -3,7 +3,7 @@
 The local providers are copied from their own tables: mail by message id, files by their change log, meetings by
 (updated_at, id); a message deleted at the source leaves the copy as it goes (search/signals.py). Google accounts
 are copied through Google's own APIs (search/google_copy.py): Gmail's history, Drive's changes, Calendar's sync
-tokens. Each part is paged in batches; every batch's items commit with the position they reached (the next page
+tokens; OneDrive accounts by Graph's delta query (search/onedrive_copy.py). Each part is paged in batches; every batch's items commit with the position they reached (the next page
 token, the historyId), so a worker that dies mid-sync resumes where it stopped, and copying an item again is an
 upsert, never a second row. The same positions keep the copy current afterwards (the sweep every minute, and for
 local accounts a short catch-up before each search). A batch's calls to the app are made before its transaction.
@@ -34,6 +34,7 @@ from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.models import Connection, SearchCopy
 from search import index
 from search.google_copy import GOOGLE_BATCHES, Batch, Run
+from search.onedrive_copy import ONEDRIVE_BATCHES
 from search.models import SearchItem
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ BACKOFF_MOST = datetime.timedelta(minutes=60)
 
 
 def copies_built_for(connection: Connection) -> bool:
-    return connection.app in (Connection.App.LOCAL, Connection.App.GOOGLE)
+    return connection.app in (Connection.App.LOCAL, Connection.App.GOOGLE, Connection.App.MICROSOFT)
 
 
 def parts_of(connection: Connection) -> list[str]:
@@ -164,9 +165,9 @@ def copy_run(connection: Connection, *, batch: int = BATCH, max_batches: int | N
         return "busy"
     owner = index.owner_addresses(connection)
     org = connection.organization
-    google = connection.app == Connection.App.GOOGLE
-    batches: dict[str, Callable[..., Batch]] = GOOGLE_BATCHES if google else BATCHES
-    run = Run(connection, http) if google else None
+    remote = {Connection.App.GOOGLE: GOOGLE_BATCHES, Connection.App.MICROSOFT: ONEDRIVE_BATCHES}
+    batches: dict[str, Callable[..., Batch]] = remote.get(connection.app, BATCHES)  # type: ignore[call-overload]
+    run = Run(connection, http) if connection.app in remote else None
     done_batches = 0
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     stopped = False

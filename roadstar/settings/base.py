@@ -330,6 +330,12 @@ QUICKBOOKS_CLIENT_ID = os.environ.get("QUICKBOOKS_CLIENT_ID") or None
 QUICKBOOKS_CLIENT_SECRET = os.environ.get("QUICKBOOKS_CLIENT_SECRET") or None
 QUICKBOOKS_REDIRECT_URI = os.environ.get("QUICKBOOKS_REDIRECT_URI") or None
 QUICKBOOKS_ENVIRONMENT = os.environ.get("QUICKBOOKS_ENVIRONMENT") or "sandbox"
+# OneDrive (Microsoft identity platform): an app registration's client id and secret; the tenant is "common" (work,
+# school and personal Microsoft accounts), "organizations", "consumers" or one directory's id.
+MICROSOFT_CLIENT_ID = os.environ.get("MICROSOFT_CLIENT_ID") or None
+MICROSOFT_CLIENT_SECRET = os.environ.get("MICROSOFT_CLIENT_SECRET") or None
+MICROSOFT_REDIRECT_URI = os.environ.get("MICROSOFT_REDIRECT_URI") or None
+MICROSOFT_TENANT = os.environ.get("MICROSOFT_TENANT") or "common"
 
 # search's related results (search/embeddings.py): an OpenAI-compatible embeddings endpoint ("https://api.openai.com/v1"
 # or a local server's /v1). Without a URL nothing is embedded and search.search has no related results. The key is
