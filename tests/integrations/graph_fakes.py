@@ -37,7 +37,8 @@ def answer(status: int, body: dict | bytes | str = b"", headers: dict | None = N
 
 class RecordedGraph:
     """A requests.Session-like: `.on("GET", r"/drives/.*/children", "children")` records an answer (a fixture's name,
-    a dict, bytes, or a Response); each is used once, in order, unless `repeat=True`. `.calls` lists what was asked."""
+    a dict, bytes, or a Response); each is used once, in order, unless `repeat=True`: a standing answer, given
+    after the one-off answers run out, the latest standing one first (a file's facts after it changed). `.calls` lists what was asked."""
 
     def __init__(self):
         self.routes: list[dict] = []
@@ -53,8 +54,10 @@ class RecordedGraph:
     def request(self, method, url, params=None, json=None, data=None, headers=None, timeout=None, **kwargs):
         self.calls.append({"method": method, "url": url, "params": dict(params or {}), "json": json, "data": data,
                            "headers": dict(headers or {})})
-        for route in self.routes:
-            if route["method"] == method and route["pattern"].search(url) and (route["repeat"] or not route["used"]):
+        once = [r for r in self.routes if not r["repeat"] and not r["used"]]
+        standing = [r for r in reversed(self.routes) if r["repeat"]]  # the latest standing answer wins
+        for route in once + standing:
+            if route["method"] == method and route["pattern"].search(url):
                 route["used"] = True
                 body = route["body"]
                 if isinstance(body, requests.Response):
