@@ -109,4 +109,5 @@ def providers(*pairs: tuple[str, str]):
         registry._loaded = saved_loaded
 
 
-ALL_REAL = [("google", "mail"), ("google", "files"), ("google", "calendar"), ("quickbooks", "books")]
+ALL_REAL = [("google", "mail"), ("google", "files"), ("google", "calendar"), ("microsoft", "files"),
+            ("quickbooks", "books")]

@@ -46,16 +46,18 @@ def test_the_group_line_is_the_catalogs():
 # --- list -----------------------------------------------------------------------------------------------------
 
 
-def test_list_with_nothing_connected_offers_both_apps(use):
+def test_list_with_nothing_connected_offers_every_app(use):
     result = use("integrations.list")
     assert (result["apps"], result["connected"], result["canConnect"]) == ([], [], [
         {"integration": "google", "app": "Gmail, Drive and Calendar"},
+        {"integration": "microsoft", "app": "OneDrive"},
         {"integration": "quickbooks", "app": "QuickBooks Online"},
     ])
 
 
-def test_list_says_which_apps_the_spec_names_are_not_built(use):
-    assert use("integrations.list")["notYet"] == ["OneDrive and SharePoint (Microsoft)"]
+def test_list_has_nothing_not_yet_once_every_app_the_spec_names_is_built(use):
+    # OneDrive was the last (integrations/providers/onedrive.py).
+    assert use("integrations.list")["notYet"] == []
 
 
 def test_list_shows_a_connected_account_without_a_status(use, google):  # noqa: F811  (the pytest fixture imported above)
@@ -71,7 +73,7 @@ def test_list_shows_each_group_of_a_connected_app_with_its_tool_count(use, googl
 
 
 def test_list_no_longer_offers_a_connected_app(use, google):  # noqa: F811  (the pytest fixture imported above)
-    assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["quickbooks"]
+    assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["microsoft", "quickbooks"]
 
 
 def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: F811  (the pytest fixture imported above)
@@ -82,7 +84,7 @@ def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: 
 def test_list_offers_an_app_again_once_its_connection_is_removed(use, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.REMOVED)
     result = use("integrations.list")
-    assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == ([], ["google", "quickbooks"])
+    assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == ([], ["google", "microsoft", "quickbooks"])
 
 
 def test_list_shows_local_connections(use, org):
@@ -100,7 +102,7 @@ def test_list_puts_an_app_with_no_provider_built_in_not_yet(use):
         result = use("integrations.list")
     assert (result["canConnect"], result["notYet"]) == (
         [{"integration": "google", "app": "Gmail, Drive and Calendar"}],
-        ["Google Drive", "Google Calendar", "QuickBooks Online", "OneDrive and SharePoint (Microsoft)"],
+        ["Google Drive", "Google Calendar", "OneDrive", "QuickBooks Online"],
     )
 
 
@@ -169,13 +171,13 @@ def test_connect_an_unknown_app_is_bad_input_naming_the_keys(use):
     assert use("integrations.connect", integration="dropbox") == {
         "error": "bad_input",
         "message": "integration: no app 'dropbox'; the keys are google (Gmail, Drive and Calendar), "
-                   "quickbooks (QuickBooks Online); integrations.list shows them",
+                   "microsoft (OneDrive), quickbooks (QuickBooks Online); integrations.list shows them",
     }
 
 
-def test_connect_an_app_the_spec_names_but_roadstar_lacks_is_not_yet(use, org):
-    result = use("integrations.connect", integration="onedrive")
-    assert set(result) == {"notYet"} and "OneDrive" in result["notYet"] and not Card.objects.filter(organization=org)
+def test_connect_onedrive_by_its_other_names_makes_the_microsoft_card(use, org):
+    result = use("integrations.connect", integration="OneDrive")
+    assert result["card"] == "Connect OneDrive" and Card.objects.get(organization=org).data["app"] == "microsoft"
 
 
 def test_connect_an_app_with_no_provider_built_is_not_yet(use, org):
