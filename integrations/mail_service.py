@@ -113,7 +113,8 @@ class _Searched:
         return self.items[self.used] if self.used < len(self.items) else None
 
 
-def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limit: int, page: str | None) -> dict:
+def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limit: int, page: str | None,
+                skip_accounts: frozenset[str] = frozenset()) -> dict:
     """Threads newest first across every connected mail account (`source` narrows them), a page at a time.
 
     Each account is searched for `limit` threads from where its last page stopped; the merged page takes hits only
@@ -129,6 +130,8 @@ def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limi
                 "bad_input", f"source: no mail account's name contains {source!r}; the accounts are {names}"
             )
         require_connection(org=org, group="mail", asked_by=asker)
+    # The accounts search's copy holds whole are searched there (search/takeover.py), not here.
+    accounts = [c for c in accounts if c.account_key not in skip_accounts]
     fingerprint = _fingerprint(query, source)
     states = _page_decode(page, fingerprint) if page else None
     searched, failed, parts = [], [], []

@@ -50,7 +50,7 @@ def _browse_description(org) -> str:
         if name in registry.GROUPS:
             if org is not None and not registry.group_on(name, org):
                 continue
-            lines.append(f"- {name}: {summary} ({len(registry.tools_of(name))})")
+            lines.append(f"- {name}: {summary} ({len(registry.tools_on(name, org))})")
         else:
             lines.append(f"- {name}: {summary} ({NOT_AVAILABLE})")
     return "\n".join(lines)
@@ -75,7 +75,7 @@ def _browse(ctx: ToolContext, groups: list[str]) -> dict:
     unknown = [g for g in groups if not registry.group_on(g, ctx.org)]
     known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org)]
     for name in known[:MAX_BROWSE_GROUPS]:
-        result[name] = {t.name: t.description for t in registry.tools_of(name)}
+        result[name] = {t.name: t.description for t in registry.tools_on(name, ctx.org)}
     if len(known) > MAX_BROWSE_GROUPS:
         result["not_shown"] = known[MAX_BROWSE_GROUPS:]
     # Groups this Roadstar doesn't have, and optional groups the workspace has off: named, with why.
@@ -98,14 +98,14 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     wanted = list(dict.fromkeys(names))
     for name in wanted[:MAX_FIND_TOOLS]:
         tool = registry.get_tool(name)
-        if tool is not None and not registry.group_on(tool.group, ctx.org):
-            tool = None  # an optional group the workspace has off is not there
+        if tool is not None and not registry.tool_on(tool, ctx.org):
+            tool = None  # an optional group the workspace has off, or a tool its group keeps out here, is not there
         if tool is None:
             group = name.partition(".")[0]
             if group in registry.GROUPS and not registry.group_on(group, ctx.org):
                 no_such_tool[name] = [registry.off_group_message(group)]
             elif group in registry.GROUPS:
-                no_such_tool[name] = [t.name for t in registry.tools_of(group)]
+                no_such_tool[name] = [t.name for t in registry.tools_on(group, ctx.org)]
             elif group in registry.SPEC_GROUPS:
                 no_such_tool[name] = [registry.absent_group_message(group)]
             else:

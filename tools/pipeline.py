@@ -93,6 +93,10 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
         return _no_such_tool(name)
     if not registry.group_on(tool.group, ctx.org):
         return ToolError("unsupported", registry.off_group_message(tool.group)).as_result()
+    if not registry.tool_on(tool, ctx.org):
+        # mail.search and mail.read once search's copy holds every mail account whole (search/takeover.py).
+        return ToolError("unsupported", f"{tool.name} isn't there in this workspace: every account it reads is in "
+                                        "search, so use search.search and search.read.").as_result()
     if raw_input is None:
         raw_input = {}
     if not isinstance(raw_input, dict):

@@ -89,6 +89,9 @@ class Group:
     # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
     # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
     off_message: str = ""
+    # Whether one of the group's tools is there for a workspace, when that depends on it: mail's search and read
+    # are absent once search's copy holds every mail account whole (search/takeover.py). None: all of them are.
+    tool_on: Callable[[Any, str], bool] | None = None
 
     def how_to_in(self, ctx) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
@@ -397,6 +400,19 @@ def group_on(name: str, org) -> bool:
 
 def tools_of(group: str) -> list[Tool]:
     return [t for t in TOOLS.values() if t.group == group]
+
+
+def tool_on(tool: Tool, org) -> bool:
+    """Whether `tool` is there for the workspace `org`: its group is, and the group keeps that tool there."""
+    group = GROUPS.get(tool.group)
+    if group is None or not group.on_for(org):
+        return False
+    return group.tool_on is None or org is None or bool(group.tool_on(org, tool.name))
+
+
+def tools_on(group: str, org) -> list[Tool]:
+    """The group's tools a workspace has (all of them without `org`)."""
+    return [t for t in tools_of(group) if tool_on(t, org)]
 
 
 def get_tool(name: str) -> Tool | None:

@@ -170,7 +170,7 @@ def _shares(limit: int, n: int) -> list[int]:
 
 
 def files_search(*, org, asker, query: str, source: str | None, modified_after: str | None, limit: int,
-                 page: str | None) -> dict:
+                 page: str | None, skip_accounts: frozenset[str] = frozenset()) -> dict:
     after = parse_modified_after(modified_after, org=org)
     tokens = _page_tokens(page)
     accounts = connections_for(org=org, group="files", source=source, include_stopped=True)
@@ -181,6 +181,8 @@ def files_search(*, org, asker, query: str, source: str | None, modified_after: 
             raise ToolError("bad_input", f"source: no files account's name contains {source!r}; the accounts are "
                                          f"{names}")
         require_connection(org=org, group="files", asked_by=asker)
+    # The accounts search's copy holds whole are searched there (search/takeover.py), not here.
+    accounts = [c for c in accounts if c.account_key not in skip_accounts]
     if tokens is not None:
         accounts = [c for c in accounts if c.account_key in tokens]
     found, searched, failed, more = [], [], [], {}

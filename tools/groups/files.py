@@ -9,7 +9,8 @@ from pydantic import Field
 from core.inputs import AppItem, Chars, Number, Offset, TimeText, Whole
 from integrations.files import services
 from integrations.services import Asker
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from search import takeover
+from tools.registry import GROUPS, Done, Group, Tool, ToolInput, register, register_group
 from workspace import services as workspace_services
 
 register_group(
@@ -25,8 +26,11 @@ register_group(
             "Microsoft Search: words, \"exact phrases\", filetype:xlsx, author:\"Name\". Older Office files such as "
             ".doc and .ppt are read from a PDF copy."
         ),
+        # Where search is on: which accounts search holds, whose files this group's search and read leave to it.
+        how_to_for=lambda ctx: takeover.how_to(ctx.org, "files", GROUPS["files"].how_to),
     )
 )
+
 
 FileId = Annotated[str, Chars(3, 500), AppItem]
 Name = Annotated[str, Chars(1, 200)]
@@ -62,7 +66,8 @@ class SearchInput(ToolInput):
 
 def search(ctx, inp: SearchInput):
     return services.files_search(org=ctx.org, asker=_asker(ctx), query=inp.query, source=inp.source,
-                                 modified_after=inp.modified_after, limit=inp.limit, page=inp.page)
+                                 modified_after=inp.modified_after, limit=inp.limit, page=inp.page,
+                                 skip_accounts=takeover.skipped_keys(ctx.org, "files"))
 
 
 register(
@@ -87,6 +92,7 @@ class ReadInput(ToolInput):
 
 
 def read(ctx, inp: ReadInput):
+    takeover.refuse_held(takeover.held_file(ctx.org, inp.id), "file")
     return services.files_read(org=ctx.org, asker=_asker(ctx), id=inp.id, offset=inp.offset, page=inp.page)
 
 

@@ -17,8 +17,9 @@ from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
 from integrations.providers.base import MailQuery
 from integrations.services import Asker
+from search import takeover
 from tools.pipeline import check_action
-from tools.registry import Done, Group, Tool, ToolInput, Writes, register, register_group
+from tools.registry import GROUPS, Done, Group, Tool, ToolInput, Writes, register, register_group
 from workspace import services as workspace_services
 
 register_group(
@@ -30,8 +31,12 @@ register_group(
             "attachments read like files. Gmail's web links don't open here: search by sender and subject. Gmail: "
             "Gmail's query takes its search box syntax, and results come back newest first."
         ),
+        # Where search is on: which accounts search holds, and, once it holds every one, only draft and send.
+        how_to_for=lambda ctx: takeover.how_to(ctx.org, "mail", GROUPS["mail"].how_to),
+        tool_on=takeover.mail_tool_on,
     )
 )
+
 
 
 def _email(value: str) -> str:
@@ -86,7 +91,7 @@ def search(ctx, inp: SearchInput):
     query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=_day(inp.after), before=_day(inp.before),
                       has_attachment=inp.has_attachment)
     return mail_search(org=ctx.org, asker=Asker.of(ctx), query=query, source=inp.source or None, limit=inp.limit,
-                       page=inp.page or None)
+                       page=inp.page or None, skip_accounts=takeover.skipped_keys(ctx.org, "mail"))
 
 
 register(
@@ -114,6 +119,8 @@ class ReadInput(ToolInput):
 
 
 def read(ctx, inp: ReadInput):
+    if not inp.attachment:
+        takeover.refuse_held(takeover.held_mail_thread(ctx.org, inp.id), "thread")
     return mail_read(org=ctx.org, asker=Asker.of(ctx), thread_id=inp.id, attachment=inp.attachment or None,
                      offset=inp.offset)
 
