@@ -32,6 +32,8 @@ from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.mail_text import address_list
 from integrations.models import Connection
 from integrations.providers.base import FileData
+from research.models import Dataset, ResearchPage
+from research.page_shapes import page_url, text_fields
 from search import embeddings
 from search.models import (
     WORKSPACE,
@@ -210,6 +212,46 @@ def project_entry(project: Project) -> Entry:
     )
 
 
+def page_entry(page: ResearchPage) -> Entry | None:
+    """A research page, as its current revision reads: its title, question and every piece of its words. None while
+    the writer hasn't written it (nothing to find yet)."""
+    revision = page.current_revision
+    if revision is None:
+        return None
+    artifact = revision.artifact if isinstance(revision.artifact, dict) else {}
+    words = [page.question, *(text for _, text in text_fields(artifact) if text)]
+    return Entry(
+        key=f"page:{page.id}", type="page", source=WORKSPACE, title=revision.title or page.title,
+        body="\n\n".join(w for w in words if w), date=page.updated_at, places=[page.project.name],
+        url=page_url(page),
+    )
+
+
+def _cell(value) -> str:
+    """A table cell as text: the spec's CellValue keeps its value under "value" (with its unit, when it has one)."""
+    if isinstance(value, dict):
+        shown = value.get("value")
+        unit = value.get("unit")
+        text = "" if shown is None else str(shown)
+        return f"{text} {unit}".strip() if unit and text else text
+    return "" if value is None else str(value)
+
+
+def table_entry(dataset: Dataset) -> Entry:
+    """A research table: its name, question, columns and every row's values, one line a row."""
+    columns = [c.get("name", "") for c in (dataset.plan or {}).get("columns") or [] if isinstance(c, dict)]
+    lines = [dataset.question, " · ".join(c for c in columns if c)]
+    for row in dataset.rows.all():
+        values = row.values or {}
+        cells = [_cell(values.get(c)) for c in columns] if columns else [_cell(v) for v in values.values()]
+        lines.append(" · ".join(cell for cell in cells if cell) or row.key)
+    return Entry(
+        key=f"table:{dataset.id}", type="table", source=WORKSPACE, title=dataset.name,
+        body="\n".join(line for line in lines if line), date=dataset.updated_at,
+        places=[p.name for p in dataset.projects.all()], url=_url("pages:table", dataset.id),
+    )
+
+
 Row = TypeVar("Row", bound=models.Model)
 
 
@@ -219,23 +261,33 @@ class WorkspaceKind(Generic[Row]):
     rows joined, and lists fetched beside), and the entry a row becomes."""
 
     model: type[Row]
-    entry: Callable[[Row], Entry]
+    entry: Callable[[Row], Entry | None]
     related: tuple[str, ...] = ()
     prefetch: tuple[str, ...] = ()
+    # What else marks a record changed, by its time, besides its own updated_at: a table's rows, researched by
+    # workers that don't write the table's row ("rows__researched_at").
+    also_changed: str = ""
 
     def catch_up(self, org: Organization, kind: str, mark: datetime.datetime | None) -> int:
         """Copy this kind's records written since `mark` (all when None); returns how many."""
         # None of these models has a manager of its own: the default one is `objects`.
         rows = self.model._default_manager.filter(organization=org)
         if mark is not None:
-            rows = rows.filter(updated_at__gte=mark)
+            changed = models.Q(updated_at__gte=mark)
+            if self.also_changed:
+                changed |= models.Q(**{f"{self.also_changed}__gte": mark})
+            rows = rows.filter(changed).distinct()
         newest = rows.aggregate(newest=Max("updated_at"))["newest"]
+        if self.also_changed:
+            later = rows.aggregate(newest=Max(self.also_changed))["newest"]
+            newest = max(n for n in (newest, later) if n is not None) if (newest or later) else None
         if newest is None:
             return 0
         if self.related:
             rows = rows.select_related(*self.related)
         batch = list(rows.prefetch_related(*self.prefetch))
-        put(org, [self.entry(record) for record in batch])
+        entries = [self.entry(record) for record in batch]
+        put(org, [e for e in entries if e is not None])
         # A little before the newest: a record written in a transaction that commits after this catch-up, with an
         # updated_at a moment older than the newest seen here, is still caught by the next one.
         WorkspaceMark.objects.update_or_create(organization=org, kind=kind,
@@ -244,11 +296,13 @@ class WorkspaceKind(Generic[Row]):
 
 
 WORKSPACE_KINDS: dict[str, WorkspaceKind[Doc] | WorkspaceKind[Contact] | WorkspaceKind[Company]
-                      | WorkspaceKind[Project]] = {
+                      | WorkspaceKind[Project] | WorkspaceKind[ResearchPage] | WorkspaceKind[Dataset]] = {
     "doc": WorkspaceKind(Doc, doc_entry, related=("project",)),
     "contact": WorkspaceKind(Contact, contact_entry, prefetch=("emails", "company_links__company")),
     "company": WorkspaceKind(Company, company_entry),
     "project": WorkspaceKind(Project, project_entry),
+    "page": WorkspaceKind(ResearchPage, page_entry, related=("project", "current_revision")),
+    "table": WorkspaceKind(Dataset, table_entry, prefetch=("rows", "projects"), also_changed="rows__researched_at"),
 }
 
 

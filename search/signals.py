@@ -12,6 +12,7 @@ from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import LocalFile
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.models import Connection
+from research.models import Dataset, ResearchPage
 from search import index
 from search.models import SearchItem
 
@@ -20,8 +21,11 @@ from search.models import SearchItem
 @receiver(post_delete, sender=Contact, dispatch_uid="search.contact_deleted")
 @receiver(post_delete, sender=Company, dispatch_uid="search.company_deleted")
 @receiver(post_delete, sender=Project, dispatch_uid="search.project_deleted")
+@receiver(post_delete, sender=ResearchPage, dispatch_uid="search.page_deleted")
+@receiver(post_delete, sender=Dataset, dispatch_uid="search.table_deleted")
 def _record_deleted(sender, instance, **kwargs):
-    kind = {Doc: "doc", Contact: "contact", Company: "company", Project: "project"}[sender]
+    kind = {Doc: "doc", Contact: "contact", Company: "company", Project: "project", ResearchPage: "page",
+            Dataset: "table"}[sender]
     index.remove(instance.organization_id, [f"{kind}:{instance.pk}"])
 
 

@@ -28,8 +28,10 @@ LAYERS: list[set[str]] = [
     {"companies"},                              # companies, their people and timeline (on the contacts' log)
     {"checks"},                                 # the owner's yes
     {"integrations"},                           # the owner's apps (mail, files, calendar, books), the web
-    {"workspace", "search", "research"},        # the agents' sandboxed computer; search over records and copies;
-                                                # public research (SEC filings, news feeds) over the web's fetcher
+    {"research"},                               # public research (SEC filings, news feeds, pages, tables) over the
+                                                # web's fetcher
+    {"workspace", "search"},                    # the agents' sandboxed computer; search over records, copies and
+                                                # research's pages and tables
     {"tools"},                                  # the tool registry, catalog and use_tool pipeline
     {"agents"},                                 # agents, conversations, the turn
     {"routines"},                               # triggers, skills, the tick
