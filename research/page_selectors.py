@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import base64
+import datetime
+import uuid
+
+from django.db.models import Q
+
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
 from research.models import PageComment, PageMark, PageSource, ResearchPage
 
 PAGE_SIZE = 20
-# comments.list takes no cursor, so one window holds a page's whole discussion up to this many comments.
+# One window of a page's discussion holds up to this many comments (top-level ones with all their replies);
+# comments.list's `cursor` (its nextCursor) gives the next window.
 COMMENT_WINDOW = 200
 
 
@@ -71,13 +78,45 @@ def comment_get(*, page: ResearchPage, comment_id) -> PageComment:
     return comment
 
 
-def comment_window(*, page: ResearchPage) -> tuple[list[tuple[PageComment, list[PageComment]]], bool]:
-    """The page's comments, oldest first, each top-level one with its replies; and whether more were left off."""
-    rows = list(PageComment.objects.filter(page=page).order_by("created_at", "id")[:COMMENT_WINDOW + 1])
-    more = len(rows) > COMMENT_WINDOW
-    rows = rows[:COMMENT_WINDOW]
+def comment_window(*, page: ResearchPage, cursor: str | None = None
+                   ) -> tuple[list[tuple[PageComment, list[PageComment]]], str | None]:
+    """A window of the page's discussion: top-level comments oldest first, each with all its replies, up to
+    COMMENT_WINDOW comments in all (a first comment with more replies than that still comes whole); after `cursor`
+    when given. Returns the window and the cursor of the next one (None at the end)."""
+    after = _cursor_read(cursor) if cursor else None
+    tops = PageComment.objects.filter(page=page, parent__isnull=True).order_by("created_at", "id")
+    if after is not None:
+        at, last_id = after
+        tops = tops.filter(Q(created_at__gt=at) | Q(created_at=at, id__gt=last_id))
+    chosen = list(tops[:COMMENT_WINDOW + 1])
     replies: dict = {}
-    for row in rows:
-        if row.parent_id:
-            replies.setdefault(row.parent_id, []).append(row)
-    return [(row, replies.get(row.id, [])) for row in rows if row.parent_id is None], more
+    for reply in PageComment.objects.filter(page=page, parent_id__in=[t.id for t in chosen]).order_by(
+            "created_at", "id"):
+        replies.setdefault(reply.parent_id, []).append(reply)
+    window: list[tuple[PageComment, list[PageComment]]] = []
+    count = 0
+    for top in chosen:
+        size = 1 + len(replies.get(top.id, []))
+        if window and count + size > COMMENT_WINDOW:
+            break
+        window.append((top, replies.get(top.id, [])))
+        count += size
+    more = len(window) < len(chosen)
+    return window, _cursor_of(window[-1][0]) if more and window else None
+
+
+def _cursor_of(comment: PageComment) -> str:
+    raw = f"{comment.created_at.isoformat()}|{comment.id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _cursor_read(cursor: str) -> tuple[datetime.datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        at, _, last = raw.partition("|")
+        last_id = as_uuid(last)
+        if last_id is None:
+            raise ValueError(last)
+        return datetime.datetime.fromisoformat(at), last_id
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ToolError("bad_input", "cursor: pass nextCursor exactly as comments.list gave it") from error

@@ -23,16 +23,18 @@ register_group(
 
 class ListInput(ToolInput):
     page_id: PageId
+    # Beyond the spec's inputs (README, "Where Roadstar adds to the spec"): its result has nextCursor, and this
+    # takes it back, so a discussion past one window of 200 comments can be read to its end.
+    cursor: Annotated[str, Chars(0, 400)] | None = None
 
 
 def list_comments(ctx, inp: ListInput):
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
-    window, more = page_selectors.comment_window(page=page)
+    window, next_cursor = page_selectors.comment_window(page=page, cursor=inp.cursor or None)
     owner = ctx.org.owner_first_name
     return {"comments": {
         "items": [comment_shape(c, replies=replies, owner_name=owner) for c, replies in window],
-        # comments.list takes no cursor: a discussion past one window says so, and the rest is on the page.
-        "nextCursor": "more-on-the-page" if more else None,
+        "nextCursor": next_cursor,
     }}
 
 
