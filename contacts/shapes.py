@@ -26,8 +26,20 @@ def open_item_shape(item) -> dict:
     return shape
 
 
+# The log's kinds the spec doesn't list, as the spec's list names them (a model reading the spec expects only those):
+# a field changed, a link or the about text is the record's context; an open item made, closed or set to follow up
+# is triage; a thread recorded on the record is a note, and taken off, removed. The entry's before/after and text
+# keep what exactly changed; the database keeps the finer kind (the record's page words each its own way).
+SPEC_LOG_KIND = {
+    "updated": "context", "linked": "context", "about": "context",
+    "follow_up": "triage", "opened": "triage", "closed": "triage",
+    "recorded": "note", "unrecorded": "removed",
+}
+
+
 def log_entry_shape(entry) -> dict:
-    shape = {"id": str(entry.id), "at": iso(entry.at), "by": by_shape(entry.by_kind, entry.by_id), "kind": entry.kind}
+    kind = SPEC_LOG_KIND.get(entry.kind, entry.kind)
+    shape = {"id": str(entry.id), "at": iso(entry.at), "by": by_shape(entry.by_kind, entry.by_id), "kind": kind}
     if entry.text:
         shape["text"] = entry.text
     if entry.before is not None or entry.after is not None:

@@ -112,6 +112,7 @@ def _log_lines(org: Organization, entries) -> list[dict]:
     for entry in entries:
         change = changes.get(entry.change_id)
         lines.append(contact_shapes.log_entry_shape(entry) | {
+            "kind": entry.kind,  # the page words each change its own way; the spec's coarser kind is for tools
             "at_time": entry.at,
             "can_undo": bool(change and change.can_undo),
             "undone": bool(change and change.undone_at),
