@@ -66,10 +66,16 @@ def company_queryset_for_record(*, org) -> QuerySet:
     )
     people_projects = ProjectLink.objects.filter(contact__company_links__company=OuterRef("pk"))
     people_docs = Doc.objects.filter(project__links__contact__company_links__company=OuterRef("pk"))
+    # The files its conversations carried (companies.record's files), newest first: the record's `files`.
+    with_files = TimelineEntry.objects.filter(removed_at__isnull=True).exclude(files=[]).order_by("-at", "-created_at")
     return (
         Company.objects.filter(organization=org)
-        .select_related("handler")
-        .prefetch_related(Prefetch("people", queryset=people), Prefetch("open_items", queryset=open_items))
+        # `listing` (with its EDGAR company) is research's link of a company to the public company that files with
+        # the SEC (research.CompanyListing, filings.link): the record's `listed`. Read through the relation's name;
+        # companies imports nothing of research.
+        .select_related("handler", "listing__edgar")
+        .prefetch_related(Prefetch("people", queryset=people), Prefetch("open_items", queryset=open_items),
+                          Prefetch("timeline", queryset=with_files, to_attr="file_entries"))
         .annotate(
             timeline_count=_count_of(_live_timeline()),
             first_at=Subquery(_live_timeline().order_by("at").values("at")[:1]),

@@ -5,6 +5,8 @@ Each function reads only what `companies.selectors` loaded for it, so shaping a 
 
 from __future__ import annotations
 
+from django.core.exceptions import ObjectDoesNotExist
+
 from companies.selectors import CompanyRow
 from contacts.shapes import open_item_shape
 from core.timefmt import iso
@@ -66,9 +68,45 @@ def company_person_shape(link) -> dict:
     }
 
 
+def listing_of(company):
+    """The public company a company is linked to (research's CompanyListing, loaded as `listing__edgar`), or None."""
+    try:
+        return company.listing
+    except ObjectDoesNotExist:
+        return None
+
+
+def listed_shape(company) -> dict | None:
+    """The spec's `listed`: the public company whose filings are this company's (filings.link), else null."""
+    listing = listing_of(company)
+    if listing is None:
+        return None
+    edgar = listing.edgar
+    return {"id": str(edgar.cik), "name": edgar.name, "ticker": edgar.ticker or None}
+
+
+def company_files(company) -> list[dict]:
+    """The spec's CompanyFile list: the files the company's conversations carried (companies.record's files, loaded
+    as `file_entries`, newest first), each once; its id is the entry's and the file's place in it."""
+    seen: set[str] = set()
+    files = []
+    for entry in getattr(company, "file_entries", None) or []:
+        for n, item in enumerate(entry.files or []):
+            if not isinstance(item, dict) or not item.get("name"):
+                continue
+            same = (item.get("link") or item["name"]).lower()
+            if same in seen:
+                continue
+            seen.add(same)
+            files.append({"id": f"{entry.id}:{n}", "name": item["name"], "link": item.get("link") or "",
+                          "by": dict(entry.by), "at": iso(entry.at)})
+    return files
+
+
 def company_record(company) -> dict:
     """CompanyRecord, from a company loaded by `company_queryset_for_record`."""
     known = min(t for t in (company.first_at, company.created_at) if t is not None)
+    files = company_files(company)
     return {
         "id": str(company.id),
         "name": company.name,
@@ -83,10 +121,8 @@ def company_record(company) -> dict:
         "handler": handler_shape(company),
         "firstOnMail": company.first_on_mail,
         "alwaysAsk": company.always_ask,
-        # A public company's listing comes from filings, which no company links to yet.
-        "listed": None,
-        # The owner's Drive files about a company come with the files app, which isn't built yet.
-        "files": [],
+        "listed": listed_shape(company),
+        "files": files,
         "open": [open_item_shape(item) for item in company.open_items.all()],
         "people": [company_person_shape(link) for link in company.people.all()],
         # When the business first dealt with them: their earliest conversation, or when they were added if
@@ -98,7 +134,7 @@ def company_record(company) -> dict:
             # Projects and docs reach a company through its people's project links (contacts.link_project).
             "projects": company.project_count,
             "docs": company.doc_count,
-            "files": 0,  # no files app yet, as `files` above
+            "files": len(files),
         },
         "createdAt": iso(company.created_at),
         "updatedAt": iso(company.updated_at),
