@@ -560,7 +560,9 @@ def microsoft_access_token(connection: Connection, *, force: bool = False, sleep
     return fresh["access_token"]
 
 
-def _microsoft_refresh(connection: Connection, label: str) -> tuple[dict | None, ToolError | Literal["signed_out"] | None]:
+def _microsoft_refresh(
+    connection: Connection, label: str
+) -> tuple[dict | None, ToolError | Literal["signed_out"] | None]:
     try:
         refresh_token = connection.read_tokens().get("refresh_token")
     except TokensUnreadable:

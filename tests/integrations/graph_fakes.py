@@ -22,7 +22,8 @@ def recorded(name: str) -> dict:
     return json.loads((HERE / f"{name}.json").read_text())
 
 
-def answer(status: int, body: dict | bytes | str = b"", headers: dict | None = None, url: str = GRAPH) -> requests.Response:
+def answer(status: int, body: dict | bytes | str = b"", headers: dict | None = None,
+           url: str = GRAPH) -> requests.Response:
     r = requests.Response()
     r.url, r.status_code = url, status
     if isinstance(body, dict):
@@ -38,7 +39,8 @@ def answer(status: int, body: dict | bytes | str = b"", headers: dict | None = N
 class RecordedGraph:
     """A requests.Session-like: `.on("GET", r"/drives/.*/children", "children")` records an answer (a fixture's name,
     a dict, bytes, or a Response); each is used once, in order, unless `repeat=True`: a standing answer, given
-    after the one-off answers run out, the latest standing one first (a file's facts after it changed). `.calls` lists what was asked."""
+    after the one-off answers run out, the latest standing one first (a file's facts after it changed).
+    `.calls` lists what was asked."""
 
     def __init__(self):
         self.routes: list[dict] = []

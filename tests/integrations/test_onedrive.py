@@ -133,8 +133,8 @@ def test_search_uses_microsoft_search_and_gives_ids_that_carry_the_account(use, 
     graph.on("POST", r"/search/query$", "search_query")
     out = use("files.search", query='juniper filetype:docx', limit=2)
     sent = graph.asked("POST", r"/search/query$")[0]
-    assert sent["json"]["requests"][0] == {"entityTypes": ["driveItem"], "query": {"queryString": "juniper filetype:docx"},
-                                           "from": 0, "size": 2}
+    assert sent["json"]["requests"][0] == {"entityTypes": ["driveItem"], "from": 0, "size": 2,
+                                           "query": {"queryString": "juniper filetype:docx"}}
     assert sent["headers"]["Authorization"] == "Bearer ms-access-1"
     first = out["hits"][0]
     assert first["id"] == fid(onedrive, PROPOSAL) and first["title"] == "Juniper proposal.docx"
@@ -200,8 +200,8 @@ def test_a_pasted_onedrive_link_opens_through_graphs_shares(use, onedrive, graph
     graph.on("GET", rf"/shares/{token}/driveItem/content$", docx(["Shared with Sam."]))
     out = use("files.read", id=link)
     assert out["id"] == fid(onedrive, PROPOSAL) and "Shared with Sam." in out["text"]
-    assert OneDriveProvider.id_from_link("https://onedrive.live.com/?id=D4648F06C91D9D3D%2154927&cid=D4648F06C91D9D3D") \
-        == "d4648f06c91d9d3d~D4648F06C91D9D3D!54927"
+    live = "https://onedrive.live.com/?id=D4648F06C91D9D3D%2154927&cid=D4648F06C91D9D3D"
+    assert OneDriveProvider.id_from_link(live) == "d4648f06c91d9d3d~D4648F06C91D9D3D!54927"
     assert OneDriveProvider.id_from_link("https://docs.google.com/document/d/1Abcdefghijk/edit") is None
 
 
@@ -259,7 +259,7 @@ def test_saving_over_a_file_changed_meanwhile_answers_changed(use, org, graph, t
 
 
 def test_a_new_file_is_saved_without_overwriting_and_undo_deletes_it(use, org, graph):
-    connection = save_onedrive(org, scopes=WRITE)
+    save_onedrive(org, scopes=WRITE)
     use("workspace.write", path="october.csv", content="Client,Hours\nJuniper Dental,46.5\n")
     made = {**recorded("item_hours"), "id": "01BYE5RZNEWFILE0000000000000000000", "name": "October.csv",
             "file": {"mimeType": "text/csv"}}

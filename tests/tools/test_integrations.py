@@ -84,7 +84,8 @@ def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: 
 def test_list_offers_an_app_again_once_its_connection_is_removed(use, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.REMOVED)
     result = use("integrations.list")
-    assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == ([], ["google", "microsoft", "quickbooks"])
+    assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == (
+        [], ["google", "microsoft", "quickbooks"])
 
 
 def test_list_shows_local_connections(use, org):
