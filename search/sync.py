@@ -5,8 +5,9 @@ The local providers are copied from their own tables: mail by message id, files 
 are copied through Google's own APIs (search/google_copy.py): Gmail's history, Drive's changes, Calendar's sync
 tokens; OneDrive accounts by Graph's delta query (search/onedrive_copy.py). Each part is paged in batches;
 every batch's items commit with the position they reached (the next page token, the historyId), so a worker
-that dies mid-sync resumes where it stopped, and copying an item again is an upsert, never a second row. The same positions keep the copy current afterwards (the sweep every minute, and for
-local accounts a short catch-up before each search). A batch's calls to the app are made before its transaction.
+that dies mid-sync resumes where it stopped, and copying an item again is an upsert, never a second row. The same
+positions keep the copy current afterwards (the sweep every minute, and for local accounts a short catch-up before
+each search). A batch's calls to the app are made before its transaction.
 
 Only one worker copies an account at a time: a claim with a lease (`claimed_until`), taken by a conditional
 UPDATE; a dead worker's lease runs out and the next sweep takes over. The same `claimed_until`, with no claim,
