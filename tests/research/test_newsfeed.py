@@ -342,3 +342,11 @@ def test_the_schedule_fires_the_sweep_through_django_q(research_on, org, monkeyp
             tasks.feeds_sweep()
     assert ran == ["research.tasks.feeds_sweep"]
     assert Story.objects.filter(organization=org).count() == 3
+
+
+def test_the_how_to_says_plainly_what_this_roadstar_has_no_source_for(research_on, ctx):
+    from tools.catalog import find_tools
+
+    how = find_tools(ctx, ["newsfeed.read"])["howTo"]["newsfeed"]
+    assert how.startswith("The workspace's newsfeed: stories it follows for the workspace's projects. ")
+    assert "follows no social accounts" in how and "no market prices" in how and "no brief" in how

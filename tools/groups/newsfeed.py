@@ -9,11 +9,21 @@ from research import selectors
 from research.shapes import feed_label, story_shape
 from tools.registry import Group, Tool, ToolInput, register, register_group
 
+HOW_TO = "The workspace's newsfeed: stories it follows for the workspace's projects."
+NOT_AVAILABLE = (
+    "Not available in this Roadstar: it reads news feeds only, so it follows no social accounts (accounts is always "
+    "empty), has no market prices or market stories (market, strip and moves are always empty), and writes no brief "
+    "of the day (brief is null): read the stories themselves."
+)
+
 register_group(
     Group(
         name="newsfeed",
         summary="today's news",
         how_to="The workspace's newsfeed: stories it follows for the workspace's projects.",
+        # After the spec's words, what this Roadstar has no source for, said plainly so an empty list isn't read
+        # as "nothing happened".
+        how_to_for=lambda ctx: f"{HOW_TO} {NOT_AVAILABLE}",
         enabled=lambda org: selectors.group_on(org=org, group="newsfeed"),
     )
 )
