@@ -80,6 +80,8 @@ def _cell(dataset, row, column: dict) -> dict:
         "human": bool(source.get("human")),
         "was": source.get("was"),
         "column": column["name"],
+        # A cell the owner may write by hand: any but those that name the row.
+        "editable": not column.get("identifies"),
     }
 
 
@@ -129,6 +131,29 @@ def table_source(request: HttpRequest, dataset_id, source_id) -> HttpResponse:
 
 @require_POST
 @login_required
+def table_edit(request: HttpRequest, dataset_id) -> HttpResponse:
+    """The owner writes a cell by hand: it stands as theirs (edited), what it was kept with it."""
+    org = _workspace(request)
+    try:
+        dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
+    except ToolError as exc:
+        raise Http404("No such table in this workspace.") from exc
+    key, column = request.POST.get("key", ""), request.POST.get("column", "")
+    try:
+        with transaction.atomic():
+            services.table_edit_cell(dataset=dataset, key=key, column=column, value=request.POST.get("value", ""),
+                                     actor=Actor.for_user(request.user))
+    except ToolError as error:
+        words = error.message.split(": ", 1)[-1]
+        messages.error(request, words[:1].upper() + words[1:] + ". Nothing was changed.")
+        return _back_to(reverse("pages:table", args=[dataset.id]), f"row-{key}")
+    label = next((c["label"] for c in dataset.plan["columns"] if c["name"] == column), column)
+    messages.success(request, f"Changed {label} for {key}. What it was is kept with it.")
+    return _back_to(reverse("pages:table", args=[dataset.id]), f"row-{key}")
+
+
+@login_required
+@require_POST
 def table_accept(request: HttpRequest, dataset_id) -> HttpResponse:
     """The owner accepts a value waiting for review (on their own page their press is the yes)."""
     org = _workspace(request)

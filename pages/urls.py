@@ -36,6 +36,7 @@ urlpatterns = [
     path("tables/", tables.tables, name="tables"),
     path("tables/<uuid:dataset_id>/", tables.table, name="table"),
     path("tables/<uuid:dataset_id>/accept", tables.table_accept, name="table_accept"),
+    path("tables/<uuid:dataset_id>/edit", tables.table_edit, name="table_edit"),
     path("tables/<uuid:dataset_id>/sources/<uuid:source_id>/", tables.table_source, name="table_source"),
     # Roadstar's own docs (public: see pages/help_views.py)
     path("help/", help_views.help_page, name="help"),

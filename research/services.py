@@ -578,6 +578,43 @@ def table_research_rows(*, org, dataset: Dataset, row_keys: list[str]) -> Datase
     return run
 
 
+def table_edit_cell(*, dataset: Dataset, key: str, column: str, value: str, actor) -> DatasetRow:
+    """Write a cell by hand (the owner on the table's page): the spec's `edited` state, `human: true` for the owner
+    (else `from` the agent), the value and source it had kept as `was`. Research again leaves it as written.
+    An empty value clears the cell. The value must be the column's type, as research's are."""
+    columns = {c["name"]: c for c in dataset.plan["columns"]}
+    if column not in columns:
+        raise bad_input("column", f"the table has no column {column!r}; its columns are {', '.join(columns)}")
+    found = DatasetRow.objects.filter(dataset=dataset, key=key).values_list("id", flat=True).first()
+    if found is None:
+        raise bad_input("key", f"the table has no row {key!r}; tables.read lists its rows' keys")
+    if columns[column].get("identifies"):
+        raise bad_input("column", f"{column} names the row; its cells aren't changed by hand")
+    if len(value) > 2000:
+        raise bad_input("value", f"{len(value):,} characters is over a cell's 2,000")
+    kind = columns[column]["type"]
+    try:
+        typed = table_run.typed_value(columns[column], value) if value.strip() else None
+    except (ValueError, TypeError):
+        what = {"number": "a number", "rating": "a number", "date": "a date as YYYY-MM-DD",
+                "yes_no": "yes or no", "choice": "one of " + ", ".join(columns[column].get("options") or [])}
+        raise bad_input("value", f"{value!r} isn't {what.get(kind, 'text')}, which {column} takes") from None
+    row = DatasetRow.objects.select_for_update().get(id=found)
+    if row.state != DatasetRow.State.IDLE:
+        raise bad_input("key", f"row {key!r} is being researched now; change its values once that is done")
+    before = (row.sources or {}).get(column)
+    edited: dict = {"status": "edited", "human": True,
+                    "was": {"value": (row.values or {}).get(column), "source": before}}
+    if actor.kind != "user":
+        edited.pop("human")
+        edited["from"] = actor.name
+    row.values = {**(row.values or {}), column: typed}
+    row.sources = {**(row.sources or {}), column: edited}
+    row.save(update_fields=["values", "sources"])
+    Dataset.objects.filter(id=dataset.id).update(updated_at=timezone.now())
+    return row
+
+
 def table_accept_cell(*, dataset: Dataset, key: str, column: str, actor) -> DatasetRow:
     """Accept a value waiting for review: it counts as filled, confirmed by whoever accepted it, and the source it
     had is kept as `was`."""

@@ -876,6 +876,8 @@ def cells_from_answer(text: str, plan: dict, row: DatasetRow, sources: list[Data
         if column["identifies"]:
             continue
         name, cell = column["name"], answered.get(column["name"])
+        if (cell_sources.get(name) or {}).get("status") == "edited":
+            continue  # a value written by hand stands: research again doesn't write over it
         if not isinstance(cell, dict):
             values[name], cell_sources[name] = None, {"status": "failed"}
             continue
