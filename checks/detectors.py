@@ -718,6 +718,8 @@ def _find_passwords(text: str) -> Iterator[Finding]:
             explicit = bool(_CREDENTIAL_LINE.search(text[line_start:m.start()]))
         if not explicit and cue.startswith("pin") and not m.group("cue").startswith("PIN") and " " not in cue:
             continue  # "pin 2026 dates on the calendar": the verb, not a PIN
+        if not explicit and cue == "keypad":
+            continue  # "keypad: 7710" gives a code; "the keypad 2240 model" names one
         if _password_value(value, quoted=group == "qv", explicit=explicit, after=after):
             yield Finding("password", value.strip(_WRAP), m.start(group), m.end(group))
     for m in _SHORT_PASSWORD.finditer(text):

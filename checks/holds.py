@@ -183,6 +183,8 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
 
 # "Draft a reply to Dana": a draft is not a send. Drafting and sending in the same words is.
 _DRAFT = re.compile(
+    # "the draft proposal", "a draft": a thing already made, not a request to make one.
+    r"(?<!\bthe\s)(?<!\ba\s)(?<!\bmy\s)(?<!\bour\s)(?<!\byour\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\bfirst\s)"
     r"\b(?:draft|prepare|write\s+up|put\s+together|mock\s+up|compose|knock\s+up|rough\s+out|"
     # "get an email ready for Ruth", "have a reply ready", "write an email to Pilar": the thing made, not sent
     r"(?:get|have|make)\s+(?:[\w'\-]+\s+){1,5}?ready|"
