@@ -630,7 +630,8 @@ _PASSPHRASE = re.compile(
 )
 # Codes given in prose: "punch 8642 into the keypad", "the keypad takes 4490#", "disarm the alarm with 3108",
 # "1397 opens the side gate".
-_OPENS = r"(?:front\s+|back\s+|side\s+|main\s+|garden\s+|shed\s+|workshop\s+)?(?:door|gate|alarm|key\s?pad|lock\s?box|key\s?safe|padlock|safe|shutter|garage|shed|barn|unit|locker)"
+_OPENS = (r"(?:front\s+|back\s+|side\s+|main\s+|garden\s+|shed\s+|workshop\s+)?"
+          r"(?:door|gate|alarm|key\s?pad|lock\s?box|key\s?safe|padlock|safe|shutter|garage|shed|barn|unit|locker)")
 _CODE = r"(?P<v>\d{4,8}[#*]?)(?![\d:/.,]\d)"
 _CODE_PROSE = [re.compile(p) for p in (
     rf"(?i:\b(?:punch|key|tap|type|enter|put)\s+(?:in\s+)?){_CODE}\s+(?i:(?:in|into|on|at)\s+(?:the\s+)?"
