@@ -144,7 +144,8 @@ IBAN_LENGTHS = {
     "SO": 23, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
 }
 
-_IBAN_START = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})")
+# The country may stand apart from its check digits ("GB 33 BUKB …") when written in capitals ("no 12 …" is a word).
+_IBAN_START = re.compile(r"(?<![A-Za-z0-9])(?:([A-Za-z]{2})|([A-Z]{2})[ \t])(\d{2})")
 _IBAN_GAP = re.compile(r"[ \t]*[\-./,:;]?[ \t]*(?:\r?\n[ \t]*)?")
 
 
@@ -158,7 +159,7 @@ def iban_valid(iban: str) -> bool:
 
 def _find_ibans(text: str) -> Iterator[Finding]:
     for m in _IBAN_START.finditer(text):
-        length = IBAN_LENGTHS.get(m.group(1).upper())
+        length = IBAN_LENGTHS.get((m.group(1) or m.group(2)).upper())
         if not length:
             continue
         # Walk the characters, allowing one space or hyphen between them, until the country's length is reached.
@@ -564,6 +565,8 @@ _EXPLICIT = (
 )
 _PASSWORD = re.compile(
     rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])"
+    # "the Wi-Fi password (case sensitive): …", "PIN (new):"
+    r"(?:[ \t]*\([^()\n]{1,30}\))?"
     rf"(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
 )
 _SHORT_PASSWORD = re.compile(rf"(?<![A-Za-z])(?i:(?:{_SHORT_PW_CUE})\s*[:=]\s*|(?P<is>pw\s+is\s+))(?:{_VALUE})")

@@ -185,9 +185,11 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
 _DRAFT = re.compile(
     # "the draft proposal", "a draft": a thing already made, not a request to make one.
     r"(?<!\bthe\s)(?<!\ba\s)(?<!\bmy\s)(?<!\bour\s)(?<!\byour\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\bfirst\s)"
-    r"\b(?:draft|prepare|write\s+up|put\s+together|mock\s+up|compose|knock\s+up|rough\s+out|"
+    r"\b(?:draft|prepare|prep|write\s+up|type\s+up|put\s+together|put\s+(?:[\w'\-]+\s+){1,3}together|mock\s+up|"
+    r"compose|knock\s+up|knock\s+together|rough\s+out|"
     # "get an email ready for Ruth", "have a reply ready", "write an email to Pilar": the thing made, not sent
     r"(?:get|have|make)\s+(?:[\w'\-]+\s+){1,5}?ready|"
+    r"write\s+(?:(?:me|us)\s+)?something|"
     r"write\s+(?:(?:me|us)\s+)?(?:a|an|the|some|up)\s+(?:short\s+|quick\s+|brief\s+|polite\s+|friendly\s+|first\s+)?"
     r"(?:email|e-mail|note|message|reply|response|letter|draft|thank-?\s?you|follow-?up))\b", re.I)
 _AND_SEND = re.compile(r"\b(?:send|sends|sent|email\s+it|mail\s+it|forward|post\s+it|deliver)\b", re.I)
@@ -329,7 +331,8 @@ def _covered_sentences(parts: list[str], i: int, contacts: list[ContactRecord] |
 
 
 _BACK = re.compile(r"\b(?:it|them|this|that|these|those|the\s+(?:email|e-mail|message|note|reply|letter|draft|"
-                   r"mail|one))\b", re.I)
+                   r"mail|one|wording|words|text)|what\s+you(?:'ve|\s+have)?\s+(?:write|wrote|written|say|said))\b",
+                   re.I)
 
 
 def _points_back(sentence: str, contacts: list[ContactRecord], owner: str) -> bool:
