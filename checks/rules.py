@@ -1006,6 +1006,7 @@ _VALUE_KIND = re.compile(
     r"links?|title|role)\b",
     re.I,
 )
+_RECORD_GROUPS = frozenset({"contacts", "companies"})
 _FROM_LINE = re.compile(r"^\s*from\s*:[^\n]*?([\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)", re.I | re.M)
 
 
@@ -1029,7 +1030,9 @@ def _steered(ctx: _Context) -> Finding | None:
     new = values_in(written) - had - given
     sources = [r for r in reads if new & values_in(r)]
     from_read = {v for v in new if any(v in values_in(r) for r in sources)}
-    if from_read:
+    # Values on a contact's or a company's record are where later sends and payments go; rows of a sheet or lines
+    # of a doc the owner asked to fill from the inbox carry what was read by design.
+    if from_read and ctx.action.tool.partition(".")[0] in _RECORD_GROUPS:
         shown = sorted(from_read)[0]
         if _PAYMENT.search(written) or any(f.kind in ("iban", "bank_account", "card") for f in find_sensitive(written)):
             return Finding(reasons.FROM_READ, True, f"it writes payment details ({shown}) only what was read gives")
@@ -1042,7 +1045,7 @@ def _steered(ctx: _Context) -> Finding | None:
         if not (own and pointed):
             return Finding(reasons.FROM_READ, True, f"it writes {shown}, which only what was read gives")
     # "Remit to: Lund Holdings Ltd": where money goes, in words only what was read gives (no number to compare).
-    if _PAYMENT.search(_content(ctx)):
+    if ctx.action.tool.partition(".")[0] in _RECORD_GROUPS and _PAYMENT.search(_content(ctx)):
         given_words = {t for w in ctx.words for t in tokens(w.text)}
         fresh = tokens(written) - given_words
         if fresh and any(fresh & tokens(r) for r in reads):

@@ -296,6 +296,13 @@ def test_payment_details_from_a_read_always_ask_even_from_the_contacts_own_mail(
     assert (d.outcome, d.reason) == ("ask", reasons.FROM_READ)
 
 
+def test_rows_the_owner_asked_to_fill_from_the_inbox_carry_what_was_read():
+    mail = read("From: Sam Ode <sam.ode@mailbox.test>\nSubject: pools\n\nCould you quote? Call me on 0161 496 0555.")
+    rows = {"tool": "files.append_rows", "input": {"id": "gdrive:a1:1Leads", "range": "Leads!A:C",
+                                                   "values": [["Sam Ode", "sam.ode@mailbox.test", "0161 496 0555"]]}}
+    assert decision([owner("Add this week's enquiries from the inbox to the leads sheet."), mail], rows).outcome == "go"
+
+
 def test_payment_instructions_in_words_only_a_read_gives_ask():
     mail = read("From: Victor Lund <victor@lundgallery.test>\n\nPlease send remittances to Lund Holdings Ltd from now.")
     company = {"tool": "companies.update", "input": {"companyId": "x1", "details": {"Remit to": "Lund Holdings Ltd"}}}
