@@ -104,8 +104,17 @@ def _card_grouping(run: DigitRun, i: int, j: int) -> bool:
         return True
     sizes = [len(g.digits) for g in run.groups[i:j + 1]]
     gaps = run.gaps[i:j]
-    one_way = all(len(g) == 1 for g in gaps) or len(set(gaps)) == 1  # not "4712-2375-8673 / 6% done"
-    return one_way and (all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1})
+    # Commas, colons and semicolons are separators like any other (`4111,1111,1111,1111`, `3782/822463/10005`, a
+    # line break between subject and text): what counts is the groups' shape. Several separators are one way of
+    # writing only when each is one character ("4242.4242,4242.4242"), not "4712-2375-8673 / 6% done".
+    one_way = all(len(g) == 1 for g in gaps) or len(set(run.separators(i, j))) == 1
+    if not one_way:
+        return False
+    if all(n in (4, 6, 8) for n in sizes[:-1]) or set(sizes) == {1}:
+        return True
+    # In pairs ("40 12 88 …", "60,11,11,…"), with one separator throughout: times written 09:30,11:45 start with 0
+    # or 1 and are never a card's prefix, and a mix of separators is a list.
+    return set(sizes) == {2} and len(set(run.separators(i, j))) == 1
 
 
 _CARD_LENGTHS = frozenset(range(13, 20))
@@ -135,7 +144,9 @@ IBAN_LENGTHS = {
     "SO": 23, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
 }
 
-_IBAN_START = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})")
+# The country may stand apart from its check digits ("GB 33 BUKB …") when written in capitals ("no 12 …" is a word).
+_IBAN_START = re.compile(r"(?<![A-Za-z0-9])(?:([A-Za-z]{2})|([A-Z]{2})[ \t])(\d{2})")
+_IBAN_GAP = re.compile(r"[ \t]*[\-./,:;]?[ \t]*(?:\r?\n[ \t]*)?")
 
 
 def iban_valid(iban: str) -> bool:
@@ -148,7 +159,7 @@ def iban_valid(iban: str) -> bool:
 
 def _find_ibans(text: str) -> Iterator[Finding]:
     for m in _IBAN_START.finditer(text):
-        length = IBAN_LENGTHS.get(m.group(1).upper())
+        length = IBAN_LENGTHS.get((m.group(1) or m.group(2)).upper())
         if not length:
             continue
         # Walk the characters, allowing one space or hyphen between them, until the country's length is reached.
@@ -158,11 +169,14 @@ def _find_ibans(text: str) -> Iterator[Finding]:
             ch = text[i]
             if ch.isalnum():
                 chars.append(ch)
-            elif ch in " -./" and i + 1 < len(text) and text[i + 1].isalnum() and chars:
-                pass
-            else:
+                i += 1
+                continue
+            # Between its characters, one separator (space, dash, dot, slash, comma, colon, semicolon) with spaces
+            # around it and up to one line break: an IBAN over two lines, or split between subject and text.
+            gap = _IBAN_GAP.match(text, i)
+            if not (chars and gap and gap.end() < len(text) and text[gap.end()].isalnum()):
                 break
-            i += 1
+            i = gap.end()
         if len(chars) == length and not (i < len(text) and text[i].isalnum()) and iban_valid("".join(chars)):
             yield Finding("iban", "".join(chars).upper(), m.start(), i)
 
@@ -175,6 +189,9 @@ _BARE_ACCOUNT_CUE = r"account|acc"
 # Up to a few filler words between the cue and the number: "account number is 004471290531", "acct no.: 1234".
 _FILLER = r"(?:\s*(?:number|no\.?|num|#|is|:|=|-|of|code|\(\w+\))\s*){0,4}\s*"
 _NUMBER = r"(?P<n>\d(?:[ \-]?\d){5,16})(?![\d])"
+# After an explicit cue ("account number:"), the number written with commas, colons or slashes between its groups.
+_SPLIT_NUMBER = r"(?P<s>\d{2,}(?:\s*[,:;/.]\s*\d{2,}){1,5})(?![\d])"
+_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+\.\d{1,2}")
 _BANK_CONTEXT = re.compile(
     r"\b(bank|routing|aba|checking|savings|wire|transfer|ach|iban|swift|bic|sort code|bsb|transit|deposit|refund"
     r"|pay(?:ment)?s?)\b",
@@ -185,8 +202,11 @@ _BANK_CONTEXT = re.compile(
 def _find_bank_numbers(text: str) -> Iterator[Finding]:
     # A routing number, sort code, BSB or transit number alone names a bank's branch: it is printed on every cheque
     # and may go. The account number is what must not.
-    for m in re.finditer(rf"\b(?:{_ACCOUNT_CUE}){_FILLER}{_NUMBER}", text, re.I):
-        yield Finding("bank_account", re.sub(r"\D", "", m.group("n")), m.start("n"), m.end("n"))
+    for m in re.finditer(rf"\b(?:{_ACCOUNT_CUE}){_FILLER}(?:{_NUMBER}|{_SPLIT_NUMBER})", text, re.I):
+        n = "n" if m.group("n") else "s"
+        if n == "s" and (_AMOUNT.fullmatch(m.group("s")) or not 6 <= len(re.sub(r"\D", "", m.group("s"))) <= 17):
+            continue  # "account balance: 12,450.00" is money, "acct 12/34" no account number
+        yield Finding("bank_account", re.sub(r"\D", "", m.group(n)), m.start(n), m.end(n))
     # A bare "account 7720193844" is a bank account only where the talk is of banks and payments.
     for m in re.finditer(rf"\b(?:{_BARE_ACCOUNT_CUE})\b{_FILLER}{_NUMBER}", text, re.I):
         window = text[max(0, m.start() - 80): m.end() + 80]
@@ -235,8 +255,11 @@ _SCHEMES = (
     _Scheme("us_itin", ids.us_itin_valid, frozenset({9})),
     _Scheme("ca_sin", ids.ca_sin_valid, frozenset({9})),
     # Letters as HMRC prints them, capitals: "on 12 34 56" is a preposition and a number.
+    # Letters in any case are found; written in lower case ("ni number: jh 48 29 17 b") it is one next to its cue
+    # only (`plain` wants capitals).
     _Scheme("uk_nino", ids.uk_nino_valid, form=re.compile(
-        rf"{_EDGE_L}[A-Z]{{2}}{_S}(?:\d{{6}}|\d\d([ .\-/])\d\d\1\d\d)(?:{_S}[A-D])?{_EDGE_R}"), plain=_nino_plain,
+        rf"{_EDGE_L}[A-Za-z]{{2}}{_S}(?:\d{{6}}|\d\d([ .\-/])\d\d\1\d\d)(?:{_S}[A-Da-d])?{_EDGE_R}"),
+            plain=_nino_plain,
             # Next to "NI number", HMRC's specimen QQ 12 34 56 C is written as one too: the letters go unchecked.
             cued_valid=lambda s: bool(re.fullmatch(r"[A-Z]{2}\d{6}[A-D]|QQ\d{6}", s))),
     _Scheme("uk_nhs", ids.uk_nhs_valid, frozenset({10})),
@@ -301,9 +324,12 @@ _CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
     (_cue(rf"ssn|ss\s*#|ss\s+(?:no\.?|number)|social\s+security{_NO}|soc\.?\s*sec\.?{_NO}"),
      frozenset({"us_ssn", "us_itin", "fr_nir"}), False),
     (_cue(rf"itin|individual\s+taxpayer\s+identification{_NO}"), frozenset({"us_itin"}), False),
-    (_cue(rf"social\s+insurance{_NO}|num[ée]ro\s+d['’]assurance\s+sociale", r"SIN|S\.I\.N\.?|NAS"),
+    # "sin" in lower case is a word, but not as a label ("sin:", "sin no.", "sin" alone on its line).
+    (_cue(rf"social\s+insurance{_NO}|num[ée]ro\s+d['’]assurance\s+sociale|sin(?=\s*[:#]|{_NUMBER_WORD}|[ \t]*\n)",
+          r"SIN|S\.I\.N\.?|NAS"),
      frozenset({"ca_sin"}), False),
-    (_cue(rf"national\s+insurance{_NO}|nino", rf"NI{_NUMBER_WORD}|N\.I\.{_NUMBER_WORD}"),
+    # "NI number", "ni no:", "Ni No." in any case: with "number" or "no" after it, "ni" is no other word.
+    (_cue(rf"national\s+insurance{_NO}|nino|ni{_NUMBER_WORD}|n\.i\.{_NUMBER_WORD}"),
      frozenset({"uk_nino"}), False),
     (_cue(cs=r"NI|N\.I\."), frozenset({"uk_nino"}), True),
     (_cue(rf"nhs{_NUMBER_WORD}|chi\s+number"), frozenset({"uk_nhs"}), False),
@@ -467,7 +493,8 @@ _DATE_IN = re.compile(
 def _id_grouping(run: DigitRun, i: int, j: int) -> bool:
     """An ID number is broken up by single spaces, dashes, dots or slashes (mixed, as in 85.07.30-033.28), or by the
     same separator throughout (`512 / 48 / 3920`); a run of several numbers ("2028-07-10 / 9/25") is not one."""
-    gaps = run.gaps[i:j]
+    # A line break beside a separator (an ID split between subject and text, "536-22\n-8417") is that separator.
+    gaps = run.separators(i, j)
     sizes = [len(g.digits) for g in run.groups[i:j + 1]]
     if sizes == [5, 4]:
         return False  # a ZIP+4
@@ -520,7 +547,8 @@ _PW_CUE = (
     r"pass(?:word|wd|code|phrase)s?|pwd|pword|p/w|pin(?:\s*(?:code|number|no\.?|#))?"
     r"|(?:wi-?fi|wifi|wlan|network|wpa2?|router)\s+key"
     r"|(?:door|gate|alarm|lock\s?box|key\s?safe|key\s?box|keypad|entry|entrance|garage|building|buzzer|safe|padlock"
-    r"|locker|front\s+door|back\s+door|side\s+door|lobby)\s+(?:code|pin|combination|combo|number)"
+    r"|locker|front\s+door|back\s+door|side\s+door|lobby)(?:['’]s)?\s+(?:code|pin|combination|combo|number)"
+    r"|keypad"
     r"|(?:lock\s+)?combination|combo"
     r"|code\s+(?:to|for)\s+(?:the\s+|our\s+|my\s+)?(?:front\s+|back\s+|side\s+|main\s+|garden\s+)?(?:door|gate|lock\s?box"
     r"|key\s?safe|key\s?box|alarm|garage|building|office|studio|shop|safe|padlock|locker|storeroom|unit)"
@@ -529,7 +557,7 @@ _PW_CUE = (
 _SHORT_PW_CUE = r"pass|pw"  # a word of its own in English too: only with ":" or "=" ("pass: ...", "pw=...")
 _VALUE = r"(?P<q>[\"'“‘«])(?P<qv>[^\"'”’»\n]{3,64})[\"'”’»]|(?P<v>[^\s\"'“”‘’«»]{3,64})"
 _EXPLICIT = (
-    r"\s*[:=]\s*|\s+[-–]\s+"
+    r"\s*[:=]\s*|\s+[-–]\s+|\s*(?:->|=>|→|⇒|»)\s*"
     r"|\s+(?:is\s+now|is\s+still|will\s+be|is|was|has\s+been\s+(?:changed|reset|set|updated)\s+to"
     r"|(?:was\s+)?(?:changed|reset|set|updated)\s+to|reads|remains)\s*:?\s*"
     # "password for the studio Wi-Fi is ...", "code to the side gate: ..."
@@ -537,6 +565,8 @@ _EXPLICIT = (
 )
 _PASSWORD = re.compile(
     rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])"
+    # "the Wi-Fi password (case sensitive): …", "PIN (new):"
+    r"(?:[ \t]*\([^()\n]{1,30}\))?"
     rf"(?:(?P<sep>{_EXPLICIT})|(?P<ws>[ \t]+|[ \t]*\n[ \t]*))(?:{_VALUE})"
 )
 _SHORT_PASSWORD = re.compile(rf"(?<![A-Za-z])(?i:(?:{_SHORT_PW_CUE})\s*[:=]\s*|(?P<is>pw\s+is\s+))(?:{_VALUE})")
@@ -587,6 +617,35 @@ _SIGN_IN_CODE = re.compile(
     re.I,
 )
 
+# "The Wi-Fi password is below:" and the password alone on a line after it (a blank line between is fine):
+# "see below" gives none, a token by itself after it does.
+_BELOW = re.compile(
+    rf"(?<![A-Za-z])(?i:(?P<cue>{_PW_CUE}))(?![A-Za-z])[^\n]{{0,60}}?"
+    r"(?i:\b(?:is\s+|are\s+|goes\s+|comes\s+)?(?:below|beneath|underneath|as\s+follows|follows|on\s+the\s+next\s+line"
+    r"|on\s+the\s+line\s+below|here))[ \t]*[:.\-–]?[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*"
+    rf"(?:{_VALUE})[ \t]*(?=\r?\n|$)"
+)
+# "passphrase: copper kettle morning": a passphrase is words; after its cue and a colon, two to six of them to the
+# end of the line or sentence.
+_PASSPHRASE = re.compile(
+    r"(?<![A-Za-z])(?i:pass[\s\-]?phrase|pass\s+words?|secret\s+(?:words?|phrase))\s*(?:[:=]|->|\bis\b)\s*"
+    r"(?P<v>[a-z]{3,}(?:[ \-][a-z]{2,}){1,5})[ \t]*(?=[.!;,]?\s*(?:\n|$))"
+)
+# Codes given in prose: "punch 8642 into the keypad", "the keypad takes 4490#", "disarm the alarm with 3108",
+# "1397 opens the side gate".
+_OPENS = (r"(?:front\s+|back\s+|side\s+|main\s+|garden\s+|shed\s+|workshop\s+)?"
+          r"(?:door|gate|alarm|key\s?pad|lock\s?box|key\s?safe|padlock|safe|shutter|garage|shed|barn|unit|locker)")
+_CODE = r"(?P<v>\d{4,8}[#*]?)(?![\d:/.,]\d)"
+_CODE_PROSE = [re.compile(p) for p in (
+    rf"(?i:\b(?:punch|key|tap|type|enter|put)\s+(?:in\s+)?){_CODE}\s+(?i:(?:in|into|on|at)\s+(?:the\s+)?"
+    rf"(?:[\w'-]+\s+){{0,2}}?(?:{_OPENS}|panel))",
+    rf"(?i:\b(?:{_OPENS}|panel)\s+(?:takes|opens\s+(?:on|with)|is\s+set\s+to|uses|accepts|wants))\s+{_CODE}",
+    rf"(?i:\b(?:disarm|unset|arm|set|open|unlock|silence)\s+(?:the\s+|our\s+|my\s+)?(?:[\w'-]+\s+){{0,2}}?{_OPENS}\s+"
+    rf"(?:with|using|by\s+(?:entering|typing|keying\s+in)|on))\s+{_CODE}",
+    rf"(?<![\w$£€.,:/-]){_CODE}\s+(?i:(?:opens|unlocks|disarms|unsets|silences)\s+(?:the\s+|our\s+)?"
+    rf"(?:[\w'-]+\s+){{0,2}}?(?:{_OPENS}|studio|office|shop|building|boathouse|storeroom))\b",
+)]
+
 # What follows "password is" or "password:" without being one: how a password is, where it is, what to do.
 _NOT_A_PASSWORD = frozenset("""
     required incorrect wrong invalid expired expiring correct right weak strong secure insecure short long changed
@@ -607,7 +666,7 @@ _UNIT_AFTER = re.compile(
     r"hours?|hrs?|days?|weeks?|months?|years?|attempts?|tries|times|x\b|%)", re.I
 )
 _DATE_OR_AMOUNT = re.compile(
-    r"[$£€¥]\S*|\S*[$£€¥%]|(?:19|20)\d\d(?:[-/.]\d{1,2}){0,2}|\d{1,2}[-/.]\d{1,2}(?:[-/.]\d{2,4})?|\d{1,2}:\d{2}"
+    r"[$£€¥]\d[\d,.]*(?:k|m|bn)?|[\d,.]*\d[$£€¥%]|(?:19|20)\d\d(?:[-/.]\d{1,2}){0,2}|\d{1,2}[-/.]\d{1,2}(?:[-/.]\d{2,4})?|\d{1,2}:\d{2}"
     r"|\d+(?:st|nd|rd|th)|\d{1,3}(?:,\d{3})+(?:\.\d+)?",
     re.I,
 )
@@ -620,6 +679,8 @@ def _strong(v: str) -> bool:
     inner = v[1:-1]
     return (
         any(c.isdigit() for c in v)
+        # "$unset88", "!harbour": a symbol in front of letters is typed, not written (an amount is told apart first)
+        or (v[0] in "$!#%^&~" and inner.isalnum() and sum(c.isalpha() for c in v) >= 3)
         or any(not c.isalnum() for c in inner)
         or (any(c.isupper() for c in v[1:]) and any(c.islower() for c in v))
         or (v.isalpha() and len(v) >= 12)
@@ -661,6 +722,8 @@ def _find_passwords(text: str) -> Iterator[Finding]:
             explicit = bool(_CREDENTIAL_LINE.search(text[line_start:m.start()]))
         if not explicit and cue.startswith("pin") and not m.group("cue").startswith("PIN") and " " not in cue:
             continue  # "pin 2026 dates on the calendar": the verb, not a PIN
+        if not explicit and cue == "keypad":
+            continue  # "keypad: 7710" gives a code; "the keypad 2240 model" names one
         if _password_value(value, quoted=group == "qv", explicit=explicit, after=after):
             yield Finding("password", value.strip(_WRAP), m.start(group), m.end(group))
     for m in _SHORT_PASSWORD.finditer(text):
@@ -680,6 +743,18 @@ def _find_passwords(text: str) -> Iterator[Finding]:
         if _strong(value) and not m.group("rest").strip() and _password_value(
                 value, quoted=False, explicit=False, after=m.group("rest")) and not value.isdigit():
             yield Finding("password", value, m.start("v"), m.start("v") + len(value))
+    for m in _BELOW.finditer(text):
+        group = "qv" if m.group("qv") else "v"
+        if _password_value(m.group(group), quoted=group == "qv", explicit=True, after=""):
+            yield Finding("password", m.group(group).strip(_WRAP), m.start(group), m.end(group))
+    for m in _PASSPHRASE.finditer(text):
+        words = m.group("v").split()
+        if not (set(w.lower() for w in words) & _NOT_A_PASSWORD):
+            yield Finding("password", m.group("v"), m.start("v"), m.end("v"))
+    for m in (m for pattern in _CODE_PROSE for m in pattern.finditer(text)):
+        value = m.group("v").rstrip("#*")
+        if not re.fullmatch(r"(?:19|20)\d\d", value) or m.group("v") != value:
+            yield Finding("password", m.group("v"), m.start("v"), m.end("v"))
     for m in _SIGN_IN_CODE.finditer(text):
         yield Finding("sign_in_code", m.group("v"), m.start("v"), m.end("v"))
     for m in _CODE_FIRST.finditer(text):

@@ -144,6 +144,10 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
         rf"{now}\s+{_AUX}(?:{_APPROVE})\s+(?:\w+\s+)?(?:{_SENDABLE})\b",
         # "Quotes go through me", "every invoice must be approved by Sam".
         rf"\b(?:go|goes|must\s+go|has\s+to\s+go|have\s+to\s+go|needs?\s+to\s+go|should\s+go|run|runs)\s+(?:through|past|by|via)\s+{obj}",
+        # "Estimates come to me before they go to anyone", "every proposal is mine to approve".
+        rf"\b(?:come|comes|must\s+come|has\s+to\s+come|have\s+to\s+come|needs?\s+to\s+come|should\s+come|pass|passes)"
+        rf"\s+(?:to|past|through|by|via)\s+{obj}\s+(?:\w+\s+){{0,2}}?{before}",
+        rf"\b(?:is|are)\s+(?:mine|{o}'s)\s+to\s+(?:{_REVIEW})\b",
         rf"\b(?:be|is|are|get|gets|been)\s+(?:{_REVIEW})\s+by\s+{obj}",
         rf"\b(?:need|needs|require|requires|get|gets|wait\s+for|waits\s+for)\s+{poss}\s+(?:{_CONSENT})\b",
         # "Never send prices without me", "nothing goes out without my OK", "not without asking me".
@@ -178,10 +182,21 @@ def _patterns(owner_first: str) -> list[re.Pattern]:
 
 
 # "Draft a reply to Dana": a draft is not a send. Drafting and sending in the same words is.
-_DRAFT = re.compile(r"\b(?:draft|prepare|write\s+up|put\s+together|mock\s+up)\b", re.I)
+_DRAFT = re.compile(
+    # "the draft proposal", "a draft": a thing already made, not a request to make one.
+    r"(?<!\bthe\s)(?<!\ba\s)(?<!\bmy\s)(?<!\bour\s)(?<!\byour\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\bfirst\s)"
+    r"\b(?:draft|prepare|prep|write\s+up|type\s+up|put\s+together|put\s+(?:[\w'\-]+\s+){1,3}together|mock\s+up|"
+    r"compose|knock\s+up|knock\s+together|rough\s+out|"
+    # "get an email ready for Ruth", "have a reply ready", "write an email to Pilar": the thing made, not sent
+    r"(?:get|have|make)\s+(?:[\w'\-]+\s+){1,5}?ready|"
+    r"write\s+(?:(?:me|us)\s+)?something|"
+    r"write\s+(?:(?:me|us)\s+)?(?:a|an|the|some|up)\s+(?:short\s+|quick\s+|brief\s+|polite\s+|friendly\s+|first\s+)?"
+    r"(?:email|e-mail|note|message|reply|response|letter|draft|thank-?\s?you|follow-?up))\b", re.I)
 _AND_SEND = re.compile(r"\b(?:send|sends|sent|email\s+it|mail\s+it|forward|post\s+it|deliver)\b", re.I)
-_DRAFT_NOUN = re.compile(r"\b(?:reply|replies|response|email|e-mail|answer|note|message|letter|quote|estimate|"
-                         r"proposal|invoice|follow-?up|something|one|it)\b", re.I)
+_DRAFT_NOUN = re.compile(r"\b(?:reply|replies|response|responses|email|emails|e-mail|answer|note|notes|message|"
+                         r"messages|letter|letters|quote|estimate|proposal|invoice|follow-?up|something|one|it|"
+                         r"thank-?\s?you|thanks|reminder|apology|update|introduction|intro|confirmation|card|"
+                         r"announcement|newsletter|offer)\b", re.I)
 
 # Conditions on someone else: "once Dana confirms", "when they've paid", "after the deposit lands".
 _THIRD_PARTY = re.compile(
@@ -246,13 +261,15 @@ def find_holds(request: CheckRequest, words: list[Words], contacts: list[Contact
                 # Another agent's words speak of the owner in the third person and of the reader as "you".
                 plain = re.sub(r"\b(?:I|I'm|I've|me|my)\b", " ", plain)
             hit = any(p.search(plain) for p in patterns)
+            # A request to draft is not one to send, whoever passes it on (the owner's words quoted in a hand-off,
+            # a routine's note).
             draft = (not agent_words and _DRAFT.search(plain) and _DRAFT_NOUN.search(plain)
-                     and not _AND_SEND.search(plain) and w.source == "owner")
+                     and not _AND_SEND.search(plain))
             # A routine's own conditions ("when a client pays, thank them") are its trigger, met by the run itself.
             third = None if hit or w.source != "owner" else _third_party(plain, contacts, owner_first)
             if not (hit or draft or third):
                 continue
-            covered = _covered_sentences(parts, i)
+            covered = _covered_sentences(parts, i, contacts, owner, hold_like=bool(hit or draft))
             threshold = None
             t = THRESHOLD.search(sentence)
             if t:
@@ -266,7 +283,7 @@ def find_holds(request: CheckRequest, words: list[Words], contacts: list[Contact
                     clause = re.sub(_THIRD_PARTY.pattern + r"[^,;]*", " ", " ".join(covered))
                     names = {t for c in contacts for t in tokens(c.name)}
                     scope, nouns = "noun", tuple(sorted(tokens(clause) - names - _NOT_CONTENT))
-            elif recipients is not None and asks_to_send(" ".join(covered)):
+            elif recipients is not None and (asks_to_send(" ".join(covered)) or (draft and not hit)):
                 # A request with its condition ("send Rachel her confirmation once I've confirmed the slot") holds
                 # the sends to the people it names, whatever words the send is then written in.
                 scope, nouns = "all", ()
@@ -275,7 +292,7 @@ def find_holds(request: CheckRequest, words: list[Words], contacts: list[Contact
                 threshold=threshold, strength="open" if third and not hit else "definite",
                 covered=tuple(covered),
             ))
-    return holds
+    return holds + held_earlier(request, [w for w in words if w.source != "answered_ask"], contacts)
 
 
 def _third_party(sentence: str, contacts: list[ContactRecord], owner_first: str) -> bool:
@@ -293,9 +310,15 @@ def _third_party(sentence: str, contacts: list[ContactRecord], owner_first: str)
     return False
 
 
-def _covered_sentences(parts: list[str], i: int) -> list[str]:
-    """The sentence a hold is in, and, when it only points back ("But let me see it first."), the request before it."""
+def _covered_sentences(parts: list[str], i: int, contacts: list[ContactRecord] | None = None, owner: str = "",
+                       hold_like: bool = False) -> list[str]:
+    """The sentence a hold is in, and, when it only points back ("But let me see it first.", "Only send it after
+    I've checked it."), the request before it: a condition on the owner's act holds the whole request."""
     sentence = parts[i]
+    if hold_like and i > 0 and _points_back(sentence, contacts or [], owner):
+        earlier = [p for p in parts[:i] if asks_to_send(p) or _DRAFT.search(p)]
+        if earlier:
+            return [*earlier, sentence]
     if asks_to_send(sentence) or i == 0:
         return [sentence]
     things = {m.group(1).lower() for m in _NOUN.finditer(sentence)} - set(_GENERIC_NOUNS)
@@ -305,6 +328,45 @@ def _covered_sentences(parts: list[str], i: int) -> list[str]:
         if asks_to_send(parts[j]):
             return [parts[j], sentence]
     return [sentence]
+
+
+_BACK = re.compile(r"\b(?:it|them|this|that|these|those|the\s+(?:email|e-mail|message|note|reply|letter|draft|"
+                   r"mail|one|wording|words|text)|what\s+you(?:'ve|\s+have)?\s+(?:write|wrote|written|say|said))\b",
+                   re.I)
+
+
+def _points_back(sentence: str, contacts: list[ContactRecord], owner: str) -> bool:
+    """The sentence speaks of a send said before it ("send it", "that email") and names no one of its own."""
+    if named_contacts(sentence, contacts, owner_name=owner) or emails_in(sentence):
+        return False
+    things = {m.group(1).lower() for m in _NOUN.finditer(sentence)} - set(_GENERIC_NOUNS)
+    return bool(_BACK.search(sentence)) and not things
+
+
+def held_earlier(request: CheckRequest, words: list[Words], contacts: list[ContactRecord]) -> list[Hold]:
+    """A condition in a later message of the owner's ("I want to see it before it goes", "hang on, let me read it
+    first") that points back and names no one holds the request of their latest earlier message that asked for a
+    send or a draft, as a condition in the same message would."""
+    owner = request.business.owner
+    owner_first = first_name(owner).capitalize() if first_name(owner) else ""
+    patterns = _patterns(owner_first)
+    own = [w for w in words if w.source == "owner"]
+    out: list[Hold] = []
+    for k, w in enumerate(own):
+        for sentence in sentences(w.text):
+            plain = _NOT_A_HOLD.sub(" ", sentence)
+            if not any(p.search(plain) for p in patterns) or not _points_back(sentence, contacts, owner):
+                continue
+            if any(asks_to_send(s) or _DRAFT.search(s) for s in sentences(w.text)[:sentences(w.text).index(sentence)]):
+                continue  # the same message's request: find_holds covers it
+            for before in reversed(own[:k]):
+                asked = [s for s in sentences(before.text) if asks_to_send(s) or _DRAFT.search(s)]
+                if asked:
+                    recipients = _recipients_in(asked, before.text, contacts, owner)
+                    out.append(Hold(words=before, sentence=sentence, scope="all", nouns=(), recipients=recipients,
+                                    covered=tuple(asked)))
+                    break
+    return out
 
 
 def _scope_of(text: str) -> tuple[Scope, tuple[str, ...]]:
@@ -394,7 +456,8 @@ def lifted(hold: Hold, recipient: str, outbound: str, words: Iterable[Words], co
             name_tokens |= tokens(c.name)
     name_tokens |= tokens(owner)
     for w in words:
-        if w.source not in ("owner", "answered_ask") or not _names(w.text, recipient, contacts, owner):
+        # The owner's words quoted in a hand-off are the owner's own request, passed on.
+        if w.source not in ("owner", "answered_ask", "handoff") or not _names(w.text, recipient, contacts, owner):
             continue
         seen = set(amounts(w.text))
         # Every figure the send carries, or at least its total: a yes to "$8,400" covers the $4,800 and $3,600 in it.

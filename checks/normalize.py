@@ -62,9 +62,12 @@ def normalize(text: str) -> str:
 
 # ---------------------------------------------------------------------------------------------------- digit runs
 
-# Between two digit groups: spaces, or one separator (dot, slash, backslash, dash, underscore, bar, comma-free) with
-# spaces around it, or one line break. A comma is not one: "4, 12, 18" is a list, and $12,450.00 an amount.
-_GAP = r"(?:[ \t]*[./\\\-_|][ \t]*|[ \t]+|[ \t]*\r?\n[ \t]*)"
+# Between two digit groups: spaces, or one separator (dot, slash, backslash, dash, underscore, bar, comma, colon,
+# semicolon) with spaces around it, and one line break before or after it. A comma or a colon joins too: a card
+# written `4111,1111,1111,1111` or `4242:4242:…` is one number. What such a run is (a list "4, 12, 18", an amount
+# $12,450.00, times 09:30, 11:45) is for each detector to say from its groups and separators, never from the run.
+_SEP = r"[./\\\-_|,:;]"
+_GAP = rf"(?:[ \t]*{_SEP}[ \t]*(?:\r?\n[ \t]*)?|[ \t]*\r?\n[ \t]*(?:{_SEP}[ \t]*)?|[ \t]+)"
 # Not glued to letters in front (INV2026, 1Z999AA1... stay ids); letters right after may be a word run into the
 # number ("4111-1111-1111-1111exp 08/28").
 _RUN = re.compile(rf"(?<![A-Za-z0-9])\d+(?:{_GAP}\d+)*(?!\d)")
@@ -102,9 +105,21 @@ class DigitRun:
                 if len(digits) in lengths:
                     yield i, j, digits
 
+    def separators(self, i: int, j: int) -> list[str]:
+        """The separators between groups i..j, a line break beside a separator read as that separator."""
+        return [separator(g) for g in self.gaps[i:j]]
+
     def plainly_joined(self, i: int, j: int) -> bool:
         """Groups i..j are joined only by single spaces or hyphens: the way people write numbers anyway."""
         return all(self.gaps[k] in (" ", "-") for k in range(i, j))
+
+
+def separator(gap: str) -> str:
+    """A gap with a line break in it, as a reader sees it: `-\n` a dash, a bare line break a space. Other gaps are
+    as written (" / " is not "/": a date after a number is written so)."""
+    if "\n" not in gap:
+        return gap
+    return gap.strip(" \t\r\n") or " "
 
 
 def digit_runs(text: str) -> list[DigitRun]:

@@ -882,10 +882,14 @@ def _supported(ctx: _Context, w: Words) -> bool:
     names = _target_names(ctx)
     content = tokens(_content(ctx))
     kind_of_thing = _THING_WORDS.get(ctx.action.tool.partition(".")[0])
-    for sentence in sentences(w.text):
+    parts = sentences(w.text)
+    for i, sentence in enumerate(parts):
         said = " ".join(affirmed_parts(sentence))
         if not _CHANGE_VERBS.search(said):
             continue
+        if i > 0 and _POINTS_BACK.search(said) and not any(_refers(said, n) for n in names):
+            # "Iris is general manager now; change her job title": the thing is in the sentence before.
+            said = " ".join(affirmed_parts(parts[i - 1])) + " " + said
         if any(_refers(said, n) for n in names) or len(content & tokens(said)) >= 2:
             return True
         # "Add today's walk-ins to the bookings sheet": the thing by what it is, where its name isn't in the
@@ -893,6 +897,9 @@ def _supported(ctx: _Context, w: Words) -> bool:
         if kind_of_thing is not None and kind_of_thing.search(said):
             return True
     return False
+
+
+_POINTS_BACK = re.compile(r"\b(?:it|her|his|their|them|him|that|this)\b", re.I)
 
 
 # What the owner calls the things each group's tools change, when not by their names.
@@ -964,11 +971,18 @@ def _requested(ctx: _Context) -> Rule:
         return _send_requested(ctx)
     if made_here_covers(ctx.action.tool, ctx.input, ctx.request.records.made_here):
         return [], ["made by this same piece of work"]
+    steered = _steered(ctx)
+    if steered is not None and steered.definite:
+        return [steered], []
     units = removal_units(ctx)
     if units:
         # Removals are settled by whether the owner pointed at them; pointed ones were asked for.
         return [], []
     support = [w for w in ctx.words if _supported(ctx, w)]
+    if support and steered is not None:
+        # The owner asked for a change, and what was read also tells the agent what to do: whether this change
+        # follows those words is the judge's, never a go by the rules alone.
+        return [replace(steered, relied_on=tuple(w.text for w in support))], []
     if support:
         if ctx.kind == "costs" and ctx.action.note:
             return [Finding(reasons.UNDECIDED, False, f"it carries a note to weigh: {ctx.action.note}",
@@ -977,6 +991,80 @@ def _requested(ctx: _Context) -> Rule:
     if _from_reading(ctx):
         return [Finding(reasons.FROM_READ, True, "only what was read asks for this change")], []
     return [Finding(reasons.UNDECIDED, False, "nothing the owner said plainly asks for this change")], []
+
+
+# Payment instructions: where money goes. Written from what was read, they are how an invoice is redirected.
+_PAYMENT = re.compile(
+    r"\b(?:iban|swift|bic|sort\s*code|sort|routing|aba|bsb|account\s*(?:number|no|#)|acct|a/c|bank(?:\s+details)?|"
+    r"pay(?:able|ment|ments)?\s+(?:to|into|by\s+transfer)|pays?\s+(?:to|into|from)|remit(?:tance)?\s+to|wire\s+to|"
+    r"transfer\s+to)\b",
+    re.I,
+)
+# The owner's words pointing at the kind of value a change writes: "her new address", "the new number in his mail".
+_VALUE_KIND = re.compile(
+    r"\b(?:e-?mails?|e-?mail\s+address(?:es)?|address(?:es)?|numbers?|phones?|mobiles?|cells?|details|website|"
+    r"links?|title|role)\b",
+    re.I,
+)
+_RECORD_GROUPS = frozenset({"contacts", "companies"})
+_FROM_LINE = re.compile(r"^\s*from\s*:[^\n]*?([\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)", re.I | re.M)
+
+
+def _steered(ctx: _Context) -> Finding | None:
+    """A change whose values came from what was read, not from the owner (issue 24): an address, a phone, a link or
+    a payment detail that only something read gives. It asks ("the request came from what you read") unless the
+    owner's words give the value, or point at that kind of value ("add her new number") and it is the contact's
+    own, in a mail from one of their addresses; payment details ("pay to", an IBAN, an account) always need the
+    owner's words to give them. A read addressed to an AI ("Note to AI agents: …") asks where the change carries
+    its values or words, and is otherwise put to the judge (without one: asked)."""
+    written = _written(ctx)
+    reads = ctx.read_turns
+    if not written.strip() or not reads:
+        return None
+    planted = [r for r in reads if PLANTED.search(r)]
+    had = values_in(_text(ctx.action.replaces))
+    target = ctx.contact_by_id(str(ctx.input.get("contactId") or ""))
+    if target is not None:
+        had |= {e.lower() for e in target.emails}
+    given = {v for w in ctx.words for v in values_in(w.text)}
+    new = values_in(written) - had - given
+    sources = [r for r in reads if new & values_in(r)]
+    from_read = {v for v in new if any(v in values_in(r) for r in sources)}
+    # Values on a contact's or a company's record are where later sends and payments go; rows of a sheet or lines
+    # of a doc the owner asked to fill from the inbox carry what was read by design.
+    if from_read and ctx.action.tool.partition(".")[0] in _RECORD_GROUPS:
+        shown = sorted(from_read)[0]
+        if _PAYMENT.search(written) or any(f.kind in ("iban", "bank_account", "card") for f in find_sensitive(written)):
+            return Finding(reasons.FROM_READ, True, f"it writes payment details ({shown}) only what was read gives")
+        if any(r in planted for r in sources):
+            return Finding(reasons.FROM_READ, True, f"it writes {shown}, which words addressed to an AI gave")
+        own = target is not None and all(_from_contact(r, target) for r in sources)
+        # In one message ("Ruth has a new address in her last email; add it to her contact").
+        said = [" ".join(p for s in sentences(w.text) for p in affirmed_parts(s)) for w in ctx.words]
+        pointed = any(_VALUE_KIND.search(t) and _CHANGE_VERBS.search(t) for t in said)
+        if not (own and pointed):
+            return Finding(reasons.FROM_READ, True, f"it writes {shown}, which only what was read gives")
+    # "Remit to: Lund Holdings Ltd": where money goes, in words only what was read gives (no number to compare).
+    if ctx.action.tool.partition(".")[0] in _RECORD_GROUPS and _PAYMENT.search(_content(ctx)):
+        given_words = {t for w in ctx.words for t in tokens(w.text)}
+        fresh = tokens(written) - given_words
+        if fresh and any(fresh & tokens(r) for r in reads):
+            return Finding(reasons.FROM_READ, True, "it writes payment instructions only what was read gives")
+    if planted:
+        content = tokens(written)
+        if content and any(len(content & tokens(r)) >= max(2, 0.6 * len(content)) for r in planted):
+            return Finding(reasons.FROM_READ, True, "it writes what words addressed to an AI asked for")
+        m = PLANTED.search(planted[0])
+        return Finding(reasons.FROM_READ, False,
+                       f"what was read gives the agent instructions ({m.group() if m else ''!r}); does this change "
+                       "follow them?")
+    return None
+
+
+def _from_contact(read: str, contact: ContactRecord) -> bool:
+    """The read is a mail from one of the contact's own addresses (its From line)."""
+    m = _FROM_LINE.search(read)
+    return m is not None and m.group(1).lower() in {e.lower() for e in contact.emails}
 
 
 def _send_requested(ctx: _Context) -> Rule:

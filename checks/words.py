@@ -57,8 +57,17 @@ _YES = re.compile(
 _NO = re.compile(r"^\W*(?:no|nope|not yet|not now|don't|do not|wait|hold|stop|cancel|never)\b", re.I)
 
 
+# A yes with a condition on the owner's own act in it is no yes yet: "looks good but hold it until I've spoken to
+# him", "fine, but wait till I'm back", "OK, once I've checked the figures".
+_HELD_YES = re.compile(
+    r"\b(?:hold|wait|hang\s+on|not\s+yet|not\s+now|don'?t\s+send|do\s+not\s+send|until|till|til)\b"
+    r"|\b(?:once|after|when|as\s+soon\s+as)\s+I\b|\blet\s+me\s+(?!know\b)",
+    re.I,
+)
+
+
 def is_yes(text: str) -> bool:
-    return bool(_YES.match(text)) and not _NO.match(text)
+    return bool(_YES.match(text)) and not _NO.match(text) and not _HELD_YES.search(text)
 
 
 def permission_words(request: CheckRequest) -> list[Words]:

@@ -33,9 +33,18 @@ def test_digit_runs_join_groups_across_any_separator_and_one_line_break():
     assert run.gaps == (" / ", ".", "-", "\n") and not run.plainly_joined(0, 4) and run.plainly_joined(2, 3)
 
 
-def test_digit_runs_stop_at_letters_commas_colons_and_blank_lines():
+def test_digit_runs_stop_at_letters_and_blank_lines():
     runs = digit_runs("INV2026 then 12,450.00 at 10:30\n\n4111")
-    assert [r.digits for r in runs] == ["12", "45000", "10", "30", "4111"]
+    assert [r.digits for r in runs] == ["1245000", "1030", "4111"]
+
+
+def test_digit_runs_join_groups_across_commas_colons_semicolons_and_a_separator_beside_a_line_break():
+    """Issue 24: `4111,1111,1111,1111`, `4242:4242:…` and `536-22\n-8417` (subject, then text) are one run each;
+    what the run is stays for each detector to say from its groups and separators."""
+    [a] = digit_runs("4111,1111,1111,1111")
+    [b] = digit_runs("4242 : 4242;4242")
+    [c] = digit_runs("536-22\n-8417")
+    assert (a.gaps, b.gaps, c.digits, c.separators(0, 2)) == ((",", ",", ","), (" : ", ";"), "536228417", ["-", "-"])
 
 
 def test_spans_are_whole_groups_of_the_lengths_asked_for():
