@@ -352,7 +352,9 @@ def test_the_app_signing_itself_out_disconnects_it(live_url, owner_cookies, desk
     verifier, challenge = pkce()
     code = approved_code(live_url, owner_cookies, desk, app_client, challenge)
     tokens = exchange(live_url, app_client, code, verifier).json()
-    revoked = httpx2.post(f"{live_url}/revoke", data={"client_id": app_client, "token": tokens["access_token"]})
+    # The SDK's revocation request model wants the client_secret field present, empty for a public client.
+    revoked = httpx2.post(f"{live_url}/revoke", data={
+        "client_id": app_client, "client_secret": "", "token": tokens["access_token"]})
     assert revoked.status_code == 200
     assert mcp_status(live_url, tokens["access_token"]) == 401
     assert McpToken.objects.get(client_id=app_client).revoked_at is not None
