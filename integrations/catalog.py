@@ -105,7 +105,12 @@ LOCAL = App(
     oauth=False,
 )
 
-APPS: dict[str, App] = {a.key: a for a in (GOOGLE, QUICKBOOKS, LOCAL)}
+# The owner's other apps, each connected by its MCP address (integrations/mcp_apps.py): a connection's group is
+# named after its app, so the groups aren't known here; the account is the app's name.
+OTHER_APPS = "apps"
+OTHER = App(key=OTHER_APPS, label="Another app, by its MCP address", group_labels={})
+
+APPS: dict[str, App] = {a.key: a for a in (GOOGLE, QUICKBOOKS, LOCAL, OTHER)}
 
 # The apps the owner connects through a web flow, in the order integrations.list offers them.
 CONNECTABLE = ("google", "quickbooks")
@@ -124,6 +129,9 @@ ALIASES = {
     "qbo": "quickbooks",
     "quickbooks online": "quickbooks",
     "intuit": "quickbooks",
+    "mcp": "apps",
+    "other app": "apps",
+    "app": "apps",
     "microsoft": "onedrive",
     "sharepoint": "onedrive",
 }

@@ -23,6 +23,7 @@ class Connection(models.Model):
         GOOGLE = "google", "Google"
         QUICKBOOKS = "quickbooks", "QuickBooks Online"
         LOCAL = "local", "Roadstar (local)"
+        APPS = "apps", "Another app (MCP)"
 
     class Status(models.TextChoices):
         CONNECTED = "connected", "connected"
@@ -153,3 +154,4 @@ from integrations.local.models_books import *  # noqa: E402, F403  (books: local
 from integrations.local.models_calendar import *  # noqa: E402, F403  (calendar: local events, the meetings watch)
 from integrations.local.models_files import *  # noqa: E402, F403  (files: local files, the doc-change watch)
 from integrations.local.models_mail import *  # noqa: E402, F403  (mail: the local mailbox, held emails, the new-mail watch)
+from integrations.models_mcp_apps import *  # noqa: E402, F403  (the owner's other apps, by their MCP address)
