@@ -253,16 +253,6 @@ def _run(coroutine_fn, *args):
         return pool.submit(asyncio.run, coroutine_fn(*args)).result()
 
 
-def _is_401(error: BaseException) -> bool:
-    if isinstance(error, httpx2.HTTPStatusError):
-        return error.response.status_code == 401
-    for inner in getattr(error, "exceptions", ()) or ():
-        if _is_401(inner):
-            return True
-    cause = error.__cause__ or error.__context__
-    return cause is not None and cause is not error and _is_401(cause)
-
-
 def _unreachable(error: BaseException) -> bool:
     if isinstance(error, httpx2.TransportError):
         return True
@@ -273,19 +263,25 @@ def _unreachable(error: BaseException) -> bool:
     return cause is not None and cause is not error and _unreachable(cause)
 
 
-async def _session(url: str, access_token: str, work):
+async def _session(url: str, access_token: str, work, statuses: list[int]):
+    async def seen(response):
+        statuses.append(response.status_code)
+
     headers = {"Authorization": f"Bearer {access_token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http:
+    async with httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, event_hooks={"response": [seen]}) as http:
         async with Client(streamable_http_client(url, http_client=http)) as client:
             return await work(client)
 
 
 def _call(url: str, access_token: str, work):
     network_call("an app's MCP server")
+    # The SDK's client reports an HTTP 401 as a JSON-RPC error like any other: the statuses the app answered with
+    # tell a refused sign-in apart.
+    statuses: list[int] = []
     try:
-        return _run(_session, url, access_token, work)
+        return _run(_session, url, access_token, work, statuses)
     except Exception as error:  # noqa: BLE001  (the SDK wraps transport failures in task groups)
-        if _is_401(error):
+        if 401 in statuses:
             raise AppSignedOut("The app refused Roadstar's sign-in.") from error
         if _unreachable(error):
             raise AppUnreachable(f"{urlsplit(url).netloc} didn't answer.") from error
