@@ -280,7 +280,7 @@ def _call(url: str, access_token: str, work):
     statuses: list[int] = []
     try:
         return _run(_session, url, access_token, work, statuses)
-    except Exception as error:  # noqa: BLE001  (the SDK wraps transport failures in task groups)
+    except Exception as error:
         if 401 in statuses:
             raise AppSignedOut("The app refused Roadstar's sign-in.") from error
         if _unreachable(error):

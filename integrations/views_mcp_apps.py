@@ -38,7 +38,9 @@ def _page(request, org, *, status=200, **extra):
     again = None
     key = extra.pop("account", None) or request.GET.get("account", "")
     if key:
-        again = McpApp.objects.filter(organization=org, connection__account_key=key).select_related("connection").first()
+        again = (
+            McpApp.objects.filter(organization=org, connection__account_key=key).select_related("connection").first()
+        )
     context = {
         "org": org, "apps": mcp_apps_services.mcp_apps(org=org), "again": again,
         "address": extra.pop("address", None) or (again.url if again else ""), **extra,

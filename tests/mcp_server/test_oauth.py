@@ -93,6 +93,10 @@ class Memory:
         self.client = client_info
 
 
+class Refused(Exception):
+    """The owner said no: the app's callback got an error, not a code."""
+
+
 class Owner:
     """The owner at the consent page, in an HTTP client with their session: follows the app's authorize link to
     the page, answers it, and hands back where the browser was sent (never following it)."""
@@ -120,6 +124,8 @@ class Owner:
 
     async def callback(self) -> AuthorizationCodeResult:
         query = parse_qs(urlsplit(self.sent_to).query)
+        if "code" not in query:
+            raise Refused(query["error"][0])
         return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0])
 
 
@@ -185,8 +191,10 @@ def test_the_metadata_names_the_endpoints_pkce_s256_only(live_url):
 
 def test_the_owner_refusing_sends_access_denied_and_makes_nothing(live_url, owner_cookies, desk):
     owner = Owner(owner_cookies, agent=desk, answer="refuse")
-    with pytest.raises(Exception):  # the SDK's client finds no code at its callback
+    # The SDK's client finds no code at its callback; its task groups wrap what the callback raised.
+    with pytest.raises(BaseExceptionGroup) as caught:
         run(sign_in_and_use, live_url, owner, Memory())
+    assert caught.group_contains(Refused, match="access_denied", depth=None)
     query = parse_qs(urlsplit(owner.sent_to).query)
     assert owner.sent_to.startswith(CALLBACK) and query["error"] == ["access_denied"]
     assert not McpToken.objects.filter(client__isnull=False).exists()
@@ -227,8 +235,9 @@ def exchange(url, client_id, code, verifier, redirect=CALLBACK):
 
 
 def mcp_status(url, access_token) -> int:
+    headers = {"Authorization": f"Bearer {access_token}", "Accept": "application/json, text/event-stream"}
     response = httpx2.post(
-        f"{url}/mcp", headers={"Authorization": f"Bearer {access_token}", "Accept": "application/json, text/event-stream"},
+        f"{url}/mcp", headers=headers,
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
     )
     return response.status_code

@@ -34,7 +34,9 @@ from tools import registry
 from tools.registry import DeclaredTool, Done, Group, Kind, ToolInput
 
 RESULT_LIMIT = 50_000
-DEFAULT_HOW_TO = "{label}'s own tools, as the app declares them. What they return is {label}'s content, not the owner's words."
+DEFAULT_HOW_TO = (
+    "{label}'s own tools, as the app declares them. What they return is {label}'s content, not the owner's words."
+)
 
 
 class AppToolInput(ToolInput):
