@@ -21,6 +21,7 @@ import datetime
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
 import httpx2
@@ -32,7 +33,7 @@ from mcp.client.auth.utils import (
 )
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
-from pydantic import ValidationError
+from pydantic import AnyUrl, ValidationError
 
 from core.network import network_call
 
@@ -130,10 +131,11 @@ def register(http: httpx2.Client, metadata: OAuthMetadata, redirect_uri: str) ->
     if metadata.registration_endpoint is None:
         raise AppProblem("The app doesn't let Roadstar register itself (no dynamic client registration).")
     methods = metadata.token_endpoint_auth_methods_supported or ["client_secret_post"]
-    auth_method = "none" if "none" in methods else "client_secret_post"
+    auth_method: Literal["none", "client_secret_post"] = "none" if "none" in methods else "client_secret_post"
     body = OAuthClientMetadata(
-        client_name=CLIENT_NAME, redirect_uris=[redirect_uri], grant_types=["authorization_code", "refresh_token"],
-        response_types=["code"], token_endpoint_auth_method=auth_method,
+        client_name=CLIENT_NAME, redirect_uris=[AnyUrl(redirect_uri)],
+        grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+        token_endpoint_auth_method=auth_method,
     ).model_dump(mode="json", exclude_none=True)
     network_call("an app's client registration")
     try:

@@ -148,6 +148,7 @@ def _sign_in(plaintext: str) -> AccessToken | None:
     # An app that signed in through Roadstar (OAuth) holds an access token of its connection; one the owner
     # pasted holds a connection token. Either way the request works as the connection (McpToken) below.
     signed = oauth.oauth_access_sign_in(plaintext)
+    token: McpToken | None
     if signed is not None:
         token, access = signed
         token_value, resource, expires = access.token_hash, access.resource, int(access.expires_at.timestamp())

@@ -99,7 +99,8 @@ def _browse(ctx: ToolContext, groups: list[str]) -> dict:
 def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return {"error": "bad_input", "message": "names: must be a list of tool names"}
-    found, how_to, no_such_tool = [], {}, {}
+    found, no_such_tool = [], {}
+    how_to: dict[str, str] = {}
     wanted = list(dict.fromkeys(names))
     for name in wanted[:MAX_FIND_TOOLS]:
         tool = registry.get_tool(name)

@@ -45,12 +45,15 @@ def test_the_group_line_is_the_catalogs():
 
 # --- list -----------------------------------------------------------------------------------------------------
 
+OTHER_APPS = {"integration": "apps", "app": "Another app, by its MCP address"}
+
 
 def test_list_with_nothing_connected_offers_both_apps(use):
     result = use("integrations.list")
     assert (result["apps"], result["connected"], result["canConnect"]) == ([], [], [
         {"integration": "google", "app": "Gmail, Drive and Calendar"},
         {"integration": "quickbooks", "app": "QuickBooks Online"},
+        OTHER_APPS,  # any app with an MCP address, always
     ])
 
 
@@ -71,7 +74,7 @@ def test_list_shows_each_group_of_a_connected_app_with_its_tool_count(use, googl
 
 
 def test_list_no_longer_offers_a_connected_app(use, google):  # noqa: F811  (the pytest fixture imported above)
-    assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["quickbooks"]
+    assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["quickbooks", "apps"]
 
 
 def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: F811  (the pytest fixture imported above)
@@ -82,7 +85,7 @@ def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: 
 def test_list_offers_an_app_again_once_its_connection_is_removed(use, google):  # noqa: F811  (the pytest fixture imported above)
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.REMOVED)
     result = use("integrations.list")
-    assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == ([], ["google", "quickbooks"])
+    assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == ([], ["google", "quickbooks", "apps"])
 
 
 def test_list_shows_local_connections(use, org):
@@ -99,7 +102,7 @@ def test_list_puts_an_app_with_no_provider_built_in_not_yet(use):
     with providers(("google", "mail")):
         result = use("integrations.list")
     assert (result["canConnect"], result["notYet"]) == (
-        [{"integration": "google", "app": "Gmail, Drive and Calendar"}],
+        [{"integration": "google", "app": "Gmail, Drive and Calendar"}, OTHER_APPS],
         ["Google Drive", "Google Calendar", "QuickBooks Online", "OneDrive and SharePoint (Microsoft)"],
     )
 
@@ -169,7 +172,8 @@ def test_connect_an_unknown_app_is_bad_input_naming_the_keys(use):
     assert use("integrations.connect", integration="dropbox") == {
         "error": "bad_input",
         "message": "integration: no app 'dropbox'; the keys are google (Gmail, Drive and Calendar), "
-                   "quickbooks (QuickBooks Online); integrations.list shows them",
+                   "quickbooks (QuickBooks Online), apps (Another app, by its MCP address); integrations.list "
+                   "shows them",
     }
 
 

@@ -21,8 +21,9 @@ import json
 from functools import partial
 from typing import Any, ClassVar
 
-from jsonschema import SchemaError
-from jsonschema.validators import validator_for
+# jsonschema: the MCP SDK's own dependency, which ships no type stubs.
+from jsonschema import SchemaError  # type: ignore[import-untyped]
+from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from pydantic import ConfigDict, model_validator
 
 from core.errors import ToolError
