@@ -12,6 +12,7 @@ from collections.abc import Callable
 from django.db import transaction
 from django.utils import timezone
 
+from core.memo import kept
 from core.models import Card, Organization
 from integrations import catalog
 from integrations.mcp_apps import Server
@@ -82,6 +83,7 @@ def mcp_app_connected(
     return connection, cards
 
 
+@kept  # browse_tools' description and its browse both ask; one read a block
 def mcp_apps(*, org: Organization, include_stopped: bool = True) -> list[McpApp]:
     """The workspace's connected apps (by MCP address), oldest first; with `include_stopped`, those whose sign-in
     stopped too (their tools say so)."""
