@@ -9,6 +9,7 @@ callback trades the code, reads the app's tools, and writes the connection in on
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -70,7 +71,11 @@ def start(request):
         return _page(request, org, status=502, error=f"Roadstar couldn't sign in to that app: {e}", address=url)
     authorize_url = pending.pop("authorize_url")
     request.session[SESSION_KEY] = pending
-    return redirect(authorize_url)
+    # A page with the link, not a redirect: the form's POST may only go on to Roadstar itself (CSP form-action), and
+    # the owner sees where they are sent to sign in.
+    return render(request, "integrations/apps_continue.html", {
+        "org": org, "authorize_url": authorize_url, "host": urlsplit(authorize_url).netloc, "address": url,
+    })
 
 
 @never_cache

@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.csp import CSP
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -98,8 +99,16 @@ def agent_file(request, agent_id, filename: str):
 def _consent_page(request, org, pending, *, status=200, **extra):
     context = {"org": org, "pending": pending, "agents": _agents(org), "key": extra.pop("key", ""), **extra}
     if pending is not None:
+        back = urlsplit(pending.redirect_uri)
         context["back_to"] = pending.redirect_uri
-        context["back_host"] = urlsplit(pending.redirect_uri).netloc
+        context["back_host"] = back.netloc
+        response = render(request, "mcp_server/consent.html", context, status=status)
+        # The answer's POST redirects to the app's registered redirect URI, and Chromium applies form-action to
+        # that redirect: this page's forms may go there too, and nowhere else.
+        response._csp_config = {  # type: ignore[attr-defined]
+            **settings.SECURE_CSP, "form-action": [CSP.SELF, f"{back.scheme}://{back.netloc}"],
+        }
+        return response
     return render(request, "mcp_server/consent.html", context, status=status)
 
 

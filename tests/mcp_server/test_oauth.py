@@ -376,6 +376,8 @@ def test_a_consent_link_is_answered_once_and_only_by_a_signed_in_owner(live_url,
     assert anonymous.status_code == 302 and "/login/" in anonymous.headers["location"]
     with httpx2.Client(cookies=owner_cookies) as http:
         page = http.get(consent)
+        # The answer's redirect goes to the app: the page's CSP lets its form go there, and only there.
+        assert "form-action 'self' http://127.0.0.1:53682;" in page.headers["content-security-policy"] + ";"
         csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
         first = http.post(consent, data={"csrfmiddlewaretoken": csrf, "agent": str(desk.id)},
                           headers={"Referer": consent})
