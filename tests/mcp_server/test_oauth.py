@@ -15,9 +15,12 @@ import hashlib
 import json
 import re
 import secrets
+import shutil
 import socket
+import subprocess
 import threading
 import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2
@@ -408,3 +411,29 @@ def test_registration_keeps_a_secret_encrypted(live_url):
     registered = register(live_url, auth="client_secret_post").json()
     row, secret = oauth.oauth_client(registered["client_id"])
     assert secret == registered["client_secret"] and registered["client_secret"] not in row.secret_encrypted
+
+
+# --- the official TypeScript SDK's client ---------------------------------------------------------------------------
+
+TS_CLIENT = Path(__file__).parent / "ts_client"
+
+
+def test_the_typescript_sdk_client_signs_in_and_uses_the_tools(live_url, owner_cookies, desk, dana):
+    """A client no one here wrote: @modelcontextprotocol/sdk's, in node (tests/mcp_server/ts_client/sign_in.mjs),
+    the consent given by an HTTP client with the owner's session."""
+    node = shutil.which("node")
+    if node is None or not (TS_CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.skip("needs node, and `npm install` in tests/mcp_server/ts_client (the TypeScript MCP SDK)")
+    done = subprocess.run(
+        [node, "sign_in.mjs", f"{live_url}/mcp", owner_cookies["sessionid"], str(desk.id)],
+        cwd=TS_CLIENT, capture_output=True, text=True, timeout=120,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr[-3000:]
+    out = json.loads(lines[-1])
+    assert "error" not in out, out["error"]
+    assert out["tools"] == ["hand_off", "remember", "browse_tools", "find_tools", "use_tool", "skills"]
+    assert [c["name"] for c in out["contacts"]["items"]] == ["Dana Whitfield"]
+    assert out["refused"] == 401
+    connection = McpToken.objects.get(client__name="TypeScript desk")
+    assert connection.agent == desk and mcp_status(live_url, out["access"]) == 200
