@@ -250,6 +250,18 @@ def test_the_destructive_tool_asks_the_owner_and_the_apps_words_cant_say_yes(con
     assert Ask.objects.filter(organization=connected.organization).exists()
 
 
+def test_once_the_owner_says_yes_the_same_deletion_goes_once(connected, owner_says, ledgerly):
+    from checks.services import ask_answer
+
+    ctx = owner_says("What's open in Ledgerly?")
+    use_tool(ctx, "ledgerly.delete_invoice", {"invoice_id": "INV-7"})
+    ask_answer(org=connected.organization, ask_id=Ask.objects.get().id, yes=True, text="Yes, delete it")
+    done = use_tool(ctx, "ledgerly.delete_invoice", {"invoice_id": "INV-7"})
+    assert done["content"] == "deleted INV-7" and ledgerly.deleted == ["INV-7"]
+    again = use_tool(ctx, "ledgerly.delete_invoice", {"invoice_id": "INV-7"})
+    assert "not_done_yet" in again and ledgerly.deleted == ["INV-7"]
+
+
 def test_an_unannotated_tool_is_checked(connected, owner_says, ledgerly):
     asked = use_tool(owner_says("Look at Ledgerly"), "ledgerly.add_note", {"invoice_id": "INV-7", "text": "paid"})
     assert "not_done_yet" in asked
