@@ -26,6 +26,7 @@ parsed.
 from __future__ import annotations
 
 import json
+import logging
 from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
@@ -47,6 +48,8 @@ from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
 from tools.catalog import browse_description
+
+logger = logging.getLogger(__name__)
 
 SERVER_NAME = "roadstar"
 MCP_PATH = "/mcp"
@@ -119,6 +122,17 @@ def auth_settings() -> AuthSettings:
         "issuer_url": public_url(), "resource_server_url": mcp_url(), "validate_token_resource": True,
         "client_registration_options": {"enabled": True}, "revocation_options": {"enabled": True},
     })
+
+
+def signs_in_apps() -> bool:
+    """Whether outside apps can sign in through Roadstar here: OAuth wants its issuer on https (RFC 8414), or on
+    this machine for development. On a plain-http address elsewhere only connection tokens work, and /mcp still
+    serves them (the SDK would refuse to build its authorization server's routes, and /mcp with them)."""
+    url = urlsplit(public_url())
+    signs_in = url.scheme == "https" or url.hostname in ("localhost", "127.0.0.1", "::1")
+    if not signs_in:
+        logger.warning("ROADSTAR_URL %s is not https: outside apps can connect with tokens only", public_url())
+    return signs_in
 
 
 # --- the database from async code -------------------------------------------------------------------------------
@@ -347,6 +361,7 @@ def build_app() -> tuple[Starlette, RoadstarServer]:
     server = build_server()
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=True, transport_security=transport_security(),
-        auth=auth_settings(), token_verifier=McpTokenVerifier(), auth_server_provider=RoadstarAuthProvider(),
+        auth=auth_settings(), token_verifier=McpTokenVerifier(),
+        auth_server_provider=RoadstarAuthProvider() if signs_in_apps() else None,
     )
     return app, server

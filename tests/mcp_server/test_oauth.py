@@ -437,3 +437,17 @@ def test_the_typescript_sdk_client_signs_in_and_uses_the_tools(live_url, owner_c
     assert out["refused"] == 401
     connection = McpToken.objects.get(client__name="TypeScript desk")
     assert connection.agent == desk and mcp_status(live_url, out["access"]) == 200
+
+
+def test_a_plain_http_address_elsewhere_keeps_tokens_working(settings):
+    """OAuth wants an https issuer: on http://studio.lan Roadstar serves /mcp with connection tokens only."""
+    from mcp_server.server import build_app, signs_in_apps
+
+    settings.ROADSTAR_URL = "http://studio.lan:8000"
+    settings.ALLOWED_HOSTS = ["studio.lan"]
+    assert not signs_in_apps()
+    app, _ = build_app()
+    paths = {getattr(route, "path", "") for route in app.routes}
+    assert "/mcp" in paths and "/authorize" not in paths
+    settings.ROADSTAR_URL = "https://studio.example.com"
+    assert signs_in_apps()
