@@ -124,7 +124,12 @@ LOCAL = App(
     oauth=False,
 )
 
-APPS: dict[str, App] = {a.key: a for a in (GOOGLE, QUICKBOOKS, MICROSOFT, LOCAL)}
+# The owner's other apps, each connected by its MCP address (integrations/mcp_apps.py): a connection's group is
+# named after its app, so the groups aren't known here; the account is the app's name.
+OTHER_APPS = "apps"
+OTHER = App(key=OTHER_APPS, label="Another app, by its MCP address", group_labels={})
+
+APPS: dict[str, App] = {a.key: a for a in (GOOGLE, QUICKBOOKS, MICROSOFT, LOCAL, OTHER)}
 
 # The apps the owner connects through a web flow, in the order integrations.list offers them.
 CONNECTABLE = ("google", "microsoft", "quickbooks")
@@ -148,6 +153,9 @@ ALIASES = {
     "sharepoint": "microsoft",
     "microsoft 365": "microsoft",
     "office 365": "microsoft",
+    "mcp": "apps",
+    "other app": "apps",
+    "app": "apps",
 }
 
 # The app a group's connect card offers when no app of the group is connected.

@@ -24,6 +24,7 @@ class Connection(models.Model):
         QUICKBOOKS = "quickbooks", "QuickBooks Online"
         MICROSOFT = "microsoft", "Microsoft (OneDrive)"
         LOCAL = "local", "Roadstar (local)"
+        APPS = "apps", "Another app (MCP)"
 
     class Status(models.TextChoices):
         CONNECTED = "connected", "connected"
@@ -154,3 +155,4 @@ from integrations.local.models_books import *  # noqa: E402, F403  (books: local
 from integrations.local.models_calendar import *  # noqa: E402, F403  (calendar: local events, the meetings watch)
 from integrations.local.models_files import *  # noqa: E402, F403  (files: local files, the doc-change watch)
 from integrations.local.models_mail import *  # noqa: E402, F403  (mail: the local mailbox, held emails, the new-mail watch)
+from integrations.models_mcp_apps import *  # noqa: E402, F403  (the owner's other apps, by their MCP address)

@@ -125,7 +125,9 @@ def apps_overview(*, org: Organization, tool_count: Callable[[str], int]) -> dic
         if connection.status not in _LIVE:
             continue
         for group in connection.groups:
-            label = connection.app_info.group_labels.get(group, connection.app_info.label)
+            label = connection.app_info.group_labels.get(
+                group, connection.account if connection.app == catalog.OTHER_APPS else connection.app_info.label
+            )
             if (group, label) not in seen:
                 seen.add((group, label))
                 apps.append({"name": group, "app": label, "tools": tool_count(group)})
@@ -146,5 +148,7 @@ def apps_overview(*, org: Organization, tool_count: Callable[[str], int]) -> dic
         not_yet.extend(info.group_labels[g] for g in missing)
         if key not in live_apps:
             can_connect.append({"integration": key, "app": info.label})
+    # Any other app that has an MCP address, as many as the owner likes.
+    can_connect.append({"integration": catalog.OTHER_APPS, "app": catalog.app(catalog.OTHER_APPS).label})
     not_yet.extend(catalog.NOT_YET.values())
     return {"apps": apps, "connected": connected, "canConnect": can_connect, "notYet": not_yet}

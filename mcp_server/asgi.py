@@ -16,10 +16,12 @@ import threading
 logger = logging.getLogger(__name__)
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
+# The authorization server's metadata (RFC 8414) and endpoints, the SDK's, at the issuer's root.
+AUTH_SERVER_PATHS = ("/.well-known/oauth-authorization-server", "/authorize", "/token", "/register", "/revoke")
 
 
 def is_mcp_path(path: str) -> bool:
-    return path == "/mcp" or path.startswith(("/mcp/", WELL_KNOWN))
+    return path == "/mcp" or path in AUTH_SERVER_PATHS or path.startswith(("/mcp/", WELL_KNOWN))
 
 
 class _Running:

@@ -16,13 +16,17 @@ Answers to the app's hand-offs arrive as messages in its OUTSIDE conversation. T
 with the result of its next tool call (a second text block, each answer given once), and at any time as the
 resource `roadstar://answers` (the newest answers, each marked new until given).
 
-Sign-in: `Authorization: Bearer <token>` with a connection token the owner made (mcp_server.services); an
-unknown or revoked token gets 401 from the SDK's bearer middleware before anything is parsed.
+Sign-in: `Authorization: Bearer <token>` with an access token an app got by signing in through Roadstar (OAuth:
+mcp_server.oauth, the SDK's authorization-server routes served beside /mcp, the owner's consent page in
+mcp_server.views), or with a connection token the owner made (mcp_server.services); an unknown, expired or
+revoked token, or one issued for another resource, gets 401 from the SDK's bearer middleware before anything is
+parsed.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
@@ -39,11 +43,13 @@ from starlette.applications import Starlette
 
 from agents.runtime.agent_tools import OUTSIDE, tools_for_place
 from core.timefmt import iso
-from mcp_server import selectors, services
+from mcp_server import oauth, selectors, services
 from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
 from tools.catalog import browse_description
+
+logger = logging.getLogger(__name__)
 
 SERVER_NAME = "roadstar"
 MCP_PATH = "/mcp"
@@ -107,13 +113,26 @@ def transport_security() -> TransportSecuritySettings:
 
 
 def auth_settings() -> AuthSettings:
-    # Roadstar issues the tokens itself (the owner makes them on /connections/mcp/); it checks them itself too,
-    # so the SDK isn't asked to compare an audience claim our tokens don't carry.
+    # Roadstar is its own authorization server (mcp_server.oauth): apps register themselves (RFC 7591), the owner
+    # consents, and every token is bound to this resource, /mcp (RFC 8707), which the SDK's bearer middleware
+    # then checks (validate_token_resource). A connection token made on the page is this server's by making.
     # Validated from strings, as the SDK takes them: so a path-less issuer keeps its exact form, with no trailing
     # slash (RFC 8414 compares issuers as strings), which an AnyHttpUrl built here would add.
-    return AuthSettings.model_validate(
-        {"issuer_url": public_url(), "resource_server_url": mcp_url(), "validate_token_resource": False}
-    )
+    return AuthSettings.model_validate({
+        "issuer_url": public_url(), "resource_server_url": mcp_url(), "validate_token_resource": True,
+        "client_registration_options": {"enabled": True}, "revocation_options": {"enabled": True},
+    })
+
+
+def signs_in_apps() -> bool:
+    """Whether outside apps can sign in through Roadstar here: OAuth wants its issuer on https (RFC 8414), or on
+    this machine for development. On a plain-http address elsewhere only connection tokens work, and /mcp still
+    serves them (the SDK would refuse to build its authorization server's routes, and /mcp with them)."""
+    url = urlsplit(public_url())
+    signs_in = url.scheme == "https" or url.hostname in ("localhost", "127.0.0.1", "::1")
+    if not signs_in:
+        logger.warning("ROADSTAR_URL %s is not https: outside apps can connect with tokens only", public_url())
+    return signs_in
 
 
 # --- the database from async code -------------------------------------------------------------------------------
@@ -140,13 +159,24 @@ async def in_worker(fn, *args):
 
 
 def _sign_in(plaintext: str) -> AccessToken | None:
-    token = services.mcp_token_sign_in(plaintext)
-    if token is None:
-        return None
+    # An app that signed in through Roadstar (OAuth) holds an access token of its connection; one the owner
+    # pasted holds a connection token. Either way the request works as the connection (McpToken) below.
+    signed = oauth.oauth_access_sign_in(plaintext)
+    token: McpToken | None
+    if signed is not None:
+        token, access = signed
+        token_value, resource, expires = access.token_hash, access.resource, int(access.expires_at.timestamp())
+    else:
+        token = services.mcp_token_sign_in(plaintext)
+        if token is None:
+            return None
+        token_value, resource, expires = token.token_hash, mcp_url(), None
     return AccessToken(
-        token=token.token_hash,  # the hash: the token itself is kept nowhere, not even here
+        token=token_value,  # the hash: the token itself is kept nowhere, not even here
         client_id=str(token.id),
         scopes=[],
+        expires_at=expires,
+        resource=resource,
         subject=str(token.agent_id),
         claims={
             "organization": str(token.organization_id),
@@ -325,9 +355,13 @@ def build_app() -> tuple[Starlette, RoadstarServer]:
     Stateless: each request stands alone, since everything an app's work needs is in the database (its token,
     conversation and answers), so any web process can serve any request and nothing is lost on a restart.
     """
+    # Late: the provider imports this module (in_worker, the addresses).
+    from mcp_server.oauth_provider import RoadstarAuthProvider
+
     server = build_server()
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=True, transport_security=transport_security(),
         auth=auth_settings(), token_verifier=McpTokenVerifier(),
+        auth_server_provider=RoadstarAuthProvider() if signs_in_apps() else None,
     )
     return app, server

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message
 from core.errors import ToolError
-from mcp_server.models import McpToken
+from mcp_server.models import McpOAuthToken, McpToken
 
 TOKEN_PREFIX = "rsm_"
 NAME_LIMIT = 120
@@ -55,6 +55,8 @@ def mcp_token_revoke(*, org, token_id) -> McpToken:
             now = timezone.now()
             row.revoked_at = now
             row.save(update_fields=["revoked_at"])
+            # An app signed in through Roadstar: its access and refresh tokens go with it, at once.
+            McpOAuthToken.objects.filter(connection=row, revoked_at__isnull=True).update(revoked_at=now)
             Conversation.objects.filter(id=row.conversation_id, closed_at__isnull=True).update(closed_at=now)
     return row
 

@@ -12,6 +12,7 @@ app_name = "mcp_server"
 urlpatterns = [
     path("", views.index, name="index"),
     path("make", views.make, name="make"),
+    path("authorize/<str:key>", views.consent, name="consent"),
     path("<uuid:token_id>/revoke", views.revoke, name="revoke"),
     path("agents/<uuid:agent_id>/<str:filename>", views.agent_file, name="agent_file"),
 ]

@@ -53,6 +53,8 @@ def _browse_description(org) -> str:
             lines.append(f"- {name}: {summary} ({len(registry.tools_on(name, org))})")
         else:
             lines.append(f"- {name}: {summary} ({NOT_AVAILABLE})")
+    # The workspace's own groups: the apps the owner connected by their MCP address.
+    lines += [f"- {group.name}: {group.summary} ({len(tools)})" for group, tools in registry.workspace_groups(org)]
     return "\n".join(lines)
 
 
@@ -72,10 +74,12 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
 
 def _browse(ctx: ToolContext, groups: list[str]) -> dict:
     result: dict = {}
-    unknown = [g for g in groups if not registry.group_on(g, ctx.org)]
-    known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org)]
+    own = {g: found for g in dict.fromkeys(groups) if (found := registry.workspace_group(ctx.org, g)) is not None}
+    unknown = [g for g in groups if not registry.group_on(g, ctx.org) and g not in own]
+    known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org) or g in own]
     for name in known[:MAX_BROWSE_GROUPS]:
-        result[name] = {t.name: t.description for t in registry.tools_on(name, ctx.org)}
+        tools = own[name][1] if name in own else registry.tools_on(name, ctx.org)
+        result[name] = {t.name: t.description for t in tools}
     if len(known) > MAX_BROWSE_GROUPS:
         result["not_shown"] = known[MAX_BROWSE_GROUPS:]
     # Groups this Roadstar doesn't have, and optional groups the workspace has off: named, with why.
@@ -87,19 +91,31 @@ def _browse(ctx: ToolContext, groups: list[str]) -> dict:
             for name in absent
         }
     if unknown:
-        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups(ctx.org)]}
+        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups(ctx.org)]
+                                   + [g.name for g, _ in registry.workspace_groups(ctx.org)]}
     return result
 
 
 def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return {"error": "bad_input", "message": "names: must be a list of tool names"}
-    found, how_to, no_such_tool = [], {}, {}
+    found, no_such_tool = [], {}
+    how_to: dict[str, str] = {}
     wanted = list(dict.fromkeys(names))
     for name in wanted[:MAX_FIND_TOOLS]:
         tool = registry.get_tool(name)
         if tool is not None and not registry.tool_on(tool, ctx.org):
             tool = None  # an optional group the workspace has off, or a tool its group keeps out here, is not there
+        own = registry.workspace_group(ctx.org, name.partition(".")[0]) if tool is None else None
+        if own is not None:
+            tool = next((t for t in own[1] if t.name == name), None)
+            if tool is None:
+                no_such_tool[name] = [t.name for t in own[1]]
+                continue
+            found.append({"name": tool.name, "does": tool.description, "input": tool.input_schema()})
+            how_to.setdefault(tool.group, own[0].how_to_in(ctx))
+            ctx.loaded.add(tool.name)
+            continue
         if tool is None:
             group = name.partition(".")[0]
             if group in registry.GROUPS and not registry.group_on(group, ctx.org):

@@ -89,9 +89,11 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
     """Find the tool `name` and run it (run_tool) with `raw_input`, as an agent or code sent it: anything, which
     must be an object of the tool's inputs (None reads as no inputs)."""
     tool = registry.get_tool(name) if isinstance(name, str) else None
+    if tool is None and isinstance(name, str):
+        tool = registry.workspace_tool(ctx.org, name)  # a tool of an app the owner connected by its address
     if tool is None:
         return _no_such_tool(name)
-    if not registry.group_on(tool.group, ctx.org):
+    if tool.group in registry.GROUPS and not registry.group_on(tool.group, ctx.org):
         return ToolError("unsupported", registry.off_group_message(tool.group)).as_result()
     if not registry.tool_on(tool, ctx.org):
         # mail.search and mail.read once search's copy holds every mail account whole (search/takeover.py).

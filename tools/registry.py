@@ -405,7 +405,9 @@ def tools_of(group: str) -> list[Tool]:
 def tool_on(tool: Tool, org) -> bool:
     """Whether `tool` is there for the workspace `org`: its group is, and the group keeps that tool there."""
     group = GROUPS.get(tool.group)
-    if group is None or not group.on_for(org):
+    if group is None:
+        return True  # a group of the workspace's own (an app connected by its MCP address): there while it is
+    if not group.on_for(org):
         return False
     return group.tool_on is None or org is None or bool(group.tool_on(org, tool.name))
 
@@ -461,3 +463,49 @@ def load_all() -> None:
             load_groups_of(config.module)
             load_agent_tools_of(config.module)
     _loaded = True
+
+
+# --- a workspace's own groups: the owner's other apps, each a group named after it ----------------------------------
+#
+# Roadstar's groups are declared once, in code, for every workspace. An app the owner connects by its MCP address
+# (integrations/mcp_apps.py) adds a group only to its workspace, with the tools the app declares: a source
+# registered here (tools/groups/apps.py) makes them from what the workspace has connected, when asked.
+# browse_tools, find_tools and use_tool look there after the declared groups.
+
+
+@dataclass(frozen=True)
+class DeclaredTool(Tool):
+    """A tool whose input schema is the app's own declaration (its JSON Schema), sent as declared."""
+
+    declared_schema: dict = field(default_factory=dict)
+
+    def input_schema(self) -> dict:
+        return self.declared_schema
+
+
+WorkspaceGroupSource = Callable[[Any, "str | None"], list[tuple[Group, list[Tool]]]]
+_workspace_sources: list[WorkspaceGroupSource] = []
+
+
+def register_workspace_groups(source: WorkspaceGroupSource) -> None:
+    """`source(org, only)`: the workspace's own groups and their tools (only the group `only`, when given)."""
+    _workspace_sources.append(source)
+
+
+def workspace_groups(org, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
+    if org is None:
+        return []
+    return [found for source in _workspace_sources for found in source(org, only)]
+
+
+def workspace_group(org, name: str) -> tuple[Group, list[Tool]] | None:
+    if name in GROUPS or name in SPEC_GROUPS:
+        return None  # a declared group's name is never a workspace's
+    return next(iter(workspace_groups(org, name)), None)
+
+
+def workspace_tool(org, name: str) -> Tool | None:
+    found = workspace_group(org, name.partition(".")[0]) if isinstance(name, str) else None
+    if found is None:
+        return None
+    return next((t for t in found[1] if t.name == name), None)

@@ -118,7 +118,10 @@ def chromium_path() -> Path:
 def stack(chromium_path):
     folder = Path(tempfile.mkdtemp(prefix="roadstar-browser-"))
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "Q_SYNC")}
+    url = f"http://127.0.0.1:{_free_port()}"
     env.update({
+        # Roadstar's own address: the issuer and the resource an app signing in through it asks for (issue 28).
+        "ROADSTAR_URL": url,
         "DJANGO_SETTINGS_MODULE": "roadstar.settings.development",
         "SQLITE_PATH": str(folder / "roadstar.sqlite3"),
         "CHANNELS_SQLITE_PATH": str(folder / "channels.sqlite3"),
@@ -127,7 +130,7 @@ def stack(chromium_path):
         "PYTHONUNBUFFERED": "1",
         "PYTHONWARNINGS": "ignore::UserWarning",
     })
-    running = Stack(url=f"http://127.0.0.1:{_free_port()}", folder=folder, env=env)
+    running = Stack(url=url, folder=folder, env=env)
     try:
         migrate = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
                                  capture_output=True, text=True, timeout=300)

@@ -45,6 +45,8 @@ def test_the_group_line_is_the_catalogs():
 
 # --- list -----------------------------------------------------------------------------------------------------
 
+OTHER_APPS = {"integration": "apps", "app": "Another app, by its MCP address"}
+
 
 def test_list_with_nothing_connected_offers_every_app(use):
     result = use("integrations.list")
@@ -52,6 +54,7 @@ def test_list_with_nothing_connected_offers_every_app(use):
         {"integration": "google", "app": "Gmail, Drive and Calendar"},
         {"integration": "microsoft", "app": "OneDrive"},
         {"integration": "quickbooks", "app": "QuickBooks Online"},
+        OTHER_APPS,  # any app with an MCP address, always
     ])
 
 
@@ -73,7 +76,7 @@ def test_list_shows_each_group_of_a_connected_app_with_its_tool_count(use, googl
 
 
 def test_list_no_longer_offers_a_connected_app(use, google):  # noqa: F811  (the pytest fixture imported above)
-    assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["microsoft", "quickbooks"]
+    assert [c["integration"] for c in use("integrations.list")["canConnect"]] == ["microsoft", "quickbooks", "apps"]
 
 
 def test_list_shows_a_stopped_connection_with_its_status(use, google):  # noqa: F811  (the pytest fixture imported above)
@@ -85,7 +88,7 @@ def test_list_offers_an_app_again_once_its_connection_is_removed(use, google):  
     Connection.objects.filter(pk=google.pk).update(status=Connection.Status.REMOVED)
     result = use("integrations.list")
     assert (result["apps"], [c["integration"] for c in result["canConnect"]]) == (
-        [], ["google", "microsoft", "quickbooks"])
+        [], ["google", "microsoft", "quickbooks", "apps"])
 
 
 def test_list_shows_local_connections(use, org):
@@ -102,7 +105,7 @@ def test_list_puts_an_app_with_no_provider_built_in_not_yet(use):
     with providers(("google", "mail")):
         result = use("integrations.list")
     assert (result["canConnect"], result["notYet"]) == (
-        [{"integration": "google", "app": "Gmail, Drive and Calendar"}],
+        [{"integration": "google", "app": "Gmail, Drive and Calendar"}, OTHER_APPS],
         ["Google Drive", "Google Calendar", "OneDrive", "QuickBooks Online"],
     )
 
@@ -172,7 +175,8 @@ def test_connect_an_unknown_app_is_bad_input_naming_the_keys(use):
     assert use("integrations.connect", integration="dropbox") == {
         "error": "bad_input",
         "message": "integration: no app 'dropbox'; the keys are google (Gmail, Drive and Calendar), "
-                   "microsoft (OneDrive), quickbooks (QuickBooks Online); integrations.list shows them",
+                   "microsoft (OneDrive), quickbooks (QuickBooks Online), apps (Another app, by its MCP address); "
+                   "integrations.list shows them",
     }
 
 

@@ -8,7 +8,7 @@ from core.errors import ToolError
 from core.inputs import Chars
 from integrations import catalog, selectors, services
 from integrations.providers.registry import registered
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group, tools_of
+from tools.registry import Done, Group, Tool, ToolInput, register, register_group, tools_of, workspace_group
 
 register_group(
     Group(
@@ -30,7 +30,12 @@ class ListInput(ToolInput):
 
 
 def list_(ctx, inp: ListInput):
-    return selectors.apps_overview(org=ctx.org, tool_count=lambda group: len(tools_of(group)))
+    def tool_count(group: str) -> int:
+        # An app connected by its MCP address has the group its workspace's own: its tools are counted there.
+        own = workspace_group(ctx.org, group)
+        return len(own[1]) if own is not None else len(tools_of(group))
+
+    return selectors.apps_overview(org=ctx.org, tool_count=tool_count)
 
 
 register(
@@ -53,7 +58,7 @@ class ConnectInput(ToolInput):
 
 
 def _keys_line() -> str:
-    keys = ", ".join(f"{k} ({catalog.app(k).label})" for k in catalog.CONNECTABLE)
+    keys = ", ".join(f"{k} ({catalog.app(k).label})" for k in (*catalog.CONNECTABLE, catalog.OTHER_APPS))
     return f"the keys are {keys}; integrations.list shows them"
 
 
@@ -62,10 +67,10 @@ def connect(ctx, inp: ConnectInput):
     if key in catalog.NOT_YET:
         return {"notYet": f"{catalog.NOT_YET[key]} can't be connected yet: Roadstar doesn't have it. Carry on "
                           "without it."}
-    if key not in catalog.CONNECTABLE:
+    if key not in catalog.CONNECTABLE and key != catalog.OTHER_APPS:
         raise ToolError("bad_input", f"integration: no app {inp.integration!r}; {_keys_line()}")
     info = catalog.app(key)
-    if not any(app == key for app, _ in registered()):
+    if key != catalog.OTHER_APPS and not any(app == key for app, _ in registered()):
         return {"notYet": f"{info.label} isn't built into this Roadstar yet, so it can't be connected. Carry on "
                           "without it."}
     why = (inp.why or "").strip()
