@@ -201,7 +201,10 @@ class Tool:
         return self.kind_for(ctx, inp) in CHECKED_KINDS or self.check_note is not None
 
     def input_schema(self) -> dict:
-        return _schema_for(self.input)
+        """The input's JSON Schema as a model reads it: each input with what it is (INPUT_WORDS)."""
+        if self.name not in _described:
+            _described[self.name] = _with_words(_schema_for(self.input), INPUT_WORDS.get(self.name, {}))
+        return _described[self.name]
 
     def spec(self) -> dict:
         """The tool as a model is offered it."""
@@ -220,6 +223,50 @@ class Tool:
 
 
 _schemas: dict[type, dict] = {}
+_described: dict[str, dict] = {}
+
+# What each input of a tool is, by tool and input name as the model writes it: the spec's "What it is" words where
+# it has them, the same plain style where it doesn't. A model knows an input only by its schema, so an input without
+# its meaning is one it guesses at; each tool's module declares them with `describe_inputs`, and load_all refuses
+# a tool with an input left undescribed.
+INPUT_WORDS: dict[str, dict[str, str]] = {}
+
+
+def describe_inputs(words: dict[str, dict[str, str]]) -> None:
+    """Declare what the inputs of tools registered already are, `{tool: {input: words}}`; an input the tool doesn't
+    take, or a tool not registered, is refused (a description of nothing is a typo)."""
+    for name, inputs in words.items():
+        tool = TOOLS.get(name) or AGENT_TOOLS.get(name)
+        if tool is None:
+            raise RegistryError(f"describe_inputs: no tool {name!r} is registered")
+        taken = set(_schema_for(tool.input).get("properties", {}))
+        if set(inputs) - taken:
+            raise RegistryError(f"describe_inputs: {name} takes no input {sorted(set(inputs) - taken)}")
+        if any(not isinstance(text, str) or not text.strip() for text in inputs.values()):
+            raise RegistryError(f"describe_inputs: {name}: every description is words")
+        INPUT_WORDS.setdefault(name, {}).update(inputs)
+        _described.pop(name, None)
+
+
+def _with_words(schema: dict, words: dict[str, str]) -> dict:
+    """The schema with each described input's words first in its property (a property's own `description`, from
+    its model's Field, stays where no words are declared)."""
+    if not words:
+        return schema
+    properties = {key: ({"description": words[key], **{k: v for k, v in prop.items() if k != "description"}}
+                        if key in words else prop)
+                  for key, prop in schema.get("properties", {}).items()}
+    return {**schema, "properties": properties}
+
+
+def undescribed() -> list[str]:
+    """Every registered tool's input (group and agent tools) that a model would read without what it is."""
+    missing = []
+    for tool in [*TOOLS.values(), *AGENT_TOOLS.values()]:
+        for key, prop in tool.input_schema().get("properties", {}).items():
+            if not (isinstance(prop, dict) and isinstance(prop.get("description"), str) and prop["description"]):
+                missing.append(f"{tool.name}.{key}")
+    return missing
 
 
 def _schema_for(model: type[BaseModel]) -> dict:
@@ -444,4 +491,7 @@ def load_all() -> None:
         if config.module is not None:  # None only for an app config made by hand, never an installed app
             load_groups_of(config.module)
             load_agent_tools_of(config.module)
+    missing = undescribed()
+    if missing:
+        raise RegistryError(f"inputs a model would read without what they are (describe_inputs): {missing}")
     _loaded = True

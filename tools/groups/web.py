@@ -13,7 +13,7 @@ from pydantic import Field, field_validator
 
 from core.inputs import Chars, Link, Whole
 from integrations.web import services
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -92,3 +92,17 @@ register(
         errors=("bad_input", "unsupported", "unavailable"),
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "web.search": {
+        "objective": "What you are looking for, in a sentence",
+        "queries": "Search words, a few ways of putting it",
+        "limit": "How many results at most",
+    },
+    "web.read": {
+        "urls": "The pages' addresses",
+        "objective": "What to look for on them",
+    },
+})
