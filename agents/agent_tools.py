@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from agents import services
 from agents.models import Agent, Conversation, Message, Work
@@ -393,7 +393,9 @@ class FindInput(ToolInput):
 
 class UseInput(ToolInput):
     name: Annotated[str, Chars(0, 100)]
-    input: dict = {}
+    # An object; as models send it, sometimes the object written as a JSON string, which use_tool reads
+    # (core.lenient_json) and answers with the fix when it can't. The schema a model reads says object.
+    input: Annotated[dict | str | None, WithJsonSchema({"additionalProperties": True, "type": "object"})] = {}
 
 
 # browse_tools' description lists the groups, so it is built when the prompt is (see turn.tool_specs).

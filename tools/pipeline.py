@@ -34,6 +34,7 @@ from checks.services import check_tool_call
 from core.context import ToolContext
 from core.errors import ToolError, busy_error, is_busy
 from core.inputs import describe_validation_error
+from core.lenient_json import NotAnObject, read_object
 from core.services import change_record
 from integrations.durable import kept
 from tools import registry
@@ -89,14 +90,17 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
     """Find the tool `name` and run it (run_tool) with `raw_input`, as an agent or code sent it: anything, which
     must be an object of the tool's inputs (None reads as no inputs)."""
     tool = registry.get_tool(name) if isinstance(name, str) else None
+    if tool is None and isinstance(name, str):
+        tool = registry.get_tool(registry.tool_name_as_meant(name))  # `Mail.Send`, `functions.mail.send`
     if tool is None:
         return _no_such_tool(name)
     if not registry.group_on(tool.group, ctx.org):
         return ToolError("unsupported", registry.off_group_message(tool.group)).as_result()
-    if raw_input is None:
-        raw_input = {}
-    if not isinstance(raw_input, dict):
-        return ToolError("bad_input", f"input: must be an object of {name}'s inputs").as_result()
+    try:
+        # As models send it: an object, or the object written as a JSON string (with a trailing comma, …).
+        raw_input = read_object(raw_input, what=f"input: {tool.name}'s input")
+    except NotAnObject as problem:
+        return ToolError("bad_input", f"{problem}. Nothing ran.").as_result()
     return run_tool(ctx, tool, raw_input)
 
 
@@ -163,7 +167,10 @@ def in_one_transaction(work: Callable[[], dict | None]) -> dict | None:
 
 def _no_such_tool(name) -> dict:
     group = name.partition(".")[0] if isinstance(name, str) else ""
-    if group in registry.GROUPS:
+    close = registry.closest_tool(name) if isinstance(name, str) else None
+    if close is not None:
+        message = f"There is no tool {name!r}. Did you mean {close}? Nothing ran."
+    elif group in registry.GROUPS:
         known = ", ".join(t.name for t in registry.tools_of(group))
         message = f"There is no tool {name!r}. The {group} group has: {known}."
     elif group in registry.SPEC_GROUPS:

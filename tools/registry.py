@@ -19,6 +19,7 @@ reads the turn or outside session that runs them from `ctx.host`.
 
 from __future__ import annotations
 
+import difflib
 import pkgutil
 import uuid
 from collections.abc import Callable
@@ -448,6 +449,26 @@ def tools_of(group: str) -> list[Tool]:
 
 def get_tool(name: str) -> Tool | None:
     return TOOLS.get(name)
+
+
+def tool_name_as_meant(name: str) -> str:
+    """A group tool's name as models misspell it in ways that leave no doubt: capitals, a `functions.` prefix,
+    `mail_send` or `mail/send` for `mail.send`, hyphens for underscores. Not a guess between tools: closest_tool
+    names one to the model instead."""
+    name = name.strip().lower()
+    for prefix in ("functions.", "tools."):
+        name = name.removeprefix(prefix)
+    name = name.replace("-", "_").replace("/", ".").replace(" ", "_")
+    if "." not in name:
+        group, _, action = name.partition("_")
+        name = f"{group}.{action}"
+    return name
+
+
+def closest_tool(name: str) -> str | None:
+    """The registered tool a wrong name most likely meant (`contacts.search` → `contacts.find`?), or None."""
+    close = difflib.get_close_matches(tool_name_as_meant(name), list(TOOLS), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 # The modules an installed app declares its tool groups and its agent tools in, by convention; and the package whose
