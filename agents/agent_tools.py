@@ -87,7 +87,7 @@ def hand_off(ctx, inp: HandOffInput):
     services.message_append(
         conversation=chat, role=Message.Role.HANDOFF,
         text=packet_text(sender=turn.agent.name, task=inp.task, notes=inp.notes, links=inp.links,
-                         owner_words=owner_words),
+                         owner_words=owner_words, org=turn.org),
         data={"from": turn.agent.name, "task": inp.task, "notes": inp.notes or "", "links": inp.links,
               "owner_words": owner_words},
     )

@@ -168,13 +168,13 @@ def in_one_transaction(work: Callable[[], dict | None]) -> dict | None:
 def _no_such_tool(name) -> dict:
     group = name.partition(".")[0] if isinstance(name, str) else ""
     close = registry.closest_tool(name) if isinstance(name, str) else None
-    if close is not None:
-        message = f"There is no tool {name!r}. Did you mean {close}? Nothing ran."
-    elif group in registry.GROUPS:
+    if group in registry.GROUPS:
         known = ", ".join(t.name for t in registry.tools_of(group))
         message = f"There is no tool {name!r}. The {group} group has: {known}."
     elif group in registry.SPEC_GROUPS:
         return ToolError("unsupported", registry.absent_group_message(group)).as_result()
+    elif close is not None:  # a group's name misspelt (contact.find): the tool it means
+        message = f"There is no tool {name!r}. Did you mean {close}? Nothing ran."
     else:
         message = f"There is no tool {name!r}. The groups are: {', '.join(registry.GROUPS)}."
     return {"error": "bad_input", "message": message}

@@ -84,12 +84,16 @@ class Group:
     # The how-to as it reads in one workspace, when it depends on it (search names the accounts in search and since
     # when); `how_to` is then the spec's text for a workspace with none.
     how_to_for: Callable[[Any], str] | None = None
-    # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
-    # and find_tools, and use_tool refuses its tools. None: every workspace has it.
+    # An optional group (the research tools): whether a workspace has it on. Off, browse_tools lists it and its
+    # tools saying so and what turns it on (`turn_on`), find_tools loads none of them, and use_tool refuses them.
+    # None: every workspace has it.
     enabled: Callable[[Any], bool] | None = None
     # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
     # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
     off_message: str = ""
+    # What turns an optional group on, as browse_tools' line and its tools' lines say while it is off: "the owner
+    # turns it on, on the Newsfeed page" unless the group says otherwise.
+    turn_on: str = ""
 
     def how_to_in(self, ctx) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
@@ -350,6 +354,16 @@ def off_group_message(group: str) -> str:
         return declared.off_message
     return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
             "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
+
+
+OWNER_TURNS_ON = "the owner turns it on, on the Newsfeed page"
+
+
+def off_words(group: str) -> str:
+    """What browse_tools says of an optional group the workspace has off, on its line and each of its tools':
+    that it's off, and what turns it on."""
+    declared = GROUPS.get(group)
+    return f"off here: {(declared.turn_on if declared is not None and declared.turn_on else OWNER_TURNS_ON)}"
 
 
 def register_group(group: Group) -> Group:

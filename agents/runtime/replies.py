@@ -25,7 +25,8 @@ PROMISE = re.compile(
     r"drafting|writing|reading|pulling|going)|now i['’]ll|next,? i['’]ll)\b",
     re.IGNORECASE,
 )
-PROMISE_LENGTH = 240
+PROMISE_LENGTH = 160
+SENTENCE_END = re.compile(r"[.!](?:\s|$)")
 
 
 def reply_note(text: str, *, empty_before: int, promises_before: int) -> str | None:
@@ -38,6 +39,9 @@ def reply_note(text: str, *, empty_before: int, promises_before: int) -> str | N
 
 
 def is_promise(text: str) -> bool:
-    """A short reply that only says what it will do: "Let me check your mail." Not a question to the owner."""
+    """A short reply that only says what it will do: "Let me check your mail." One sentence, not a question to the
+    owner, and holding no result ("I'll answer: $8,400." is an answer; so is anything with a number or a colon)."""
     text = text.strip()
-    return len(text) <= PROMISE_LENGTH and "?" not in text and bool(PROMISE.match(text))
+    if len(text) > PROMISE_LENGTH or any(mark in text for mark in "?:") or any(c.isdigit() for c in text):
+        return False
+    return len(SENTENCE_END.findall(text)) <= 1 and bool(PROMISE.match(text))

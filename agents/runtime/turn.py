@@ -121,7 +121,7 @@ class Turn(ToolHost):
         services.message_append(
             conversation=thread, role=Message.Role.HANDOFF,
             text=packet_text(sender=f"{self.agent.name}'s chat", task=task, notes=notes, links=links,
-                             owner_words=owner_words),
+                             owner_words=owner_words, org=self.org),
             data={"from_chat": True, "task": task, "notes": notes or "", "links": links, "owner_words": owner_words},
         )
         work = services.work_open(

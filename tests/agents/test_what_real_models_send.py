@@ -260,6 +260,10 @@ def test_a_promise_said_twice_stands_as_the_answer(org, desk, replies):
     ("Let me check your mail.", True),
     ("OK, I'm going to draft the reply.", True),
     ("Let me know if you want it sent.", False),
+    ("I'll answer: $8,400.", False),
+    ("I'll do it myself: done.", False),
+    ("I'll send it at 9 tomorrow.", False),
+    ("I'll look into it. The invoice went out Tuesday and Dana has it.", False),
     ("Shall I send it?", False),
     ("Dana prefers calls. I'll remember that for next time, and the Bookkeeper has the invoice; it went out on "
      "Tuesday with the rate card attached, so nothing else is waiting on you this week. " * 2, False),

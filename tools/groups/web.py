@@ -23,6 +23,7 @@ register_group(
         # Off wherever no search provider is set up (a server setting, the same for every workspace).
         enabled=lambda org: services.web_available(),
         off_message=services.NOT_SET_UP,
+        turn_on="whoever runs this Roadstar turns it on by setting up a web search provider",
     )
 )
 
