@@ -195,6 +195,28 @@ def _monday_comes(org) -> None:
         routine_services.routine_fire(routine=routine, started_by="Monday at 9 (fired now by the smoke run)")
 
 
+NEW_PEOPLE = [
+    ("Priya Shah", "priya@harborflorists.test", "Catalogue photos",
+     "Hi Priya,\n\nThe catalogue photos look great; two more of the spring bouquets?\n\nSam"),
+    ("Tom Becker", "tom@beckerbrewing.test", "Label ideas",
+     "Hi Tom,\n\nHere are three label ideas for the winter ale. Which way shall we go?\n\nSam"),
+]
+
+
+def _sam_wrote_to_new_people(org) -> None:
+    """The example workspace's sent mail is to people Contacts has already: two more, whom it doesn't, so the use
+    case has someone to add."""
+    from integrations.local.mailbox import Incoming, message_store
+    from integrations.models import Connection
+
+    connection = next((c for c in Connection.objects.filter(organization=org) if "mail" in (c.groups or [])), None)
+    if connection is None:
+        return
+    for name, address, subject, text in NEW_PEOPLE:
+        message_store(connection, Incoming(sender="Sam Rivera <sam@fernhill.test>", to=[f"{name} <{address}>"],
+                                           subject=subject, text=text, date=timezone.now(), box="sent"))
+
+
 def _no_proposal_writer(org) -> None:
     """Sam has no Proposal writer yet: Roadstar makes one."""
     Agent.objects.filter(organization=org, name="Proposal writer").delete()
@@ -214,7 +236,7 @@ USE_CASES = [
     UseCase("Filling Contacts from mail", "use-cases/contacts-from-mail.md", "Client desk",
             "Can you fill Contacts from my email? Just real people I work with, no newsletters.",
             "Client desk works out who Sam writes to most from sent mail, reads their signatures, and saves them as "
-            "contacts.", _contacts),
+            "contacts.", _contacts, before=_sam_wrote_to_new_people),
     UseCase("A month of hours", "use-cases/hours-spreadsheet.md", "Bookkeeper",
             "Can you total October's hours per client from the timesheet? I need it for invoicing.",
             "Bookkeeper totals October's hours per client from the timesheet, and saves the summary to Drive as a "
@@ -311,8 +333,10 @@ def _tools_and_errors(org, since, played: Played) -> None:
     for card in Card.objects.filter(organization=org, created_at__gte=since, kind=Card.Kind.TRY_AGAIN):
         played.wrong.append(f"card on Home: {card.title}")
     for note in Message.objects.filter(conversation__organization=org, created_at__gte=since,
-                                       role=Message.Role.SYSTEM, data__reply_note=True):
-        played.wrong.append(f"told to redo a reply in {note.conversation.title or 'a chat'}: {note.text}")
+                                       role=Message.Role.SYSTEM, data__reply_note=True).select_related(
+                                           "conversation", "conversation__agent"):
+        where = note.conversation.title or f"{note.conversation.agent.name}'s chat"
+        played.wrong.append(f"told to redo a reply in {where}: {note.text}")
 
 
 def report_text(played: list[Played], metered: Metered) -> str:
