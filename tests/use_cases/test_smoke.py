@@ -1,7 +1,7 @@
 """The smoke run (roadstar/smoke.py, `make smoke`) against an imperfect model of the suite's own, which makes the
 mistakes real models make (tests/use_cases/imperfect_model.py): all seven use cases reach the spec's outcome, and
 the report says what each cost and where the model went wrong. The report of this run is kept in the repository
-(docs/smoke-report-imperfect-model.md; set SMOKE_REPORT_KEEP to write it there again)."""
+(tests/use_cases/smoke-report-imperfect-model.md; set SMOKE_REPORT_KEEP=1 to write it there again)."""
 
 import os
 import subprocess
@@ -14,7 +14,7 @@ from django.conf import settings as django_settings
 from roadstar import smoke
 from tests.use_cases.imperfect_model import ImperfectModel, script_seven
 
-KEPT = Path(django_settings.BASE_DIR) / "docs" / "smoke-report-imperfect-model.md"
+KEPT = Path(__file__).resolve().parent / "smoke-report-imperfect-model.md"
 
 
 @pytest.fixture
