@@ -457,3 +457,21 @@ def test_a_worker_that_dies_mid_match_leaves_nothing_fired_for_the_retry(org, ke
     monkeypatch.setattr(services, "routine_fire_locked", fire)
     assert sorted(run.routine.name for run in engine.match_event(event)) == ["First", "Second"]
     assert RoutineRun.objects.filter(event=event).count() == 2
+
+
+def test_the_cards_try_again_on_home_takes_it_and_queues_the_weighing(org, staff, model, client, monkeypatch,
+                                                                    django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(*[say("no idea")] * engine.ASK_TRIES)
+    emit(org, "mail.received", [], text="What would that cost?")
+    [card] = Card.objects.filter(organization=org, kind="try_again", resolved_at__isnull=True)
+    queued = []
+    monkeypatch.setattr("django_q.tasks.async_task", lambda *args, **kwargs: queued.append(args))
+    client.force_login(org.owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("card_try_again", args=[card.id]))
+    card.refresh_from_db()
+    assert card.resolved_at is not None
+    assert queued == [("routines.tasks.match_asks_again", str(org.id), card.data["event_ids"])]
