@@ -128,50 +128,14 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
 
 
 def agent_tool_specs() -> list[dict]:
-    """The three catalog tools as a model sees them (name, description, JSON Schema of the input)."""
-    return [
-        {
-            "name": "browse_tools",
-            "description": browse_description(),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "groups": {"type": "array", "items": {"type": "string"}, "description": "Group names from the list"}
-                },
-                "required": ["groups"],
-                "additionalProperties": False,
-            },
-        },
-        {
-            "name": "find_tools",
-            "description": FIND_DESCRIPTION,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "names": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": 'Tool names, such as "contacts.update"',
-                    }
-                },
-                "required": ["names"],
-                "additionalProperties": False,
-            },
-        },
-        {
-            "name": "use_tool",
-            "description": USE_DESCRIPTION,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": 'The tool\'s name, such as "mail.send"'},
-                    "input": {"type": "object"},
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-        },
-    ]
+    """The three catalog tools as a model sees them (name, description, JSON Schema of the input with what each
+    input is): their registered declarations (agents/agent_tools.py), browse_tools' description listing every
+    group."""
+    specs = []
+    for name in ("browse_tools", "find_tools", "use_tool"):
+        spec = registry.AGENT_TOOLS[name].spec()
+        specs.append({**spec, "description": browse_description()} if name == "browse_tools" else spec)
+    return specs
 
 
 __all__ = ["browse_tools", "find_tools", "use_tool", "agent_tool_specs", "browse_description"]

@@ -115,3 +115,24 @@ def test_descriptions_come_first_and_leave_the_schema_valid_json():
     schema = registry.TOOLS["contacts.find"].input_schema()
     assert next(iter(schema["properties"]["email"])) == "description"
     json.dumps(schema)
+
+
+@pytest.mark.django_db
+def test_an_outside_app_reads_every_input_with_what_it_is_over_mcp(org):
+    from mcp_server.server import outside_tools
+
+    listed = outside_tools(org=org)
+    unsaid = [f"{tool.name}.{name}" for tool in listed
+              for name, prop in tool.input_schema.get("properties", {}).items() if not prop.get("description")]
+    assert listed and unsaid == []
+    use = next(t for t in listed if t.name == "use_tool")
+    assert use.input_schema["properties"]["input"]["description"] == "The tool's input, as find_tools gave it"
+
+
+def test_the_help_pages_catalog_tools_are_the_registered_ones():
+    from tools.catalog import agent_tool_specs
+
+    specs = {s["name"]: s for s in agent_tool_specs()}
+    assert specs["find_tools"] == registry.AGENT_TOOLS["find_tools"].spec()
+    assert specs["use_tool"]["parameters"]["properties"]["name"]["description"] == (
+        'The tool\'s name, such as "mail.send"')
