@@ -3,7 +3,8 @@
 Real models sometimes end a step with nothing, or with "I'll look that up now." and no tool call. Taken as the
 answer, either loses the turn: the owner (or the chat waiting on a thread) gets an empty answer or a promise that
 nothing keeps. Instead the turn adds a note to the agent saying what was wrong and takes another step, once a
-turn for a promise (a reply that is both a promise and the answer then stands) and up to twice for an empty reply
+turn for a promise made before the turn did anything (a reply that is both a promise and the answer then stands;
+one after the turn ran a call is taken as said) and up to twice for an empty reply
 (after which the model counts as failing, and the turn stops with Try again, losing nothing).
 """
 
@@ -29,11 +30,13 @@ PROMISE_LENGTH = 160
 SENTENCE_END = re.compile(r"[.!](?:\s|$)")
 
 
-def reply_note(text: str, *, empty_before: int, promises_before: int) -> str | None:
-    """The note to the agent when `text` (a reply with no tool call) can't stand as the turn's answer, else None."""
+def reply_note(text: str, *, empty_before: int, promises_before: int, acted: bool = False) -> str | None:
+    """The note to the agent when `text` (a reply with no tool call) can't stand as the turn's answer, else None.
+    A promise counts only before the turn ran any call: after one ("I'll answer new clients the same day" once the
+    routine is set, "I'm looking into it" once a thread has the work) it is the answer."""
     if not text.strip():
         return EMPTY_NOTE if empty_before < MAX_EMPTY else None
-    if promises_before < MAX_PROMISES and is_promise(text):
+    if not acted and promises_before < MAX_PROMISES and is_promise(text):
         return PROMISE_NOTE
     return None
 

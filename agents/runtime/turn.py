@@ -84,6 +84,7 @@ class Turn(ToolHost):
         # Replies this turn answered with a note instead of taking as its answer (agents/runtime/replies.py).
         self._empty_replies = 0
         self._promises = 0
+        self._acted = False  # whether this turn ran a tool call: a promise after one is taken as said
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -153,6 +154,7 @@ class Turn(ToolHost):
         while True:
             if pending:
                 self._run_tool_calls(pending)
+                self._acted = True
                 pending = []
                 just_read = False
             if not just_read:
@@ -176,7 +178,7 @@ class Turn(ToolHost):
             # A reply with no call that can't be the answer (empty, or only saying what it will do) gets a note
             # and another step (agents/runtime/replies.py); one still empty after that stops with Try again.
             note = None if calls or last_step else reply_note(response.text, empty_before=self._empty_replies,
-                                                 promises_before=self._promises)
+                                                 promises_before=self._promises, acted=self._acted)
             # The step's rows commit together: its usage, its count on the work, and the model's message (with its
             # calls, saved before any runs, so a dead worker's successor doesn't call twice) or its answer.
             with transaction.atomic():

@@ -270,3 +270,12 @@ def test_a_promise_said_twice_stands_as_the_answer(org, desk, replies):
 ])
 def test_what_counts_as_only_a_promise(text, promise):
     assert is_promise(text) is promise
+
+
+def test_a_promise_after_the_turn_did_something_is_its_answer(org, desk, replies):
+    replies.add(completion(calls=[("remember", '{"note": "Dana prefers calls"}')]),
+                completion("I'll keep that in mind for everyone."))
+    chat = ask_chat(org, desk)
+    assert not Message.objects.filter(conversation=chat, role=Message.Role.SYSTEM).exists()
+    [work] = Work.objects.filter(conversation=chat)
+    assert work.answer == "I'll keep that in mind for everyone."
