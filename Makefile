@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 WORKSPACE_VENV := var/workspace-venv
 PORT ?= 8000
 
-.PHONY: run serve test test-postgres bench migrate seed clean workspace
+.PHONY: run serve test test-postgres bench smoke migrate seed clean workspace
 
 $(VENV)/.python:
 	@python=$$(scripts/find-python) && "$$python" -m venv $(VENV) && echo "$$python" > $@
@@ -70,6 +70,11 @@ test: $(VENV)/.installed-dev workspace
 bench: $(VENV)/.installed-dev workspace
 	$(PY) bench/run.py
 	$(PY) bench/search_bench.py  # search over 100,000 messages and 10,000 files: minutes, most of them loading
+
+# The seven use cases against the model set in the environment (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_*),
+# in a fresh example workspace, capped (SMOKE_MAX_CALLS, SMOKE_MAX_DOLLARS); the report goes to var/smoke-report.md.
+smoke: $(VENV)/.installed workspace
+	$(PY) scripts/smoke.py
 
 clean:
 	rm -rf $(VENV) var

@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 from agent_templates import selectors, services
 from agent_templates.catalogue import ANSWER_LIMIT
 from core.inputs import Chars
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -133,3 +133,22 @@ def propose_share(ctx, inp: ProposeShareInput):
 
 register(Tool(name="templates.propose_share", description="Ask the owner to share some of their agents, or one "
               "skill, as a template", input=ProposeShareInput, run=propose_share, kind="makes", your_work="home"))
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "templates.search": {
+        "query": "Words to look for in the shared agents, teams, departments and skills",
+    },
+    "templates.read": {
+        "id": "The template's id, from templates.search",
+    },
+    "templates.propose_add": {
+        "id": "The template's id, from templates.search",
+        "answers": "Its questions' answers, by question id, as templates.read lists them",
+    },
+    "templates.propose_share": {
+        "skill": "For a skill: its agent and the skill's id, from skills list",
+        "why": "Why it's worth sharing, in a line or two the owner reads",
+    },
+})

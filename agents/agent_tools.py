@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from agents import services
 from agents.models import Agent, Conversation, Message, Work
@@ -31,7 +31,7 @@ from core.timefmt import iso
 from core.undo import undo_data
 from tools.catalog import FIND_DESCRIPTION, USE_DESCRIPTION, browse_tools, find_tools
 from tools.pipeline import use_tool
-from tools.registry import CHAT, MAC, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, ToolInput, agent_tool
+from tools.registry import CHAT, MAC, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, ToolInput, agent_tool, describe_inputs
 
 MAX_DEPTH = 3
 READ_THREAD_BYTES = limits.READ_THREAD_BYTES
@@ -87,7 +87,7 @@ def hand_off(ctx, inp: HandOffInput):
     services.message_append(
         conversation=chat, role=Message.Role.HANDOFF,
         text=packet_text(sender=turn.agent.name, task=inp.task, notes=inp.notes, links=inp.links,
-                         owner_words=owner_words),
+                         owner_words=owner_words, org=turn.org),
         data={"from": turn.agent.name, "task": inp.task, "notes": inp.notes or "", "links": inp.links,
               "owner_words": owner_words},
     )
@@ -393,7 +393,9 @@ class FindInput(ToolInput):
 
 class UseInput(ToolInput):
     name: Annotated[str, Chars(0, 100)]
-    input: dict = {}
+    # An object; as models send it, sometimes the object written as a JSON string, which use_tool reads
+    # (core.lenient_json) and answers with the fix when it can't. The schema a model reads says object.
+    input: Annotated[dict | str | None, WithJsonSchema({"additionalProperties": True, "type": "object"})] = {}
 
 
 # browse_tools' description lists the groups, so it is built when the prompt is (see turn.tool_specs).
@@ -480,3 +482,99 @@ def reply(ctx, inp: ReplyInput):
     answered = [work for work in open_work if answer_work(work, inp.text)]
     return {"replied": len(answered), "to": sorted({
         work.requester.agent.name if work.requester is not None else "the owner" for work in answered})}
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "hand_off": {
+        "agent": "The agent, by name",
+        "task": "What to do, in a sentence or two",
+        "notes": "Facts it needs that no link holds: names, dates, choices",
+        "links": "What to read, as mail:, file:, contact:, doc: or web: with the id or address a tool gave you",
+        "answer": "You by default; whoever asked you, when you pass their work on whole",
+    },
+    "remember": {
+        "note": "A note every agent keeps: one fact about the owner or the business",
+        "forget": "A note to drop, word for word",
+        "about": (
+            "What every agent should know about the owner and the business (what it does, its site, customers, "
+            "prices, voice), given whole, rewritten with what you learned"
+        ),
+    },
+    "make_agent": {
+        "name": "The agent's name",
+        "job": "Its job in one line",
+        "owns": "What it owns, in a line or two",
+        "good": "What good looks like",
+        "works": "When it works: as mail arrives, Fridays at 4 PM",
+        "asksFirst": "What it asks the owner before doing",
+        "model": (
+            "Leave it out for the default. Luna is cheapest, for simple repeated work; Sol and Astra cost 2× and "
+            "10×, for harder judgement"
+        ),
+        "reportsTo": "Who it sits under on the chart, by name; Roadstar if none",
+        "department": "Its department on the chart",
+    },
+    "change_agent": {
+        "agent": "The agent, by name",
+        "name": "A new name",
+        "job": "Its job in one line",
+        "owns": "What it owns, in a line or two",
+        "good": "What good looks like",
+        "works": "When it works: as mail arrives, Fridays at 4 PM",
+        "asksFirst": "What it asks the owner before doing",
+        "model": (
+            "Leave it out for the default. Luna is cheapest, for simple repeated work; Sol and Astra cost 2× and "
+            "10×, for harder judgement"
+        ),
+        "reportsTo": "Who it sits under, by name",
+        "department": "Its department on the chart",
+    },
+    "start_thread": {
+        "title": "What it's about, in a few words: Juniper Dental",
+        "kind": "fresh unless the work needs this conversation",
+        "task": "What to do, in a sentence or two",
+        "notes": "Facts it needs that no link holds: names, dates, choices",
+        "links": "What to read, as mail:, file:, contact:, doc: or web: with the id or address a tool gave you",
+        "andThen": (
+            "When you start several threads and write one answer from all of them: what to do once the last "
+            "answers"
+        ),
+    },
+    "message_thread": {
+        "thread": "The thread, by title",
+        "task": "What to do, in a sentence or two",
+        "notes": "Facts it needs that no link holds: names, dates, choices",
+        "links": "What to read, as mail:, file:, contact:, doc: or web: with the id or address a tool gave you",
+    },
+    "read_thread": {
+        "thread": "The thread, by title",
+        "id": "A line's or message's id",
+        "n": "The line's n; 1 for a message",
+        "page": "Where in a long message",
+    },
+    "close_thread": {
+        "thread": "The thread, by title",
+    },
+    "zoom_memory": {
+        "id": "The line's first message",
+        "n": "How many messages the line covers; 1 for a message",
+        "at": "Where to go on in a long message",
+    },
+    "message_date": {
+        "id": "The message's id",
+    },
+    "browse_tools": {
+        "groups": "Group names from the list",
+    },
+    "find_tools": {
+        "names": "Tool names, such as \"contacts.update\"",
+    },
+    "use_tool": {
+        "name": "The tool's name, such as \"mail.send\"",
+        "input": "The tool's input, as find_tools gave it",
+    },
+    "reply": {
+        "text": "Your answer to the message, as the owner or app reads it",
+    },
+})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import uuid
 from dataclasses import dataclass
@@ -202,7 +203,9 @@ def describe_validation_error(error: ValidationError, tool) -> str:
         )
         where = _loc(loc)
         if item["type"] == "extra_forbidden":
-            problems.append(f"{where}: {tool.name} has no such input; its inputs are {', '.join(inputs)}")
+            close = difflib.get_close_matches(str(loc[-1]) if loc else "", inputs, n=1, cutoff=0.6)
+            meant = f" (did you mean {close[0]}?)" if close and len(loc) == 1 else ""
+            problems.append(f"{where}: {tool.name} has no such input{meant}; its inputs are {', '.join(inputs)}")
         elif item["type"] == "missing":
             problems.append(f"{where}: required")
         else:

@@ -52,6 +52,7 @@ from core.models import Card, Change, Organization, undo_possible
 from core.owner_zone import owner_zone as _zone
 from home import ask_words, selectors
 from integrations.mail_hold import email_try_again
+from routines import engine as routines_engine
 
 # --- Home -------------------------------------------------------------------------------------------------
 
@@ -388,6 +389,11 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
     card = _card_or_404(org, card_id, Card.Kind.TRY_AGAIN)
     if card.resolved_at is not None:
         messages.info(request, "That was dealt with already.")
+        return _back(request)
+    if "event_ids" in card.data:  # new mail and documents whose ask routines couldn't be weighed
+        queued = routines_engine.asks_try_again(org=org, card_id=card.id)
+        messages.success(request, "Checking them against your routines again." if queued else
+                         "That was dealt with already.")
         return _back(request)
     if card.data.get("held_email_id"):  # an email that couldn't go: it goes now
         try:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from pydantic import WithJsonSchema
+
 from agents import services as agent_services
 from core import limits
 from core.errors import ToolError
 from core.inputs import Chars, Whole
 from routines import services
 from routines.models import Routine, Skill
-from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, Kind, ToolInput, agent_tool
+from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, Kind, ToolInput, agent_tool, describe_inputs
 
 
 def _target_agent(turn, name: str | None):
@@ -31,6 +33,63 @@ def _target_agent(turn, name: str | None):
 # --- triggers -------------------------------------------------------------------------------------------------
 
 
+# `when` as a model reads it: one or more of its kinds, each typed with its limits (the spec's words where it has
+# them). routines.services._validate_when holds every part to the same limits and names the part it refuses.
+WHEN_SCHEMA = {
+    "type": ["object", "null"],
+    "description": "When it fires: keys, words, a cron time, a due time, or a check",
+    "properties": {
+        "keys": {
+            "type": "array",
+            "description": (
+                "Any of these fires it: kind: (kind:invoice.overdue, kind:meeting.added, kind:doc.changed, "
+                "kind:form.submitted), thread::, from:, domain:, with:, doc::, invoice:qb:, customer:qb:"
+            ),
+            "items": {"type": "string", "minLength": 1, "maxLength": 300},
+            "minItems": 1,
+            "maxItems": services.MAX_KEYS,
+        },
+        "ask": {
+            "type": "string",
+            "description": (
+                'Words checked against each new email and document of the owner\'s, such as "a new client asking '
+                'about a project"'
+            ),
+            "minLength": 1,
+            "maxLength": limits.ROUTINE_ASK,
+        },
+        "at": {
+            "type": "string",
+            "description": 'A cron line in the owner\'s time zone: "30 7 * * 1-5" is weekdays 7:30',
+        },
+        "due": {
+            "type": "string",
+            "description": "A one-off time, ISO 8601, such as a wait's deadline",
+        },
+        "check": {
+            "type": "object",
+            "description": "Every so many minutes, run a tool that only reads; it fires when the result changed",
+            "properties": {
+                "tool": {"type": "string", "description": "The tool's group, such as books"},
+                "action": {"type": "string", "description": "The tool's action, such as invoices"},
+                "input": {"type": "object", "description": "The tool's input"},
+                "everyMinutes": {
+                    "type": "integer",
+                    "description": "How often to run it, in minutes",
+                    "minimum": services.MIN_CHECK_MINUTES,
+                    "maximum": services.MAX_CHECK_MINUTES,
+                },
+            },
+            "required": ["tool", "action", "everyMinutes"],
+            "additionalProperties": False,
+        },
+    },
+    "minProperties": 1,
+    "additionalProperties": False,
+}
+FILTER_SCHEMA = {"type": ["object", "null"], "description": "Checks on the event, such as {withGuests: true}"}
+
+
 class TriggersInput(ToolInput):
     action: Literal["list", "add", "off", "on", "change"]
     agent: Annotated[str, Chars(0, limits.AGENT_NAME)] | None = None
@@ -38,8 +97,8 @@ class TriggersInput(ToolInput):
     name: Annotated[str, Chars(0, limits.ROUTINE_NAME)] | None = None
     skill: Annotated[str, Chars(0, limits.SKILL_NAME)] | None = None
     note: Annotated[str, Chars(0, limits.ROUTINE_NOTE)] | None = None
-    when: dict | None = None
-    filter: dict | None = None
+    when: Annotated[dict | None, WithJsonSchema(WHEN_SCHEMA)] = None
+    filter: Annotated[dict | None, WithJsonSchema(FILTER_SCHEMA)] = None
     once: bool | None = None
 
 
@@ -155,3 +214,28 @@ def skills(ctx, inp: SkillsInput):
     skill = services.skill_get(agent=agent, skill_id=inp.id or "")
     skill = services.skill_change(skill=skill, name=inp.name, about=inp.about, steps=inp.steps, why=inp.why or "")
     return _saved(agent, skill)
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "triggers": {
+        "action": "list the routines, add one, turn one off or on, or change one",
+        "agent": "The agent, by name; you by default",
+        "id": "The routine's number, from list",
+        "name": "The routine's name, a few words",
+        "skill": "One of the agent's skills to run",
+        "note": "What to do when it fires",
+        "when": "When it fires: keys, words, a cron time, a due time, or a check",
+        "filter": "Checks on the event, such as {withGuests: true}",
+        "once": "Fires once, such as a nudge on Monday if a thread has no reply",
+    },
+    "skills": {
+        "action": "list the skills, read one, add one or change one",
+        "agent": "The agent, by name; you by default",
+        "id": "The skill, from list",
+        "name": "The skill's name, such as \"Chase an invoice\"",
+        "about": "When it applies, in one line",
+        "steps": "The steps, one a line",
+        "why": "For a change: why, in a line the owner reads",
+    },
+})

@@ -40,6 +40,7 @@ ASK_EVENT_KINDS = ("mail.received", "doc.changed")
 # ASK_BATCH routines (each ask cut to ASK_CHARS, the item to ITEM_CHARS), so a prompt stays under ~20,000
 # characters; a workspace with more routines takes one more call per batch.
 ASK_BATCH = 40
+ASK_TRIES = 3
 ASK_CHARS = 300
 ITEM_CHARS = 4000
 MATCH_INSTRUCTIONS = (
@@ -174,7 +175,12 @@ def match_event(event: Event) -> list[RoutineRun]:
             Routine.objects.filter(organization_id=event.organization_id, status=Routine.Status.ON)
             .exclude(ask="").select_related("organization", "agent", "skill")
         ) if r.id not in by_key and services.filter_passes(r, event)]
-        asked = matching_asks(event, asking)
+        try:
+            asked = matching_asks(event, asking)
+        except AskMatchFailed as failure:
+            # Its keys' routines still fire; the asks are weighed again from the card's Try again.
+            asked = []
+            ask_failed_card(event, reason=str(failure))
     taken = Event.objects.filter(id=event.id, matched_at__isnull=True)
     if not keyed and not asked:
         taken.update(matched_at=timezone.now())
@@ -234,10 +240,16 @@ def _mark_if_unheard(event: Event, *, wants_asks: bool) -> bool:
         return cursor.rowcount == 1
 
 
+class AskMatchFailed(Exception):
+    """The model couldn't weigh the ask routines: unavailable after its tries, not connected, or answering other
+    than the JSON asked for, every time. The text is for the log."""
+
+
 def matching_asks(event: Event, routines: list[Routine]) -> list[Routine]:
     """The `ask` routines the cheapest model finds the event's item is for. Shared words only order the list (the
     likeliest first, so a workspace with many routines meets them in its first batch); they never leave one out.
-    No model, or an answer that isn't the JSON asked for: nothing matches, and the log says why."""
+    A call that fails is tried again as a turn's is (ask_batch_match); one that can't be made raises
+    AskMatchFailed, and the caller leaves a card with Try again."""
     if not routines:
         return []
     words = services.ask_words(event.text)
@@ -261,14 +273,31 @@ def ask_prompt(event: Event, routines: list[Routine]) -> list[dict]:
 
 
 def ask_batch_match(event: Event, routines: list[Routine]) -> set[int]:
+    """The ids of the routines the model finds the item is for. An outage is tried again by the model client, as a
+    turn's call is (5 tries over about a minute); an answer that isn't the JSON asked for is asked again, up to
+    ASK_TRIES calls. What still fails raises AskMatchFailed."""
     network_call("matching ask routines with the model")
+    problem = ""
+    for _ in range(ASK_TRIES):
+        try:
+            return _ask_once(event, routines)
+        except _BadAnswer as bad:
+            problem = str(bad)
+    raise AskMatchFailed(f"the model answered {ASK_TRIES} times with other than the JSON asked for: {problem}")
+
+
+class _BadAnswer(Exception):
+    pass
+
+
+def _ask_once(event: Event, routines: list[Routine]) -> set[int]:
     try:
         model = get_model()
         response = model.complete(model_id=settings.CHEAPEST_MODEL, messages=ask_prompt(event, routines), tools=[],
                                   json_schema=MATCH_SCHEMA)
     except (ModelNotConfigured, ModelUnavailable) as error:
         logger.warning("event %s: could not weigh %d ask routines: %s", event.id, len(routines), error)
-        return set()
+        raise AskMatchFailed(str(error)) from error
     # The matching serves the workspace, not one agent's work: its cost counts for the workspace, in no budget.
     agent_services.usage_record(
         org=routines[0].organization, agent=None, conversation=None, purpose="match",
@@ -284,11 +313,87 @@ def ask_batch_match(event: Event, routines: list[Routine]) -> set[int]:
     except (ValueError, TypeError, KeyError) as error:
         logger.warning("event %s: the ask matching answer is not the JSON asked for (%s): %r", event.id, error,
                        response.text[:300])
-        return set()
+        raise _BadAnswer(f"{error}: {response.text[:120]!r}") from error
     unknown = set(numbers) - offered
     if unknown:
         logger.warning("event %s: the ask matching named routines it wasn't offered: %s", event.id, sorted(unknown))
     return set(numbers) & offered
+
+
+# --- an ask that couldn't be weighed ------------------------------------------------------------------------------
+
+ASK_FAILED_TITLE = "New mail and documents couldn't be checked against your routines"
+ASK_FAILED_BODY = (
+    "Routines that wait for words (such as \"a new client asking about a quote\") need the AI model to read each "
+    "new email and document, and it didn't answer properly, even after trying again. {count} waiting since "
+    "{since}. Nothing is lost: Try again checks them now."
+)
+ASK_FAILED_LIMIT = 200  # events one card holds; past it the oldest are let go (and logged)
+
+
+def ask_failed_card(event: Event, *, reason: str) -> None:
+    """One card a workspace (opened or added to) listing the events whose asks weren't weighed, with Try again."""
+    from core.models import Card
+    from core.owner_zone import owner_zone
+    from core.services import card_open
+
+    logger.warning("event %s: its ask routines couldn't be weighed: %s", event.id, reason)
+    org = event.organization
+    with transaction.atomic():
+        card = card_open(org=org, kind=Card.Kind.TRY_AGAIN, subject=f"ask_match:{org.id}", title=ASK_FAILED_TITLE,
+                         action_label="Try again", data={"event_ids": []})
+        card = Card.objects.select_for_update().get(id=card.id)
+        ids = [*card.data.get("event_ids", []), str(event.id)]
+        if len(ids) > ASK_FAILED_LIMIT:
+            logger.warning("ask card %s: %d events past its limit let go", card.id, len(ids) - ASK_FAILED_LIMIT)
+            ids = ids[-ASK_FAILED_LIMIT:]
+        first = Event.objects.filter(id__in=ids).order_by("at").values_list("at", flat=True).first()
+        local = (first or event.at).astimezone(owner_zone(org))
+        since = f"{local:%a %b} {local.day}, {local.hour % 12 or 12}:{local:%M} {'AM' if local.hour < 12 else 'PM'}"
+        count = f"{len(ids)} item{'s' if len(ids) != 1 else ''}"
+        card.data = {**card.data, "event_ids": ids}
+        card.body = ASK_FAILED_BODY.format(count=count, since=since)
+        card.save(update_fields=["data", "body"])
+
+
+def asks_try_again(*, org, card_id) -> int:
+    """The card's Try again: take the card (one click of two wins) and weigh its events' asks again, in a worker.
+    Returns how many events were queued."""
+    from django_q.tasks import async_task
+
+    from core.models import Card
+
+    card = Card.objects.filter(organization=org, id=card_id, resolved_at__isnull=True).first()
+    if card is None or not Card.objects.filter(id=card.id, resolved_at__isnull=True).update(
+            resolved_at=timezone.now()):
+        return 0
+    ids = list(card.data.get("event_ids", []))
+    transaction.on_commit(lambda: async_task("routines.tasks.match_asks_again", str(org.id), ids, group="events"))
+    return len(ids)
+
+
+def match_asks_again(*, org_id, event_ids: list[str]) -> list[RoutineRun]:
+    """Weigh again the asks of events whose matching failed (their keys' routines fired then). A failure again
+    opens the card again."""
+    runs: list[RoutineRun] = []
+    for event in Event.objects.filter(organization_id=org_id, id__in=event_ids).select_related("organization"):
+        asking = [r for r in (
+            Routine.objects.filter(organization_id=org_id, status=Routine.Status.ON).exclude(ask="")
+            .select_related("organization", "agent", "skill")
+        ) if services.filter_passes(r, event)]
+        keyed = set(RoutineKey.objects.filter(organization_id=org_id, key__in=event.keys)
+                    .values_list("routine_id", flat=True)) if event.keys else set()
+        asking = [r for r in asking if r.id not in keyed]  # (fired by its keys already)
+        try:
+            asked = matching_asks(event, asking)
+        except AskMatchFailed as failure:
+            ask_failed_card(event, reason=str(failure))
+            continue
+        with transaction.atomic():
+            runs += [services.routine_fire_locked(routine=routine, event=event,
+                                                  started_by=services.event_started_by(event, by_words=True))
+                     for routine in services.routines_locked(org_id=org_id, ids=[r.id for r in asked])]
+    return runs
 
 
 def _one_line(text: str) -> str:

@@ -63,3 +63,44 @@ def shared_file(relative: str) -> Path:
     """A file under shared/ (for example check-cases/dev.jsonl); the test skips when shared/ is absent."""
     _skip_unless_present()
     return SHARED / relative
+
+
+def _input_rows(text: str) -> dict[str, dict[str, dict[str, str]]]:
+    """A tools page's input tables, `{tool: {input: {column: cell}}}`: a group tool's section opens with its
+    `group.action` line, an agent tool's with its `## name` heading."""
+    import re
+
+    tables: dict[str, dict[str, dict[str, str]]] = {}
+    current, columns = None, None
+    for line in text.splitlines():
+        heading = re.match(r"^## (\S+)\s*$", line)
+        if heading:
+            current, columns = heading.group(1), None
+            continue
+        named = re.match(r"^`([\w.]+)` · ", line)
+        if named:
+            current = named.group(1)
+            continue
+        if line.startswith("| Input |"):
+            columns = [c.strip() for c in line.strip().strip("|").split("|")]
+            continue
+        if columns and line.startswith("|"):
+            if not line.startswith("| ---"):
+                row = dict(zip(columns, (c.strip() for c in line.strip().strip("|").split("|")), strict=False))
+                tables.setdefault(str(current), {})[row["Input"].strip("`")] = row
+        elif columns:
+            columns = None
+    return tables
+
+
+def spec_input_words() -> dict[str, dict[str, str]]:
+    """Every input spec/tools/*.md says what it is ("What it is"), `{tool: {input: words}}`, where a nested input
+    is named by its path (`when.check.everyMinutes`)."""
+    _skip_unless_present()
+    words: dict[str, dict[str, str]] = {}
+    for page in sorted((SPEC / "tools").glob("*.md")):
+        for tool, rows in _input_rows(page.read_text()).items():
+            for name, row in rows.items():
+                if row.get("What it is"):
+                    words.setdefault(tool, {})[name] = row["What it is"]
+    return words

@@ -39,7 +39,7 @@ def browse_description(org=None) -> str:
     """browse_tools' own description: every group, one line each, so a thread always sees them. A group the spec
     has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
     than counted, so a thread knows it exists and doesn't try it. Given a workspace, an optional group it has off
-    is absent."""
+    keeps its line too, saying it's off and what turns it on, so an agent can tell the owner."""
     with reads_kept():  # the optional groups' settings, read once for all of them
         return _browse_description(org)
 
@@ -49,6 +49,7 @@ def _browse_description(org) -> str:
     for name, summary in _all_group_lines():
         if name in registry.GROUPS:
             if org is not None and not registry.group_on(name, org):
+                lines.append(f"- {name}: {summary} ({len(registry.tools_of(name))}; {registry.off_words(name)})")
                 continue
             lines.append(f"- {name}: {summary} ({len(registry.tools_on(name, org))})")
         else:
@@ -74,24 +75,32 @@ def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
 
 def _browse(ctx: ToolContext, groups: list[str]) -> dict:
     result: dict = {}
+    # An optional group the workspace has off is browsed like any: its tools, each saying it's off and what
+    # turns it on (use_tool refuses them, saying the same). The workspace's own groups (the apps the owner
+    # connected by their MCP address) come after the declared ones.
     own = {g: found for g in dict.fromkeys(groups) if (found := registry.workspace_group(ctx.org, g)) is not None}
-    unknown = [g for g in groups if not registry.group_on(g, ctx.org) and g not in own]
-    known = [g for g in dict.fromkeys(groups) if registry.group_on(g, ctx.org) or g in own]
+    unknown = [g for g in groups if g not in registry.GROUPS and g not in own]
+    known = [g for g in dict.fromkeys(groups) if g in registry.GROUPS or g in own]
     for name in known[:MAX_BROWSE_GROUPS]:
-        tools = own[name][1] if name in own else registry.tools_on(name, ctx.org)
-        result[name] = {t.name: t.description for t in tools}
+        if name in own:
+            result[name] = {t.name: t.description for t in own[name][1]}
+        elif registry.group_on(name, ctx.org):
+            result[name] = {t.name: t.description for t in registry.tools_on(name, ctx.org)}
+        else:
+            off = f" ({registry.off_words(name)})"
+            result[name] = {t.name: t.description + off for t in registry.tools_of(name)}
     if len(known) > MAX_BROWSE_GROUPS:
         result["not_shown"] = known[MAX_BROWSE_GROUPS:]
-    # Groups this Roadstar doesn't have, and optional groups the workspace has off: named, with why.
-    absent = [g for g in dict.fromkeys(unknown) if g in registry.SPEC_GROUPS or g in registry.GROUPS]
+    # Groups the spec has and this Roadstar doesn't: named, with why.
+    absent = [g for g in dict.fromkeys(unknown) if g in registry.SPEC_GROUPS]
     unknown = [g for g in unknown if g not in absent]
     if absent:
         result["not_available"] = {
-            name: registry.off_group_message(name) if name in registry.GROUPS else registry.absent_group_message(name)
+            name: registry.absent_group_message(name)
             for name in absent
         }
     if unknown:
-        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups(ctx.org)]
+        result["no_such_group"] = {"names": unknown, "groups": [g.name for g in ordered_groups()]
                                    + [g.name for g, _ in registry.workspace_groups(ctx.org)]}
     return result
 
@@ -140,50 +149,14 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
 
 
 def agent_tool_specs() -> list[dict]:
-    """The three catalog tools as a model sees them (name, description, JSON Schema of the input)."""
-    return [
-        {
-            "name": "browse_tools",
-            "description": browse_description(),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "groups": {"type": "array", "items": {"type": "string"}, "description": "Group names from the list"}
-                },
-                "required": ["groups"],
-                "additionalProperties": False,
-            },
-        },
-        {
-            "name": "find_tools",
-            "description": FIND_DESCRIPTION,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "names": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": 'Tool names, such as "contacts.update"',
-                    }
-                },
-                "required": ["names"],
-                "additionalProperties": False,
-            },
-        },
-        {
-            "name": "use_tool",
-            "description": USE_DESCRIPTION,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": 'The tool\'s name, such as "mail.send"'},
-                    "input": {"type": "object"},
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-        },
-    ]
+    """The three catalog tools as a model sees them (name, description, JSON Schema of the input with what each
+    input is): their registered declarations (agents/agent_tools.py), browse_tools' description listing every
+    group."""
+    specs = []
+    for name in ("browse_tools", "find_tools", "use_tool"):
+        spec = registry.AGENT_TOOLS[name].spec()
+        specs.append({**spec, "description": browse_description()} if name == "browse_tools" else spec)
+    return specs
 
 
 __all__ = ["browse_tools", "find_tools", "use_tool", "agent_tool_specs", "browse_description"]

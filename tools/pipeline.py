@@ -34,6 +34,7 @@ from checks.services import check_tool_call
 from core.context import ToolContext
 from core.errors import ToolError, busy_error, is_busy
 from core.inputs import describe_validation_error
+from core.lenient_json import NotAnObject, read_object
 from core.services import change_record
 from integrations.durable import kept
 from tools import registry
@@ -90,6 +91,8 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
     must be an object of the tool's inputs (None reads as no inputs)."""
     tool = registry.get_tool(name) if isinstance(name, str) else None
     if tool is None and isinstance(name, str):
+        tool = registry.get_tool(registry.tool_name_as_meant(name))  # `Mail.Send`, `functions.mail.send`
+    if tool is None and isinstance(name, str):
         tool = registry.workspace_tool(ctx.org, name)  # a tool of an app the owner connected by its address
     if tool is None:
         return _no_such_tool(name)
@@ -99,10 +102,11 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
         # mail.search and mail.read once search's copy holds every mail account whole (search/takeover.py).
         return ToolError("unsupported", f"{tool.name} isn't there in this workspace: every account it reads is in "
                                         "search, so use search.search and search.read.").as_result()
-    if raw_input is None:
-        raw_input = {}
-    if not isinstance(raw_input, dict):
-        return ToolError("bad_input", f"input: must be an object of {name}'s inputs").as_result()
+    try:
+        # As models send it: an object, or the object written as a JSON string (with a trailing comma, …).
+        raw_input = read_object(raw_input, what=f"input: {tool.name}'s input")
+    except NotAnObject as problem:
+        return ToolError("bad_input", f"{problem}. Nothing ran.").as_result()
     return run_tool(ctx, tool, raw_input)
 
 
@@ -169,11 +173,14 @@ def in_one_transaction(work: Callable[[], dict | None]) -> dict | None:
 
 def _no_such_tool(name) -> dict:
     group = name.partition(".")[0] if isinstance(name, str) else ""
+    close = registry.closest_tool(name) if isinstance(name, str) else None
     if group in registry.GROUPS:
         known = ", ".join(t.name for t in registry.tools_of(group))
         message = f"There is no tool {name!r}. The {group} group has: {known}."
     elif group in registry.SPEC_GROUPS:
         return ToolError("unsupported", registry.absent_group_message(group)).as_result()
+    elif close is not None:  # a group's name misspelt (contact.find): the tool it means
+        message = f"There is no tool {name!r}. Did you mean {close}? Nothing ran."
     else:
         message = f"There is no tool {name!r}. The groups are: {', '.join(registry.GROUPS)}."
     return {"error": "bad_input", "message": message}

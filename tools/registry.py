@@ -19,6 +19,7 @@ reads the turn or outside session that runs them from `ctx.host`.
 
 from __future__ import annotations
 
+import difflib
 import pkgutil
 import uuid
 from collections.abc import Callable
@@ -83,8 +84,9 @@ class Group:
     # The how-to as it reads in one workspace, when it depends on it (search names the accounts in search and since
     # when); `how_to` is then the spec's text for a workspace with none.
     how_to_for: Callable[[Any], str] | None = None
-    # An optional group (the research tools): whether a workspace has it on. Off, it is absent from browse_tools
-    # and find_tools, and use_tool refuses its tools. None: every workspace has it.
+    # An optional group (the research tools): whether a workspace has it on. Off, browse_tools lists it and its
+    # tools saying so and what turns it on (`turn_on`), find_tools loads none of them, and use_tool refuses them.
+    # None: every workspace has it.
     enabled: Callable[[Any], bool] | None = None
     # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
     # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
@@ -92,6 +94,9 @@ class Group:
     # Whether one of the group's tools is there for a workspace, when that depends on it: mail's search and read
     # are absent once search's copy holds every mail account whole (search/takeover.py). None: all of them are.
     tool_on: Callable[[Any, str], bool] | None = None
+    # What turns an optional group on, as browse_tools' line and its tools' lines say while it is off: "the owner
+    # turns it on, on the Newsfeed page" unless the group says otherwise.
+    turn_on: str = ""
 
     def how_to_in(self, ctx) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
@@ -204,7 +209,10 @@ class Tool:
         return self.kind_for(ctx, inp) in CHECKED_KINDS or self.check_note is not None
 
     def input_schema(self) -> dict:
-        return _schema_for(self.input)
+        """The input's JSON Schema as a model reads it: each input with what it is (INPUT_WORDS)."""
+        if self.name not in _described:
+            _described[self.name] = _with_words(_schema_for(self.input), INPUT_WORDS.get(self.name, {}))
+        return _described[self.name]
 
     def spec(self) -> dict:
         """The tool as a model is offered it."""
@@ -223,6 +231,50 @@ class Tool:
 
 
 _schemas: dict[type, dict] = {}
+_described: dict[str, dict] = {}
+
+# What each input of a tool is, by tool and input name as the model writes it: the spec's "What it is" words where
+# it has them, the same plain style where it doesn't. A model knows an input only by its schema, so an input without
+# its meaning is one it guesses at; each tool's module declares them with `describe_inputs`, and load_all refuses
+# a tool with an input left undescribed.
+INPUT_WORDS: dict[str, dict[str, str]] = {}
+
+
+def describe_inputs(words: dict[str, dict[str, str]]) -> None:
+    """Declare what the inputs of tools registered already are, `{tool: {input: words}}`; an input the tool doesn't
+    take, or a tool not registered, is refused (a description of nothing is a typo)."""
+    for name, inputs in words.items():
+        tool = TOOLS.get(name) or AGENT_TOOLS.get(name)
+        if tool is None:
+            raise RegistryError(f"describe_inputs: no tool {name!r} is registered")
+        taken = set(_schema_for(tool.input).get("properties", {}))
+        if set(inputs) - taken:
+            raise RegistryError(f"describe_inputs: {name} takes no input {sorted(set(inputs) - taken)}")
+        if any(not isinstance(text, str) or not text.strip() for text in inputs.values()):
+            raise RegistryError(f"describe_inputs: {name}: every description is words")
+        INPUT_WORDS.setdefault(name, {}).update(inputs)
+        _described.pop(name, None)
+
+
+def _with_words(schema: dict, words: dict[str, str]) -> dict:
+    """The schema with each described input's words first in its property (a property's own `description`, from
+    its model's Field, stays where no words are declared)."""
+    if not words:
+        return schema
+    properties = {key: ({"description": words[key], **{k: v for k, v in prop.items() if k != "description"}}
+                        if key in words else prop)
+                  for key, prop in schema.get("properties", {}).items()}
+    return {**schema, "properties": properties}
+
+
+def undescribed() -> list[str]:
+    """Every registered tool's input (group and agent tools) that a model would read without what it is."""
+    missing = []
+    for tool in [*TOOLS.values(), *AGENT_TOOLS.values()]:
+        for key, prop in tool.input_schema().get("properties", {}).items():
+            if not (isinstance(prop, dict) and isinstance(prop.get("description"), str) and prop["description"]):
+                missing.append(f"{tool.name}.{key}")
+    return missing
 
 
 def _schema_for(model: type[BaseModel]) -> dict:
@@ -305,6 +357,16 @@ def off_group_message(group: str) -> str:
         return declared.off_message
     return (f"The {group} tools are off in this workspace, so none of its tools can run; only the owner can turn "
             "them on (on the Newsfeed page). Carry on without them, or tell the owner what they would be for.")
+
+
+OWNER_TURNS_ON = "the owner turns it on, on the Newsfeed page"
+
+
+def off_words(group: str) -> str:
+    """What browse_tools says of an optional group the workspace has off, on its line and each of its tools':
+    that it's off, and what turns it on."""
+    declared = GROUPS.get(group)
+    return f"off here: {(declared.turn_on if declared is not None and declared.turn_on else OWNER_TURNS_ON)}"
 
 
 def register_group(group: Group) -> Group:
@@ -421,6 +483,26 @@ def get_tool(name: str) -> Tool | None:
     return TOOLS.get(name)
 
 
+def tool_name_as_meant(name: str) -> str:
+    """A group tool's name as models misspell it in ways that leave no doubt: capitals, a `functions.` prefix,
+    `mail_send` or `mail/send` for `mail.send`, hyphens for underscores. Not a guess between tools: closest_tool
+    names one to the model instead."""
+    name = name.strip().lower()
+    for prefix in ("functions.", "tools."):
+        name = name.removeprefix(prefix)
+    name = name.replace("-", "_").replace("/", ".").replace(" ", "_")
+    if "." not in name:
+        group, _, action = name.partition("_")
+        name = f"{group}.{action}"
+    return name
+
+
+def closest_tool(name: str) -> str | None:
+    """The registered tool a wrong name most likely meant (`contacts.search` → `contacts.find`?), or None."""
+    close = difflib.get_close_matches(tool_name_as_meant(name), list(TOOLS), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 # The modules an installed app declares its tool groups and its agent tools in, by convention; and the package whose
 # every module is one of the tools app's own groups.
 GROUPS_MODULE = "tool_groups"
@@ -462,6 +544,9 @@ def load_all() -> None:
         if config.module is not None:  # None only for an app config made by hand, never an installed app
             load_groups_of(config.module)
             load_agent_tools_of(config.module)
+    missing = undescribed()
+    if missing:
+        raise RegistryError(f"inputs a model would read without what they are (describe_inputs): {missing}")
     _loaded = True
 
 

@@ -8,10 +8,11 @@ memory, browse/find/use, …) and routines/agent_tools.py (triggers, skills).
 
 from __future__ import annotations
 
+import difflib
 import json
 
 from agents.models import Conversation
-from agents.runtime.model import UNPARSED
+from agents.runtime.model import UNPARSED, UNPARSED_WHY
 from core import limits
 from core.errors import ToolError
 from tools import registry
@@ -46,22 +47,27 @@ def writes_to_an_app(name: str, arguments) -> bool:
     marked started (committed) before it runs, and a worker that dies mid-call never runs it again."""
     if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
         return False
-    tool = registry.get_tool(arguments["name"])
+    # (the name as use_tool reads it: a misspelt `Mail.Send` is mail.send, and is marked started like it)
+    tool = registry.get_tool(arguments["name"]) or registry.get_tool(registry.tool_name_as_meant(arguments["name"]))
     return tool is not None and bool(tool.calls_apps) and (tool.kind != "reads" or tool.calls_tools)
 
 
 def run_agent_tool(host, name: str, arguments: dict) -> dict | None:
     """Run one agent tool the model called, as `host` (a Turn or an OutsideSession); every failure comes back
     in-band, never as an exception."""
+    held_tools = tools_for_place(host.place)
     tool = AGENT_TOOLS.get(name)
-    if tool is None or tool not in tools_for_place(host.place):
-        held = ", ".join(t.name for t in tools_for_place(host.place))
-        return {"error": "bad_input", "message": f"You don't hold a tool {name!r} here. You hold: {held}."}
-    if isinstance(arguments, dict) and set(arguments) == {UNPARSED}:
+    if tool is None or tool not in held_tools:
+        tool = _held_as_written(name, held_tools)
+        if tool is None:
+            return {"error": "bad_input", "message": _not_held(name, held_tools)}
+        name = tool.name
+    if isinstance(arguments, dict) and UNPARSED in arguments:
         written = str(arguments[UNPARSED])
         shown = written if len(written) <= 300 else written[:300] + "…"
-        return {"error": "bad_input", "message": f"Your arguments to {name} weren't valid JSON: give them as one "
-                                                 f"JSON object of its inputs. Nothing ran. They came as: {shown}"}
+        why = arguments.get(UNPARSED_WHY) or (f"Your arguments to {name} weren't valid JSON: give them as one JSON "
+                                              "object of its inputs")
+        return {"error": "bad_input", "message": f"{why}. Nothing ran. They came as: {shown}"}
     ctx = host.tool_context()
     raw_input = arguments if isinstance(arguments, dict) else {}
     caller = take_recording()
@@ -73,6 +79,40 @@ def run_agent_tool(host, name: str, arguments: dict) -> dict | None:
         result = within_limit(run_tool(ctx, tool, raw_input))
     caller.done = record.done
     return result
+
+
+def _normal(name: str) -> str:
+    """A tool's name as models misspell it in ways that leave no doubt: a `functions.` prefix, capitals, hyphens
+    or spaces for underscores."""
+    name = name.strip()
+    for prefix in ("functions.", "functions:", "tools.", "tool:"):
+        if name.lower().startswith(prefix):
+            name = name[len(prefix):]
+    return name.lower().replace("-", "_").replace(" ", "_")
+
+
+def _held_as_written(name: object, held: list[Tool]) -> Tool | None:
+    """The held tool a misspelt name can only mean (`functions.hand_off`, `Hand-Off`), or None."""
+    if not isinstance(name, str):
+        return None
+    wanted = _normal(name)
+    return next((t for t in held if t.name == wanted), None)
+
+
+def _not_held(name: object, held: list[Tool]) -> str:
+    """One line for a tool name not held here: the nearest held name, or how a group's tool is run."""
+    names = [t.name for t in held]
+    written = name if isinstance(name, str) else ""
+    group_tool = registry.get_tool(written) or registry.get_tool(registry.tool_name_as_meant(written))
+    if group_tool is not None:
+        if "use_tool" in names:
+            return (f"{group_tool.name} is a group's tool: run it with use_tool, "
+                    f"{{\"name\": \"{group_tool.name}\", \"input\": {{…}}}}. Nothing ran.")
+        return (f"{group_tool.name} is a group's tool, and a chat holds none: hand the work to a thread or an agent "
+                f"that does it. You hold: {', '.join(names)}. Nothing ran.")
+    close = difflib.get_close_matches(_normal(written), names, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    return f"You don't hold a tool {written!r} here.{hint} You hold: {', '.join(names)}. Nothing ran."
 
 
 def within_limit(result: dict | None) -> dict | None:

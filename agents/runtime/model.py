@@ -18,14 +18,17 @@ from decimal import Decimal
 
 from django.conf import settings
 
+from core.lenient_json import NotAnObject, read_object
 from core.network import network_call
 
 logger = logging.getLogger(__name__)
 
 RETRY_DELAYS = (2, 4, 8, 16, 32)
 # Where a tool call's arguments that aren't a JSON object are kept, as written, so the call answers that they
-# weren't valid JSON (agent_tools.run_agent_tool) rather than running on nothing.
+# weren't valid JSON (agent_tools.run_agent_tool) rather than running on nothing; and, beside them, what was wrong
+# and how to send them (core.lenient_json), the line the model reads.
 UNPARSED = "_unparsed"
+UNPARSED_WHY = "_why"
 
 
 @dataclass
@@ -151,13 +154,12 @@ def _response_from(completion) -> ModelResponse:
     for call in choice.tool_calls or []:
         raw = call.function.arguments or "{}"
         try:
-            arguments = json.loads(raw)
-        except json.JSONDecodeError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            # Not a JSON object (broken JSON, or `[]`, `null`, a string): kept as written, so the tool answers
-            # with a bad_input the model can correct, rather than running on nothing.
-            arguments = {UNPARSED: raw}
+            # As real models write them: the object as a JSON string, a trailing comma or a fence are read.
+            arguments = read_object(raw, what=f"Your arguments to {call.function.name}")
+        except NotAnObject as problem:
+            # Not a JSON object (cut off, broken, or `[]`, `null`): kept as written, so the tool answers with a
+            # bad_input the model can correct, rather than running on nothing.
+            arguments = {UNPARSED: raw, UNPARSED_WHY: str(problem)}
         calls.append(ToolCallRequest(id=call.id, name=call.function.name, arguments=arguments, raw_arguments=raw))
     usage = ModelUsage()
     if completion.usage is not None:

@@ -31,6 +31,7 @@ from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for, skill_names
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.packets import packet_text
+from agents.runtime.replies import reply_note
 from agents.signals import work_answered
 from core import live, rows
 from core.actors import Actor
@@ -80,6 +81,10 @@ class Turn(ToolHost):
         # The conversation as the check reads it (check_turns), built once and then only for what was added.
         self._check_turns: list[dict] | None = None
         self._check_turns_upto = -1
+        # Replies this turn answered with a note instead of taking as its answer (agents/runtime/replies.py).
+        self._empty_replies = 0
+        self._promises = 0
+        self._acted = False  # whether this turn ran a tool call: a promise after one is taken as said
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
@@ -117,7 +122,7 @@ class Turn(ToolHost):
         services.message_append(
             conversation=thread, role=Message.Role.HANDOFF,
             text=packet_text(sender=f"{self.agent.name}'s chat", task=task, notes=notes, links=links,
-                             owner_words=owner_words),
+                             owner_words=owner_words, org=self.org),
             data={"from_chat": True, "task": task, "notes": notes or "", "links": links, "owner_words": owner_words},
         )
         work = services.work_open(
@@ -149,6 +154,7 @@ class Turn(ToolHost):
         while True:
             if pending:
                 self._run_tool_calls(pending)
+                self._acted = True
                 pending = []
                 just_read = False
             if not just_read:
@@ -169,16 +175,26 @@ class Turn(ToolHost):
             except ModelUnavailable as error:
                 return self._fail(str(error))
             calls = [] if last_step else response.tool_calls
+            # A reply with no call that can't be the answer (empty, or only saying what it will do) gets a note
+            # and another step (agents/runtime/replies.py); one still empty after that stops with Try again.
+            note = None if calls or last_step else reply_note(response.text, empty_before=self._empty_replies,
+                                                 promises_before=self._promises, acted=self._acted)
             # The step's rows commit together: its usage, its count on the work, and the model's message (with its
             # calls, saved before any runs, so a dead worker's successor doesn't call twice) or its answer.
             with transaction.atomic():
                 self._count_step(response.usage)
                 if calls:
                     pending, message = self._save_step(response.text, calls, saw_upto=saw_upto)
+                elif note:
+                    message = self._note_reply(response.text, note, saw_upto=saw_upto)
+                elif not response.text.strip():
+                    message = None
                 else:
                     message = self._answer(response.text, saw_upto=saw_upto)
             self._hold(message)
-            if not calls:
+            if message is None:
+                return self._fail("the model answered with nothing, again after being told its reply was empty")
+            if not calls and not note:
                 return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
 
     def _unfinished_calls(self) -> list[ToolCall]:
@@ -411,6 +427,20 @@ class Turn(ToolHost):
                 elif not self.kept:
                     answer_work(work, text)
         return message
+
+    def _note_reply(self, text: str, note: str, *, saw_upto: int) -> Message:
+        """A reply that can't be the answer: kept (when it says anything) with the note to the agent after it, which
+        is new input, so the loop takes another step. Returns the note (the reply is held here)."""
+        if text.strip():
+            self._promises += 1
+            with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
+                said = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
+                                               saw_upto=saw_upto)
+            self._hold(said)
+        else:
+            self._empty_replies += 1
+        return services.message_append(conversation=self.conversation, role=Message.Role.SYSTEM, text=note,
+                                       data={"reply_note": True})
 
     def _say_no_model(self, explanation: str) -> None:
         card_open(

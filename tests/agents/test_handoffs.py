@@ -1,8 +1,10 @@
 """Hand-offs: the packet and its limits, where answers go, depth and loops, andThen."""
 
 import json
+import zoneinfo
 
 import pytest
+from django.utils import timezone
 
 from agents import services
 from agents.models import Message, Work
@@ -43,10 +45,15 @@ def test_the_packet_reaches_the_other_agents_chat_in_the_spec_format(org, desk, 
     )
     services.owner_message_send(org=org, agent=desk, text="Get Juniper a quote")
     drain(org_id=org.id)
-    packet = Message.objects.filter(conversation=chat_of(writer), role="handoff").get().text
-    assert packet.startswith(
+    packet = Message.objects.filter(conversation=chat_of(writer), role="handoff").get()
+    asked = Message.objects.get(conversation=services.chat_for(agent=desk), role="owner").created_at
+    said_at = timezone.localtime(asked, zoneinfo.ZoneInfo(org.time_zone))
+    clock = f"{said_at.hour % 12 or 12}:{said_at:%M} {'AM' if said_at.hour < 12 else 'PM'}"
+    # spec/use-cases/proposal-from-template.md: the task, the owner's words with their time, then notes and links.
+    assert packet.text == (
         "[From Client desk] Price a rebrand for Juniper Dental from the rate card: new logo, and signage for two "
-        "clinics. Notes: Second clinic opens in March. Dana Whitfield, practice manager, signs off. Links: "
+        f"clinics. {org.owner_first_name} said in Client desk's chat at {clock}: \"Get Juniper a quote\" Notes: "
+        "Second clinic opens in March. Dana Whitfield, practice manager, signs off. Links: "
         "mail:7c41e2d0:19a2c4e07d5b3f18 contact:8d2e6b14-3a7c-4f09-b5d1-6e0a9c3f7b22"
     )
 
@@ -109,7 +116,8 @@ def test_past_a_packet_limit_the_sender_is_asked_to_shorten_and_nothing_is_sent(
     org, desk, writer, model, field, value, message
 ):
     packet = {"agent": "Proposal writer", "task": "Quote it", field: value}
-    model.add(call("hand_off", packet), say("I'll shorten it."))
+    # (a reply that only says what it will do is told to do it: agents/runtime/replies.py)
+    model.add(call("hand_off", packet), say("I'll shorten it."), say("It was too long to send, so nothing went."))
     services.owner_message_send(org=org, agent=desk, text="quote")
     drain(org_id=org.id)
     result = Message.objects.filter(conversation=chat_of(desk), role="tool").get().text

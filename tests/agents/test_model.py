@@ -294,14 +294,16 @@ def test_malformed_arguments_are_kept_under_unparsed_rather_than_crashing(client
     broken = "{\"note\": \"Dana prefers calls"
     chat_completions.respond(200, json=answer_with(tool_calls=one_call(broken)))
     [call] = complete(client).tool_calls
-    assert (call.name, call.arguments, call.raw_arguments) == ("remember", {"_unparsed": broken}, broken)
+    assert (call.name, call.arguments["_unparsed"], call.raw_arguments) == ("remember", broken, broken)
+    assert call.arguments["_why"].startswith("Your arguments to remember were cut off before their end")
 
 
 @pytest.mark.parametrize("raw", ["[\"Dana\"]", "null", "\"Dana prefers calls\"", "42"])
 def test_arguments_that_are_json_but_not_an_object_are_kept_under_unparsed(client, chat_completions, raw):
     chat_completions.respond(200, json=answer_with(tool_calls=one_call(raw)))
     [call] = complete(client).tool_calls
-    assert call.arguments == {"_unparsed": raw}
+    assert call.arguments["_unparsed"] == raw
+    assert "must be one JSON object of the tool's inputs" in call.arguments["_why"]
 
 
 def test_empty_arguments_read_as_no_arguments(client, chat_completions):

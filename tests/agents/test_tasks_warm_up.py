@@ -13,6 +13,7 @@ def test_warm_up_builds_the_configured_model_client_and_every_tools_schema(setti
     settings.OPENAI_API_KEY, settings.OPENAI_BASE_URL = "warm-up-key", "http://127.0.0.1:9/v1"
     monkeypatch.setattr(model, "_override", None)
     monkeypatch.setattr(registry, "_schemas", {})
+    monkeypatch.setattr(registry, "_described", {})
     model._configured_model.cache_clear()
     try:
         tasks.warm_up()
@@ -25,6 +26,7 @@ def test_warm_up_builds_the_configured_model_client_and_every_tools_schema(setti
         model._configured_model.cache_clear()
     tools = [*registry.AGENT_TOOLS.values(), *registry.TOOLS.values()]
     assert tools and {tool.input for tool in tools} <= set(registry._schemas)
+    assert {tool.name for tool in tools} <= set(registry._described)  # (with what each input is)
 
 
 def test_warm_up_without_a_model_builds_no_client(settings, monkeypatch):

@@ -58,7 +58,8 @@ def test_a_thread_is_sent_the_packet_with_the_owners_words(org, desk, model):
     drain(org_id=org.id)
     thread_prompt = model.requests[2]["messages"]
     packet = thread_prompt[-1]["content"]
-    assert "[From Client desk's chat] Quote the rebrand Notes: Two clinics" in packet
+    assert packet.startswith("[#") and "] [From Client desk's chat] Quote the rebrand " in packet
+    assert packet.endswith("Notes: Two clinics")
     assert 'Quote Juniper\'s rebrand' in packet
 
 

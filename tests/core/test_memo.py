@@ -49,7 +49,8 @@ def test_browse_tools_description_reads_the_research_settings_once(org):
     with CaptureQueriesContext(connection) as queries:
         description = browse_description(org)
     read = [q for q in queries.captured_queries if "research_researchsettings" in q["sql"]]
-    assert ("- newsfeed: today's news (1)" in description, "- filings:" in description, len(read)) == (True, False, 1)
+    assert ("- newsfeed: today's news (1)" in description, "- filings: public companies' filings (2; off here" in
+            description, len(read)) == (True, True, 1)
     # and outside the description, a settings change is seen at once
     research_services.research_settings_set(org=org, newsfeed=False)
     assert research_settings(org=org).newsfeed_on is False

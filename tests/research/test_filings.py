@@ -303,9 +303,11 @@ def test_read_limits(research_on, use, accession):
 
 
 @pytest.mark.django_db
-def test_off_the_group_is_absent_from_browse_and_refused(ctx, org, costco, use):
-    assert "- filings:" not in browse_description(org)
-    assert "off in this workspace" in browse_tools(ctx, ["filings"])["not_available"]["filings"]
+def test_off_the_group_is_listed_as_off_in_browse_and_refused(ctx, org, costco, use):
+    assert ("- filings: public companies' filings (2; off here: the owner turns it on, on the Newsfeed page)"
+            in browse_description(org).splitlines())
+    assert browse_tools(ctx, ["filings"])["filings"]["filings.read"].endswith(
+        "(off here: the owner turns it on, on the Newsfeed page)")
     assert "off in this workspace" in find_tools(ctx, ["filings.latest"])["no_such_tool"]["filings.latest"][0]
     with respx.mock() as mock:
         result = use("filings.latest", companyIds=[str(costco.id)])
@@ -332,13 +334,13 @@ def test_declarations_are_the_specs():
 
 
 @pytest.mark.django_db
-def test_an_outside_apps_browse_description_leaves_out_what_its_workspace_has_off(org):
+def test_an_outside_apps_browse_description_says_what_its_workspace_has_off(org):
     from mcp_server.server import outside_tools
 
     def browse_line(workspace):
         [browse] = [t for t in outside_tools(org=workspace) if t.name == "browse_tools"]
         return browse.description
 
-    assert "- filings:" not in browse_line(org)
+    assert "- filings: public companies' filings (2; off here:" in browse_line(org)
     services.research_settings_set(org=org, filings=True)
     assert "- filings: public companies' filings (2)" in browse_line(org)

@@ -299,8 +299,9 @@ def test_a_feed_is_followed_once_per_place(research_on, org):
 
 
 @pytest.mark.django_db
-def test_off_the_newsfeed_is_absent(ctx, org, use):
-    assert "- newsfeed:" not in browse_description(org)
+def test_off_the_newsfeed_is_listed_as_off(ctx, org, use):
+    assert "- newsfeed: today's news (1; off here: the owner turns it on, on the Newsfeed page)" in browse_description(
+        org)
     assert use("newsfeed.read")["error"] == "unsupported"
     services.research_settings_set(org=org, newsfeed=True)
     assert "- newsfeed: today's news (1)" in browse_description(org)

@@ -273,7 +273,8 @@ def test_the_group_is_absent_and_refused_where_the_workspace_has_it_off(ctx, loc
 
     result = use(ctx, "tables.build", question="Bakeries")
     assert result["error"] == "unsupported" and "off in this workspace" in result["message"]
-    assert "- tables:" not in browse_description(org=ctx.org)
+    assert "- tables: research tables (6; off here: the owner turns it on, on the Newsfeed page)" in (
+        browse_description(org=ctx.org).splitlines())
     assert not model.requests
 
 

@@ -47,9 +47,10 @@ def test_request_carries_the_specs_cost_note_and_is_checked_whatever_its_kind():
 
 
 @pytest.mark.parametrize("group", ["pages", "comments"])
-def test_off_by_default_absent_from_browse_and_refused(ctx, use, group):
-    assert not any(line.startswith(f"- {group}:") for line in browse_description(ctx.org).splitlines())
-    assert group in browse_tools(ctx, [group])["not_available"]
+def test_off_by_default_listed_as_off_in_browse_and_refused(ctx, use, group):
+    [line] = [line for line in browse_description(ctx.org).splitlines() if line.startswith(f"- {group}:")]
+    assert line.endswith("; off here: the owner turns it on, on the Newsfeed page)")
+    assert all("(off here: the owner turns it on" in words for words in browse_tools(ctx, [group])[group].values())
     name = "pages.list" if group == "pages" else "comments.list"
     result = use(name, **({} if group == "pages" else {"pageId": "5b3c9a1e-0000-4000-8000-000000000000"}))
     assert result["error"] == "unsupported" and "turn" in result["message"]

@@ -6,6 +6,7 @@ import pytest
 
 from agents.models import Message
 from agents.runtime.model import say
+from core.models import Card
 from routines import engine, services
 from routines.models import Event, RoutineKey, RoutineRun
 
@@ -246,18 +247,64 @@ def test_routines_turned_off_and_other_workspaces_routines_are_not_offered(org, 
 
 @pytest.mark.parametrize("answer", ["yes", '{"matches": "all"}', '{"matches": [1], "why": "x"}', "", "[1]",
                                     '{"matches": [true]}'])
-def test_an_answer_that_is_not_the_json_asked_for_fires_nothing(org, staff, model, answer, caplog):
+def test_an_answer_that_is_not_the_json_asked_for_is_asked_again_and_then_fires_nothing(org, staff, model, answer,
+                                                                                         caplog):
     services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
-    model.add(say(answer))
+    model.add(*[say(answer)] * engine.ASK_TRIES)
     assert emit(org, "mail.received", [], text="What would that cost?") == []
+    assert len(model.requests) == engine.ASK_TRIES
     assert "not the JSON asked for" in caplog.text
 
 
-def test_no_model_fires_no_ask_and_says_why_in_the_log(org, staff, settings, caplog):
+def test_a_bad_answer_then_a_good_one_fires_the_routine(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(say("Sure! The first one."), matches("Enquiries"))
+    runs = emit(org, "mail.received", [], text="What would that cost?")
+    assert [r.routine.name for r in runs] == ["Enquiries"] and len(model.requests) == 2
+    assert not Card.objects.filter(organization=org, kind="try_again").exists()
+
+
+def test_no_model_fires_no_ask_says_why_in_the_log_and_leaves_a_card(org, staff, settings, caplog):
     settings.MODEL_CONFIGURED = False
     services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
-    assert emit(org, "mail.received", [], text="What would that cost?") == []
+    event_runs = emit(org, "mail.received", [], text="What would that cost?")
+    assert event_runs == []
     assert "could not weigh 1 ask routines" in caplog.text
+    [card] = Card.objects.filter(organization=org, kind="try_again", resolved_at__isnull=True)
+    assert card.action_label == "Try again" and len(card.data["event_ids"]) == 1
+
+
+def test_asks_that_cant_be_weighed_leave_one_card_that_try_again_weighs_and_fires(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    keyed = services.routine_add(org=org, agent=staff["Client desk"], name="Dana",
+                                 when={"keys": ["from:dana@juniperdental.test"]})
+    model.add(*[say("no idea")] * (2 * engine.ASK_TRIES))
+    first = emit(org, "mail.received", ["from:dana@juniperdental.test"], text="What would that cost?")
+    emit(org, "mail.received", [], text="Could you price menu boards?")
+    assert [r.routine_id for r in first] == [keyed.id]  # its keys' routine fires all the same
+    [card] = Card.objects.filter(organization=org, kind="try_again", resolved_at__isnull=True)
+    assert card.title == engine.ASK_FAILED_TITLE and len(card.data["event_ids"]) == 2
+    assert "2 items waiting since" in card.body and "Nothing is lost" in card.body and "{" not in card.body
+    assert "ask" not in card.title.lower() or "routine" in card.title  # owner's words, no field names
+    # Try again: the card is taken once; a second click finds it dealt with.
+    model.add(matches("Enquiries"), matches())
+    queued = engine.asks_try_again(org=org, card_id=card.id)
+    assert (queued, engine.asks_try_again(org=org, card_id=card.id)) == (2, 0)
+    runs = engine.match_asks_again(org_id=org.id, event_ids=card.data["event_ids"])
+    assert [r.routine.name for r in runs] == ["Enquiries"]
+    card.refresh_from_db()
+    assert card.resolved_at is not None
+
+
+def test_try_again_that_fails_again_opens_the_card_again(org, staff, model):
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(*[say("no idea")] * (2 * engine.ASK_TRIES))
+    emit(org, "mail.received", [], text="What would that cost?")
+    [card] = Card.objects.filter(organization=org, kind="try_again", resolved_at__isnull=True)
+    engine.asks_try_again(org=org, card_id=card.id)
+    assert engine.match_asks_again(org_id=org.id, event_ids=card.data["event_ids"]) == []
+    [again] = Card.objects.filter(organization=org, kind="try_again", resolved_at__isnull=True)
+    assert again.id != card.id and again.data["event_ids"] == card.data["event_ids"]
 
 
 def test_a_routine_with_keys_and_an_ask_fires_once_for_an_item_its_keys_catch(org, staff, model):
@@ -410,3 +457,21 @@ def test_a_worker_that_dies_mid_match_leaves_nothing_fired_for_the_retry(org, ke
     monkeypatch.setattr(services, "routine_fire_locked", fire)
     assert sorted(run.routine.name for run in engine.match_event(event)) == ["First", "Second"]
     assert RoutineRun.objects.filter(event=event).count() == 2
+
+
+def test_the_cards_try_again_on_home_takes_it_and_queues_the_weighing(org, staff, model, client, monkeypatch,
+                                                                    django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    services.routine_add(org=org, agent=staff["Client desk"], name="Enquiries", when={"ask": ENQUIRIES})
+    model.add(*[say("no idea")] * engine.ASK_TRIES)
+    emit(org, "mail.received", [], text="What would that cost?")
+    [card] = Card.objects.filter(organization=org, kind="try_again", resolved_at__isnull=True)
+    queued = []
+    monkeypatch.setattr("django_q.tasks.async_task", lambda *args, **kwargs: queued.append(args))
+    client.force_login(org.owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("card_try_again", args=[card.id]))
+    card.refresh_from_db()
+    assert card.resolved_at is not None
+    assert queued == [("routines.tasks.match_asks_again", str(org.id), card.data["event_ids"])]

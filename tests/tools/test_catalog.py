@@ -128,3 +128,24 @@ def test_finding_a_tool_of_an_absent_group_says_so(ctx, absent_group):
 def test_using_a_tool_of_an_absent_group_is_unsupported_with_words(use, absent_group):
     result = use(f"{absent_group}.search", query="mail")
     assert result["error"] == "unsupported" and f"The {absent_group} group" in result["message"]
+
+
+@pytest.mark.django_db
+def test_browse_lists_every_group_of_a_workspace_saying_which_are_off_and_what_turns_them_on(ctx):
+    from research import services as research_services
+    from tools.catalog import browse_description
+
+    lines = browse_description(ctx.org).splitlines()[1:]
+    assert [line[2:].split(":", 1)[0] for line in lines] == list(registry.SPEC_GROUPS)
+    assert "- newsfeed: today's news (1; off here: the owner turns it on, on the Newsfeed page)" in lines
+    research_services.research_settings_set(org=ctx.org, newsfeed=True)
+    assert "- newsfeed: today's news (1)" in browse_description(ctx.org).splitlines()
+
+
+@pytest.mark.django_db
+def test_an_off_groups_tools_say_it_is_off_and_use_tool_refuses_them_saying_why(ctx, use):
+    browsed = browse_tools(ctx, ["newsfeed"])
+    assert browsed["newsfeed"] == {"newsfeed.read": registry.TOOLS["newsfeed.read"].description
+                                   + " (off here: the owner turns it on, on the Newsfeed page)"}
+    result = use("newsfeed.read")
+    assert result["error"] == "unsupported" and "only the owner can turn them on" in result["message"]

@@ -79,12 +79,13 @@ def test_the_group_how_to_and_line_are_the_specs(web_on):
 # --- without a provider the group is absent, not broken -------------------------------------------------------
 
 
-def test_without_a_provider_the_group_is_absent_from_browse_and_find(ctx):
-    assert not any(line.startswith("- web:") for line in browse_description(ctx.org).splitlines())
+def test_without_a_provider_the_group_is_listed_as_off_and_refused_by_find(ctx):
+    [line] = [line for line in browse_description(ctx.org).splitlines() if line.startswith("- web:")]
+    assert line == ("- web: search the web and read pages (2; off here: whoever runs this Roadstar turns it on by "
+                    "setting up a web search provider)")
     result = browse_tools(ctx, ["web", "contacts"])
-    assert "web" not in result and "contacts" in result
-    assert result["not_available"]["web"].startswith("The web group (search the web and read pages) isn't set up")
-    assert "SEARXNG_URL" in result["not_available"]["web"]
+    assert "contacts" in result and "not_available" not in result
+    assert all(words.endswith("setting up a web search provider)") for words in result["web"].values())
     found = find_tools(ctx, ["web.search", "contacts.find"])
     assert [t["name"] for t in found["found"]] == ["contacts.find"] and "web" not in found["howTo"]
     assert "isn't set up" in found["no_such_tool"]["web.search"][0] and "web.search" not in ctx.loaded

@@ -9,7 +9,7 @@ from pydantic import StringConstraints
 from core.inputs import Chars, Whole
 from integrations import invoices
 from integrations.services import Asker
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -73,3 +73,16 @@ register(
         kind="reads",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "books.invoices": {
+        "status": "open (money owed), overdue (owed past its due date) or paid",
+        "customer": "Part of the customer's name",
+        "limit": "How many invoices at most",
+    },
+    "books.invoice": {
+        "id": "The invoice's id, from books.invoices",
+    },
+})

@@ -8,7 +8,7 @@ from contacts.shapes import local_time_words
 from core.inputs import Chars, TimeText, Whole
 from integrations import meetings
 from integrations.services import Asker
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -80,3 +80,20 @@ register(
         undo=meetings.meeting_hold_undo,
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "calendar.list": {
+        "after": "From this time, ISO 8601 or YYYY-MM-DD",
+        "before": "Up to this time, ISO 8601 or YYYY-MM-DD",
+        "query": "Words in the meeting's title, notes or guests",
+        "limit": "How many meetings at most",
+    },
+    "calendar.hold": {
+        "title": "What the time is held for",
+        "start": "When it starts, ISO 8601 in the owner's time",
+        "end": "When it ends, ISO 8601 in the owner's time",
+        "note": "A note on the event",
+    },
+})

@@ -9,7 +9,7 @@ from core.inputs import Chars, Id, PageId
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import comment_shape
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -60,3 +60,17 @@ def comment(ctx, inp: CommentInput):
 
 register(Tool(name="comments.comment", description="Comment on a page, or reply to a comment", input=CommentInput,
               run=comment, kind="makes", your_work="home"))
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "comments.list": {
+        "pageId": "The page's id, from pages.list",
+        "cursor": "Where to go on: the nextCursor a list of over 200 comments gave; leave it out for the first ones",
+    },
+    "comments.comment": {
+        "pageId": "The page's id, from pages.list",
+        "text": "The comment",
+        "parentId": "The comment to reply to, from comments.list",
+    },
+})

@@ -21,7 +21,7 @@ from companies.shapes import (
 )
 from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Whole, in_range
 from core.timefmt import iso
-from tools.registry import Done, Group, Kind, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -603,3 +603,87 @@ register(
         your_work="record",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "companies.list": {
+        "label": "Only companies with this label",
+        "query": "Part of a name or domain",
+        "open": "Only those with an open item of this kind: you (the owner owes them), them (they owe), follow_up",
+        "quietDays": "Only those with no contact in this many days",
+        "handledBy": "Only those this agent or person handles",
+        "offset": "nextOffset from the last page, for the next; 0 for the first",
+    },
+    "companies.read": {
+        "companyId": "The company's id, from companies.list",
+    },
+    "companies.create": {
+        "name": "The company's name",
+        "website": "Its website",
+        "domains": "Its email domains, such as juniperdental.com",
+        "labels": "Labels, such as client or supplier",
+        "handler": "The agent or person who handles it",
+        "people": "Its people: a contact id and a role each",
+    },
+    "companies.update": {
+        "companyId": "The company's id, from companies.list",
+        "name": "The new name",
+        "domains": "Its email domains, in full",
+        "labels": "Its labels, in full",
+        "handler": "The agent or person who handles it",
+        "details": "Fields to set, by name; null clears one",
+        "why": "Why, in one line the owner reads",
+    },
+    "companies.about": {
+        "companyId": "The company's id, from companies.list",
+        "text": "About the company, citing sources as [1]",
+        "facts": "Short facts, each with its source",
+        "lately": "Dated news, newest first",
+        "sources": "The pages cited, in the order of their numbers",
+    },
+    "companies.timeline": {
+        "companyId": "The company's id, from companies.list",
+        "kind": "Only entries of this kind",
+        "contactId": "Only entries with this contact",
+        "query": "Words in an entry's title or summary",
+        "before": "The last item's at, for older entries",
+    },
+    "companies.record": {
+        "companyId": "The company's id, from companies.list",
+        "entryId": "An entry to change, from companies.timeline; left out, a new one",
+        "kind": "What it was",
+        "title": "A short title",
+        "summary": "What happened, in a line or two",
+        "at": "When it happened, ISO 8601",
+        "people": "Who was on it: contact ids or email addresses",
+        "ours": "Who was on it from the business: names",
+        "count": "How many messages it covers",
+        "minutes": "How long it took",
+        "link": "Where it can be opened",
+        "thread": "The mail thread's id",
+        "files": "Files it brought",
+        "state": "For an invoice or a question: where it stands",
+    },
+    "companies.unrecord": {
+        "companyId": "The company's id, from companies.list",
+        "entryId": "The entry's id, from companies.timeline",
+    },
+    "companies.open": {
+        "companyId": "The company's id, from companies.list",
+        "add": "An item to open: what, whose turn, and for a follow-up when",
+        "done": "An open item's id, to close it",
+    },
+    "companies.context": {
+        "companyId": "The company's id, from companies.list",
+        "text": "The whole Context, rewritten: what everyone should know about working with them",
+        "why": "Why, in one line the owner reads",
+    },
+    "companies.link_person": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "companyId": "The company's id, from companies.list",
+        "role": "Their role there",
+        "since": "When they started, YYYY-MM-DD",
+        "ended": "When they left, YYYY-MM-DD",
+    },
+})

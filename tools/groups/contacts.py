@@ -26,7 +26,7 @@ from core.inputs import (
 )
 from core.undo import restore, snapshot
 from docs.selectors import project_get
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -543,3 +543,65 @@ register(
         your_work="record",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "contacts.list": {
+        "label": "Only contacts with this label",
+        "company": "Only contacts at this company: a name or id",
+        "query": "Part of a name or email address",
+        "open": "Only those with an open item of this kind: you (the owner owes them), them (they owe), follow_up",
+        "quietDays": "Only those with no contact in this many days",
+        "offset": "nextOffset from the last page, for the next; 0 for the first",
+    },
+    "contacts.find": {
+        "email": "The email address",
+    },
+    "contacts.read": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+    },
+    "contacts.timeline": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "limit": "How many entries at most",
+    },
+    "contacts.create": {
+        "name": "Their full name",
+        "emails": "Their email addresses",
+        "phone": "Their phone number",
+        "jobTitle": "Their job title",
+        "labels": "Labels, such as client",
+        "companyIds": "The companies they work at, by id",
+        "fields": "More fields, by name",
+    },
+    "contacts.add_many": {
+        "people": "The people, each as contacts.create takes one",
+    },
+    "contacts.update": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "name": "Their full name",
+        "emails": "Their email addresses, in full",
+        "phone": "Their phone number",
+        "jobTitle": "Their job title",
+        "labels": "Their labels, in full",
+        "fields": "Fields to set, by name; null clears one",
+    },
+    "contacts.context": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "text": "The whole Context, rewritten: what everyone should know about them",
+        "why": "Why, in one line the owner reads",
+    },
+    "contacts.note": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "text": "The note, for their log",
+    },
+    "contacts.follow_up": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "text": "What to follow up on",
+        "at": "When, ISO 8601; it wakes you then",
+    },
+    "contacts.link_project": {
+        "contactId": "The contact's id, from contacts.list or contacts.find",
+        "projectId": "The project's id, from projects.list",
+    },
+})

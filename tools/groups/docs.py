@@ -10,7 +10,7 @@ from core.inputs import Chars, DocId, DocNoteId, Offset, ProjectId
 from docs import selectors, services
 from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
-from tools.registry import Done, Group, Kind, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
 
 # The spec's page lost what was written in angle brackets; the components and the link form are restored as
 # spec/README.md reads them ("Where the source lost text").
@@ -264,3 +264,35 @@ register(
         your_work="home",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "docs.list": {
+        "projectId": "Only docs in this project",
+        "title": "Part of a title",
+        "offset": "nextOffset from the last page, for the next; 0 for the first",
+    },
+    "docs.read": {
+        "docId": "The doc's id, from docs.list",
+    },
+    "docs.write": {
+        "docId": "A doc to rewrite; left out, a new doc",
+        "projectId": "The project a new doc goes in",
+        "title": "The doc's title",
+        "text": "MDX, as the docs how-to says",
+        "lines": "what changed, one plain sentence each, for the owner",
+    },
+    "docs.edit": {
+        "docId": "The doc's id, from docs.list",
+        "edits": "Each a passage to find, word for word, and what replaces it",
+        "lines": "what changed, one plain sentence each, for the owner",
+        "answers": "When the owner sent notes, answer every one: changed with what you did, or kept with why",
+    },
+    "docs.answer": {
+        "docId": "The doc's id, from docs.list",
+        "noteId": "The owner's note, from docs.read",
+        "outcome": "kept, or done",
+        "text": "What you did, or why you kept it",
+    },
+})

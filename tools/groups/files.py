@@ -10,7 +10,7 @@ from core.inputs import AppItem, Chars, Number, Offset, TimeText, Whole
 from integrations.files import services
 from integrations.services import Asker
 from search import takeover
-from tools.registry import GROUPS, Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import GROUPS, Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 from workspace import services as workspace_services
 
 register_group(
@@ -467,3 +467,83 @@ register(
                                                          text=inp.find),
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "files.search": {
+        "query": "Words in a file's name or text",
+        "source": "Only accounts whose name contains this, e.g. an email address",
+        "modifiedAfter": "Only files changed after this, YYYY-MM-DD",
+        "limit": "How many files at most",
+        "page": "nextPage from the last search, for more",
+    },
+    "files.read": {
+        "id": "The file's id from search or the files tools, or its Drive link",
+        "offset": "nextOffset from the last read, for the rest; 0 from the start",
+        "page": "nextPage from the last read of a folder, for more",
+    },
+    "files.copy": {
+        "id": "The file's id from search or the files tools, or its Drive link",
+        "name": "The copy's name",
+        "folderId": "The folder the copy goes in; the original's when left out",
+    },
+    "files.folder": {
+        "name": "The folder's name",
+        "parentId": "The folder it goes in; My Drive when left out",
+    },
+    "files.move": {
+        "ids": "The files' ids",
+        "folderId": "The folder they go to",
+    },
+    "files.rename": {
+        "id": "The file's id from search or the files tools, or its Drive link",
+        "name": "The new name",
+    },
+    "files.create_doc": {
+        "name": "The Google Doc's name",
+        "markdown": "Its text, in Markdown",
+        "folderId": "The Drive folder's id; the owner's My Drive when left out",
+    },
+    "files.append_text": {
+        "id": "The Google Doc's id",
+        "text": "Text to add at its end",
+    },
+    "files.create_sheet": {
+        "name": "The Google Sheet's name",
+        "rows": "Rows of cells, each row a list of text, numbers, true/false or null",
+        "folderId": "The Drive folder's id; the owner's My Drive when left out",
+    },
+    "files.save": {
+        "workspace": "Its path, such as shared/report.xlsx",
+        "folderId": "Where a new file goes",
+        "name": "The Drive file's name; the workspace file's when left out",
+        "asGoogle": "Makes an .xlsx, .docx or .pptx a Google file",
+        "over": "The Drive file it was opened from: open's from. Never a Google file",
+    },
+    "files.save_attachment": {
+        "email": "The message's id, from mail search",
+        "attachment": "The attachment's id, from search or mail read",
+        "folderId": "The Drive folder's id; the owner's My Drive when left out",
+        "name": "The file's name; the attachment's when left out",
+    },
+    "files.sheet_rows": {
+        "id": "The Google Sheet's id",
+        "range": "Cells in A1 notation, such as Sheet1!A1:D20",
+    },
+    "files.append_rows": {
+        "id": "The Google Sheet's id",
+        "range": "The table to add to, such as Sheet1!A:D",
+        "values": "Rows of cells, each row a list of text, numbers, true/false or null",
+    },
+    "files.update_cells": {
+        "id": "The Google Sheet's id",
+        "range": "Cells in A1 notation, such as Sheet1!A1:D20",
+        "values": "Rows of cells, each row a list of text, numbers, true/false or null",
+    },
+    "files.replace_text": {
+        "id": "The Google Doc's id",
+        "find": "The text to find, word for word",
+        "replace": "What replaces it everywhere",
+    },
+})

@@ -12,7 +12,7 @@ from core.errors import bad_input
 from core.inputs import Chars, CompanyId
 from research import selectors, services
 from research.shapes import filing_text_shape
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -79,3 +79,14 @@ register(
         kind="reads",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "filings.latest": {
+        "companyIds": "The companies, by id",
+    },
+    "filings.read": {
+        "accession": "The filing's accession number, from filings.latest",
+    },
+})

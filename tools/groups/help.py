@@ -8,7 +8,7 @@ from core.errors import ToolError
 from core.inputs import Chars, Whole
 from tools.help import search as help_search
 from tools.help.library import library, split_address
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -87,3 +87,15 @@ register(
         kind="reads",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "help.search": {
+        "query": "Words to look for in these docs",
+        "limit": "How many pages at most",
+    },
+    "help.read": {
+        "page": "The page's address from search or a link, such as /tools/mail/; add #part for only that part",
+    },
+})

@@ -8,7 +8,17 @@ from core.errors import ToolError
 from core.inputs import Chars
 from integrations import catalog, selectors, services
 from integrations.providers.registry import registered
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group, tools_of, workspace_group
+from tools.registry import (
+    Done,
+    Group,
+    Tool,
+    ToolInput,
+    describe_inputs,
+    register,
+    register_group,
+    tools_of,
+    workspace_group,
+)
 
 register_group(
     Group(
@@ -98,3 +108,12 @@ register(
         your_work="record",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "integrations.connect": {
+        "integration": "The app, by name, as integrations.list shows it",
+        "why": "One line to the owner",
+    },
+})

@@ -19,7 +19,7 @@ from integrations.providers.base import MailQuery
 from integrations.services import Asker
 from search import takeover
 from tools.pipeline import check_action
-from tools.registry import GROUPS, Done, Group, Tool, ToolInput, Writes, register, register_group
+from tools.registry import GROUPS, Done, Group, Tool, ToolInput, Writes, describe_inputs, register, register_group
 from workspace import services as workspace_services
 
 register_group(
@@ -284,3 +284,50 @@ register(
         undo_calls_apps=False,  # Undo within the hold only stops it here
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "mail.search": {
+        "query": "The mail's own search words, such as in:sent or subject:quote",
+        "from": "The sender: a name or address",
+        "to": "A recipient: a name or address",
+        "after": "Mail from this day on, YYYY-MM-DD",
+        "before": "Mail before this day, YYYY-MM-DD",
+        "hasAttachment": "true: only mail with attachments",
+        "source": "Only accounts whose name contains this, e.g. an email address",
+        "limit": "How many threads at most",
+        "page": "nextPage from the last search, for older threads",
+    },
+    "mail.read": {
+        "id": "The thread's id, from search",
+        "attachment": "An attachment's id, for its text",
+        "offset": "nextOffset from the last read, for the rest; 0 from the start",
+    },
+    "mail.draft": {
+        "to": "Who it's to: email addresses",
+        "cc": "Who is copied: email addresses",
+        "subject": "The subject line",
+        "threadId": "To reply in a thread: its id from search",
+        "replyAll": "Answer everyone on the thread",
+        "attach": (
+            "Drive files (Google files go as PDFs), attachments by their id from search, or workspace files by "
+            "path, 25 MB in all"
+        ),
+        "signature": "false leaves off the owner's Gmail signature",
+        "text": "The message, as plain text",
+    },
+    "mail.send": {
+        "to": "Who it's to: email addresses",
+        "cc": "Who is copied: email addresses",
+        "subject": "The subject line",
+        "threadId": "To reply in a thread: its id from search",
+        "replyAll": "Answer everyone on the thread",
+        "attach": (
+            "Drive files (Google files go as PDFs), attachments by their id from search, or workspace files by "
+            "path, 25 MB in all"
+        ),
+        "signature": "false leaves off the owner's Gmail signature",
+        "text": "The message, as plain text",
+    },
+})

@@ -15,7 +15,7 @@ from docs import services as doc_services
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import list_item_shape, read_shape
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -279,3 +279,40 @@ def mark(ctx, inp: MarkInput):
 
 register(Tool(name="pages.mark", description="Star or follow a page", input=MarkInput, run=mark, kind="makes",
               your_work="home"))
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "pages.list": {
+        "projectId": "Only pages in this project",
+        "title": "Part of a title",
+        "type": "question or thesis",
+        "status": "Only pages at this stage",
+        "offset": "nextOffset from the last page, for the next; 0 for the first",
+    },
+    "pages.read": {
+        "pageId": "The page's id, from pages.list",
+    },
+    "pages.request": {
+        "projectId": "The project the page goes in",
+        "question": "The question the page answers",
+        "context": "What the researcher should know first",
+    },
+    "pages.update": {
+        "pageId": "The page's id, from pages.list",
+        "title": "A new title",
+        "edits": "Each a passage to find, word for word, and what replaces it",
+        "sentence": "A sentence to add, and where",
+        "source": "The source the change rests on",
+        "quote": "The source's words, quoted",
+    },
+    "pages.move": {
+        "pageId": "The page's id, from pages.list",
+        "projectId": "The project it goes to",
+    },
+    "pages.mark": {
+        "pageId": "The page's id, from pages.list",
+        "action": "star, or follow for its updates",
+        "enabled": "true to mark it, false to unmark",
+    },
+})

@@ -9,7 +9,7 @@ from core.inputs import Chars, Offset, ProjectId
 from docs import selectors, services
 from docs.models import Project
 from docs.shapes import activity_item, project_shape
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -155,3 +155,23 @@ register(
         replaces=update_replaces,
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "projects.list": {
+        "offset": "nextOffset from the last page, for the next; 0 for the first",
+    },
+    "projects.activity": {
+        "offset": "nextOffset from the last page, for the next; 0 for the first",
+    },
+    "projects.create": {
+        "name": "The project's name",
+        "description": "What it's for",
+    },
+    "projects.update": {
+        "projectId": "The project's id, from projects.list",
+        "name": "The new name",
+        "description": "What it's for",
+    },
+})

@@ -10,7 +10,7 @@ from pydantic import Field
 from core.inputs import Chars, Offset, Whole
 from search import selectors
 from search.accounts import how_to_for
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 
 HOW_TO = (
     "Search and read the owner's mail, files and meetings as copied for Roadstar, and the workspace's own content. "
@@ -111,3 +111,30 @@ register(
         kind="reads",
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "search.search": {
+        "query": "Words; \"PO 4471\", an invoice number or an email address match exactly",
+        "from": "Sender, author or organizer: names, addresses or a company",
+        "to": "To, cc or guests",
+        "with": "Anyone on it, or everyone at a company",
+        "after": "\"2026-09-01\" or \"last week\"",
+        "before": "\"2026-09-30\" or \"yesterday\"",
+        "type": "Only these kinds of item",
+        "in": "A folder (\"Clients › Juniper Dental\") or a mail label (\"label:Clients\", \"label:STARRED\")",
+        "has": "Only items with an attachment, or starred",
+        "dir": "Mail the owner sent, or mail they received",
+        "bulk": "false: mail from people only; true: newsletters and automated mail only",
+        "waiting": "Threads where a person wrote last and the owner hasn't answered (me), or the reverse",
+        "thread": "Every message of one thread, by its thread id",
+        "sort": "relevance by default, or newest or oldest first",
+        "limit": "How many results at most",
+        "cursor": "next from the last search, for the following page",
+    },
+    "search.read": {
+        "id": "The result's id, from search",
+        "offset": "nextOffset from the last read, for the rest; 0 from the start",
+    },
+})

@@ -19,7 +19,7 @@ from docs.services import project_filed_into
 from research import selectors, services
 from research.shapes import dataset_item, dataset_shape, row_shape
 from research.table_run import money_words
-from tools.registry import Done, Group, Tool, ToolInput, register, register_group
+from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -262,3 +262,32 @@ register(
         replaces=_accept_replaces,
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "tables.list": {
+        "projectId": "Only tables in this project",
+    },
+    "tables.read": {
+        "datasetId": "The table's id, from tables.list",
+    },
+    "tables.build": {
+        "projectId": "The project the table goes in",
+        "question": "What the table answers, such as \"US banks over $10bn\"",
+        "maxRows": "How many rows at most",
+    },
+    "tables.add_row": {
+        "datasetId": "The table's id, from tables.list",
+        "identity": "The row's key columns and their values",
+    },
+    "tables.research_rows": {
+        "datasetId": "The table's id, from tables.list",
+        "rowKeys": "The rows to research again, by key",
+    },
+    "tables.accept_cell": {
+        "datasetId": "The table's id, from tables.list",
+        "key": "The row's key",
+        "column": "The column's name",
+    },
+})

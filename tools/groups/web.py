@@ -13,7 +13,7 @@ from pydantic import Field, field_validator
 
 from core.inputs import Chars, Link, Whole
 from integrations.web import services
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
     Group(
@@ -23,6 +23,7 @@ register_group(
         # Off wherever no search provider is set up (a server setting, the same for every workspace).
         enabled=lambda org: services.web_available(),
         off_message=services.NOT_SET_UP,
+        turn_on="whoever runs this Roadstar turns it on by setting up a web search provider",
     )
 )
 
@@ -92,3 +93,17 @@ register(
         errors=("bad_input", "unsupported", "unavailable"),
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "web.search": {
+        "objective": "What you are looking for, in a sentence",
+        "queries": "Search words, a few ways of putting it",
+        "limit": "How many results at most",
+    },
+    "web.read": {
+        "urls": "The pages' addresses",
+        "objective": "What to look for on them",
+    },
+})

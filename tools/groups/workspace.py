@@ -15,7 +15,7 @@ from core.context import ToolContext
 from core.inputs import AppItem, Chars, Whole
 from integrations.services import Asker
 from tools.pipeline import apart_from_caller, use_tool
-from tools.registry import Group, Tool, ToolInput, register, register_group
+from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
 from workspace import services
 
 register_group(
@@ -227,3 +227,32 @@ register(
         calls_apps=True,
     )
 )
+
+
+# What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+describe_inputs({
+    "workspace.bash": {
+        "command": "A shell command, run in your folder",
+    },
+    "workspace.read": {
+        "path": "The file's path in your folder",
+        "offset": "The line to start at, from 1",
+        "limit": "How many lines at most",
+    },
+    "workspace.write": {
+        "path": "The file's path in your folder",
+        "content": "The whole file's text",
+    },
+    "workspace.edit": {
+        "path": "The file's path in your folder",
+        "oldText": "The text to replace, word for word, found once",
+        "newText": "What replaces it",
+    },
+    "workspace.open": {
+        "files": "Drive files: ids from search or the files tools, or links",
+        "attachments": (
+            "An attachment's id from search; for mail not in search, the thread's id from mail search and the id "
+            "mail read listed"
+        ),
+    },
+})
