@@ -313,8 +313,12 @@ WORKSPACE_TMP_BYTES = int(os.environ.get("WORKSPACE_TMP_BYTES") or 256 * 1024 * 
 # When Roadstar runs as root, each workspace's runs are made as a host user of their own (this number plus a slot
 # for the workspace): root's processes are exempt from the process limit that stops a fork bomb.
 WORKSPACE_UID_BASE = int(os.environ.get("WORKSPACE_UID_BASE") or 200_000)
-# What one agent's folder (and the shared folder) may hold: a run is refused past it.
+# What one agent's folder and the shared folder may hold together, during a run too (workspace/sandbox.py): a file
+# can't grow past the room left, and a run whose files pass it is stopped; a folder over it can always be cleaned.
 WORKSPACE_FOLDER_BYTES = int(os.environ.get("WORKSPACE_FOLDER_BYTES") or 2 * 1024 * 1024 * 1024)
+# Where no cgroup bounds a run's processes (workspace/limits.py), fewer of them: with each held under the memory
+# limit by RLIMIT_DATA and the run's total watched, fewer processes keep the worst between two looks small.
+WORKSPACE_FALLBACK_PROCESSES = int(os.environ.get("WORKSPACE_FALLBACK_PROCESSES") or 32)
 
 # Account tokens at rest (integrations/crypto.py): Fernet keys, comma-separated; empty derives one from SECRET_KEY.
 ROADSTAR_TOKEN_KEY = os.environ.get("ROADSTAR_TOKEN_KEY", "")
