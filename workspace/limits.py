@@ -91,7 +91,7 @@ def _find() -> _Hierarchies:
     v2_own, v1_own = _own_paths()
     memory: tuple[int, Path] | None = None
     pids: tuple[int, Path] | None = None
-    for root, point, kind, options in _mounts():
+    for root, point, kind, _options in _mounts():
         if kind == "cgroup2" and v2_own is not None:
             base = _joined(point, root, v2_own)
             try:

@@ -8,7 +8,8 @@ from django.db import models
 
 
 class RunUser(models.Model):
-    organization = models.OneToOneField("roadstar.Organization", on_delete=models.CASCADE, related_name="workspace_user")
+    organization = models.OneToOneField("roadstar.Organization", on_delete=models.CASCADE,
+                                        related_name="workspace_user")
     uid = models.PositiveIntegerField(unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -300,13 +300,15 @@ for _ in range(int(args.pop(0))):
 count = int(args.pop(0))
 if count:
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS: a mount namespace of this run's own
-        sys.stderr.write("roadstar: the run's folders couldn't be prepared (%s)\n" % os.strerror(ctypes.get_errno()))
+    def fail():
+        why = os.strerror(ctypes.get_errno())
+        sys.stderr.write("roadstar: the run's folders couldn't be prepared (%s)\n" % why)
         os._exit(125)
+    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS: a mount namespace of this run's own
+        fail()
     def mount(source, target, flags):
         if libc.mount(source, target, None, flags, None) != 0:
-            sys.stderr.write("roadstar: the run's folders couldn't be prepared (%s)\n" % os.strerror(ctypes.get_errno()))
-            os._exit(125)
+            fail()
     mount(None, b"/", 0x4000 | 0x40000)  # MS_REC | MS_PRIVATE: nothing below reaches the machine's mounts
     for _ in range(count):
         path, dev, ino, target = args.pop(0), int(args.pop(0)), int(args.pop(0)), args.pop(0)

@@ -6,9 +6,9 @@ import os
 import pytest
 from django.urls import reverse
 
-from core.errors import ToolError
 from core.actors import Actor
 from core.context import ToolContext
+from core.errors import ToolError
 from tests.factories import AgentFactory
 from tools.pipeline import use_tool
 from workspace import folders
