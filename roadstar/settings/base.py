@@ -302,6 +302,9 @@ ROADSTAR_MAIL_ROOT = Path(os.environ.get("ROADSTAR_MAIL_ROOT") or BASE_DIR / "va
 # workspace) stay between runs under WORKSPACE_ROOT; WORKSPACE_VENV is its own Python (requirements-workspace.txt,
 # made by `make run` / `make test`). A run's limits: the spec's 120 s and 300 tool calls, and what the spec leaves
 # to Roadstar (memory by RLIMIT_DATA, the largest file, processes, its private /tmp).
+# The address the web process listens on (the Procfile's daphne reads it too): the development settings refuse one
+# other machines can reach (development.py).
+BIND_ADDRESS = os.environ.get("BIND_ADDRESS") or "127.0.0.1"
 WORKSPACE_ROOT = Path(os.environ.get("WORKSPACE_ROOT") or BASE_DIR / "var" / "workspace")
 WORKSPACE_VENV = Path(os.environ.get("WORKSPACE_VENV") or BASE_DIR / "var" / "workspace-venv")
 WORKSPACE_WALL_SECONDS = float(os.environ.get("WORKSPACE_WALL_SECONDS") or 120)
