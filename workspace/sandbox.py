@@ -9,6 +9,12 @@ which kills Node; RLIMIT_FSIZE; RLIMIT_NPROC against fork bombs; no core files) 
 clock and the tool-call count stop the run by killing bwrap's process group, and with it bwrap's PID namespace, so
 nothing the run started outlives it.
 
+The run as a whole has limits too (issue 31): its memory and processes by a cgroup of its own, or a watcher here
+where the machine gives none (limits.py); the folder's cap during the run by RLIMIT_FSIZE set to the room left
+(inside the sandbox, by the measuring shim) and a look at the folders twice a second. Run as root, the run is made
+as the workspace's own user, and a small wrapper binds what it is given into the run's private folder first (in a
+mount namespace of its own), so the project may live under a folder that user can't pass through.
+
 When bwrap is missing or the machine refuses the namespaces it needs, `availability()` says so in words and the
 tools answer `unsupported`: there is no unsandboxed fallback.
 """
@@ -140,6 +146,8 @@ def probe_at_start() -> None:
     if why is not None:
         logger.error("The workspace can't run on this machine: %s. The workspace tools answer unsupported "
                      "until it can.", why)
+        return
+    logger.info("The workspace's runs are bounded by: %s.", run_limits.mode())
 
 
 def require_available() -> None:
