@@ -50,7 +50,7 @@ class _Hierarchies:
 
 def _mounts() -> list[tuple[str, str, str, set[str]]]:
     """(mount root, mount point, fstype, super options) of each cgroup mount."""
-    found = []
+    found: list[tuple[str, str, str, set[str]]] = []
     try:
         lines = MOUNTINFO.read_text().splitlines()
     except OSError:
