@@ -29,6 +29,7 @@ import errno
 import logging
 import os
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,24 +164,40 @@ class RunGroup:
         return 0
 
     def remove(self) -> None:
-        """Gone once the run's processes are (the PID namespace's end takes them; that can take a moment)."""
-        removed: set[Path] = set()
+        """Gone once the run's processes are. The PID namespace's end takes them, which can take the kernel a moment
+        after bwrap is reaped: a group still busy is left to a thread that removes it then, so no run waits."""
+        left = [path for path in self._paths() if not _removed(path)]
+        if left:
+            threading.Thread(target=_remove_later, args=(left,), daemon=True, name="roadstar-cgroup-rm").start()
+
+    def _paths(self) -> list[Path]:
+        seen: list[Path] = []
         for _, _, path in reversed(self.dirs):
-            if path in removed:
-                continue
-            removed.add(path)
-            deadline = time.monotonic() + 5
-            while True:
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError as error:
-                    if error.errno != errno.EBUSY or time.monotonic() > deadline:
-                        logger.warning("A workspace run's cgroup %s couldn't be removed: %s", path, error)
-                        break
-                    time.sleep(0.02)
+            if path not in seen:
+                seen.append(path)
+        return seen
+
+
+def _removed(path: Path) -> bool:
+    try:
+        path.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError as error:
+        if error.errno != errno.EBUSY:
+            logger.warning("A workspace run's cgroup %s couldn't be removed: %s", path, error)
+            return True  # nothing more to try
+        return False
+    return True
+
+
+def _remove_later(paths: list[Path]) -> None:
+    deadline = time.monotonic() + 30
+    while paths and time.monotonic() < deadline:
+        time.sleep(0.05)
+        paths = [path for path in paths if not _removed(path)]
+    for path in paths:
+        logger.warning("A workspace run's cgroup %s was still busy after 30 s; it is left in place.", path)
 
 
 def _write(path: Path, value: str) -> None:
