@@ -133,9 +133,17 @@ def _probe() -> str | None:
     return None
 
 
+_failed_at: float | None = None  # when a run last couldn't start (its words are in _availability)
+RETRY_AFTER_SECONDS = 300.0
+
+
 def availability() -> str | None:
-    """None when runs can be sandboxed here; else why not, in words."""
-    global _availability
+    """None when runs can be sandboxed here; else why not, in words. A run that couldn't start is remembered, and
+    said the same way, for RETRY_AFTER_SECONDS: then the next run tries again (a folder moved back, a venv
+    reinstalled)."""
+    global _availability, _failed_at
+    if _failed_at is not None and time.monotonic() - _failed_at > RETRY_AFTER_SECONDS:
+        _availability, _failed_at = False, None
     if _availability is False:
         _availability = _probe()
     return _availability
@@ -188,8 +196,14 @@ def run(*, folder: Path, shared: Path, command: str, uid: int | None = None, lim
     try:
         return _run(folder=folder, shared=shared, command=command, uid=uid, limits=limits, on_call=on_call)
     except _NotStarted as error:
-        global _availability
-        _availability = error.why  # said once here; every later run, and the workspace page, give the same words
+        if error.passing:
+            # The machine's limits, for a moment (the last run's processes still ending, memory short): this run
+            # only, never the workspace turned off for everyone.
+            raise ToolError("unavailable", f"The workspace couldn't start this run just now ({error.why}); nothing "
+                                           "was run. Try again in a moment.") from None
+        global _availability, _failed_at
+        # Said once here; later runs, and the workspace page, give the same words until it is tried again.
+        _availability, _failed_at = error.why, time.monotonic()
         logger.error("The workspace's sandbox couldn't start: %s", error.why)
         raise ToolError("unsupported", f"The workspace can't run on this Roadstar's machine: {error.why}. Tell the "
                                        "owner; nothing was run.") from None
@@ -198,9 +212,10 @@ def run(*, folder: Path, shared: Path, command: str, uid: int | None = None, lim
 class _NotStarted(Exception):
     """The sandbox itself failed before the command began (bwrap refused, a folder it needs was out of reach)."""
 
-    def __init__(self, why: str):
+    def __init__(self, why: str, *, passing: bool = False):
         super().__init__(why)
         self.why = why
+        self.passing = passing  # a moment's shortage (EAGAIN, ENOMEM), not how this machine is set up
 
 
 def _run(*, folder: Path, shared: Path, command: str, uid: int | None, limits: Limits | None,
@@ -588,7 +603,9 @@ def _supervise(argv: list[str], *, listener: socket.socket, token: str, limits: 
     exit_code = None if stopped is not None else _exit_code(status)
     began, cpu_ms, peak_bytes = _measured(usage_read, rusage)
     if not began and stopped is None:
-        raise _NotStarted(_not_started_words(output.text()))
+        said = output.text()
+        raise _NotStarted(_not_started_words(said), passing=any(
+            words in said for words in ("Resource temporarily unavailable", "Cannot allocate memory")))
     if stopped is None and exit_code is not None and exit_code >= 128:
         exit_code, stopped = _signalled(exit_code, limits, file_bytes=file_bytes)
     bounded_by = "watcher"

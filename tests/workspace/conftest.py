@@ -19,6 +19,6 @@ def bash(use):
 @pytest.fixture(autouse=True)
 def sandbox_availability_kept():
     """A test that makes the sandbox fail to start (which Roadstar then remembers) leaves the next test a fresh one."""
-    kept = sandbox._availability
+    kept = sandbox._availability, sandbox._failed_at
     yield
-    sandbox._availability = kept
+    sandbox._availability, sandbox._failed_at = kept

@@ -57,3 +57,23 @@ def test_a_sandbox_that_cant_start_says_why_once_and_the_page_shows_it(bash, mon
     assert second == first and started == [1]  # said once: the next run isn't tried again
     page = owner.get(reverse("pages:workspace")).content.decode()
     assert "The workspace can't run on this machine" in page and "the sandbox didn&#x27;t start" in page
+    # A while later it is looked at again (the cause may be gone): here it is still there, and said again.
+    monkeypatch.setattr(sandbox, "_failed_at", sandbox._failed_at - sandbox.RETRY_AFTER_SECONDS - 1)
+    again = bash("echo hello")
+    assert again["error"] == "unsupported" and "Unknown option --no-such-option" in again["message"]
+
+
+def test_a_moments_shortage_fails_this_run_only(bash, monkeypatch):
+    # The last run's processes still ending (RLIMIT_NPROC) is no reason to turn the workspace off for everyone.
+    real = sandbox._supervise
+
+    def short(*args, **kwargs):
+        raise sandbox._NotStarted("bwrap: Creating new namespace failed: Resource temporarily unavailable",
+                                  passing=True)
+
+    monkeypatch.setattr(sandbox, "_supervise", short)
+    result = bash("echo hello")
+    assert result["error"] == "unavailable" and "Try again in a moment" in result["message"]
+    assert sandbox.availability() is None
+    monkeypatch.setattr(sandbox, "_supervise", real)
+    assert bash("echo hello")["output"] == "hello\n"
