@@ -23,6 +23,12 @@ urlpatterns = [
     path("routines/", views.routines, name="routines"),
     path("workspace/", workspace_views.workspace, name="workspace"),
     path("workspace/<str:folder>/<path:path>", workspace_views.workspace_file, name="workspace_file"),
+    # Any file by its listing key (its name's bytes in hex): a name no URL path can carry (a line break, bytes that
+    # aren't UTF-8) is still downloaded and deleted from the page.
+    path("workspace-files/<str:folder>/<str:key>", workspace_views.workspace_file_by_key,
+         name="workspace_file_by_key"),
+    path("workspace-files/<str:folder>/<str:key>/delete", workspace_views.workspace_file_delete,
+         name="workspace_file_delete"),
     path("routines/<int:routine_id>/on", views.routine_on, name="routine_on"),
     path("research/", research.research_pages, name="research_pages"),
     path("research/<uuid:page_id>/", research.research_page, name="research_page"),

@@ -31,6 +31,10 @@ def workspace_on_disk(settings):
     root = tempfile.mkdtemp(prefix="roadstar-test-workspace-")
     os.chmod(root, 0o711)
     settings.WORKSPACE_ROOT = root
+    # Each pytest-xdist worker has a database of its own, whose first workspace gets the first run user: users of
+    # their own per worker, so one worker's fork bomb never uses up another's process budget.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    settings.WORKSPACE_UID_BASE = 200_000 + 10_000 * (int(worker) if worker.isdigit() else 0)
     yield
     shutil.rmtree(root, ignore_errors=True)
 

@@ -17,7 +17,7 @@ import errno
 import os
 import re
 import stat
-import zlib
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -26,22 +26,21 @@ from django.conf import settings
 
 from core.actors import Actor
 from core.errors import ToolError
+from workspace import run_users
 
 INSIDE = PurePosixPath("/work")
 _SAFE_KEY = re.compile(r"[^A-Za-z0-9_-]")
-
-
-UID_SLOTS = 100_000
 
 
 def run_uid(org) -> int | None:
     """The host user a workspace's runs are made as when Roadstar is root (None: runs are Roadstar's own user).
 
     Root's processes are exempt from RLIMIT_NPROC, so a fork bomb run as root would meet no limit; each workspace's
-    runs get a user of their own, so one workspace's runs never share a process budget with another's."""
+    runs get a user of their own, so one workspace's runs never share a process budget with another's. The number is
+    the workspace's row in workspace.RunUser, made on first use (workspace/models.py)."""
     if os.geteuid() != 0:
         return None
-    return int(settings.WORKSPACE_UID_BASE) + zlib.crc32(str(org.pk).encode()) % UID_SLOTS
+    return run_users.run_user_for(org=org)
 
 
 @dataclass(frozen=True)
@@ -95,11 +94,43 @@ class Target:
         return self.parts[-1] if self.parts else ""
 
 
+NAME_BYTES = 255  # a file or folder name, as the file systems take it
+PATH_BYTES = 1024  # a whole path, well inside PATH_MAX
+# Control characters (a line break, a tab, escape, C1), the line and paragraph separators, and lone surrogates (what
+# a name that isn't UTF-8 becomes): none belongs in a file name the owner reads on a page or an agent writes in code.
+_REFUSED_CATEGORIES = {"Cc", "Cs", "Zl", "Zp"}
+
+
+def check_path(raw: str, *, field: str = "path") -> None:
+    """A path as the agent gives it, checked once, here at the edge: text a page and a shell can both show."""
+    for position, ch in enumerate(raw, start=1):
+        category = unicodedata.category(ch)
+        if category == "Cs":
+            raise ToolError("bad_input", f"{field}: the path isn't valid UTF-8 text (character {position}); name "
+                                         "files with ordinary letters, digits, spaces and punctuation")
+        if category in _REFUSED_CATEGORIES:
+            raise ToolError("bad_input", f"{field}: the path has a control character ({_shown_char(ch)}, character "
+                                         f"{position}), such as a line break or a tab; file names can't hold one")
+    if len(raw.encode("utf-8")) > PATH_BYTES:
+        raise ToolError("bad_input", f"{field}: the path is {len(raw.encode('utf-8')):,} bytes long; a path may be "
+                                     f"{PATH_BYTES:,} bytes at most")
+    for part in raw.split("/"):
+        size = len(part.encode("utf-8"))
+        if size > NAME_BYTES:
+            raise ToolError("bad_input", f"{field}: the name {part[:40]!r}… is {size:,} bytes long; a file or folder "
+                                         f"name may be {NAME_BYTES} bytes at most")
+
+
+def _shown_char(ch: str) -> str:
+    return {"\n": "a line break", "\r": "a carriage return", "\t": "a tab"}.get(ch, f"U+{ord(ch):04X}")
+
+
 def target(place: Place, path: str, *, field: str = "path") -> Target:
     """The file a path names, inside the agent's folder or shared; bad_input naming the path otherwise."""
     raw = path.strip()
     if not raw:
         raise ToolError("bad_input", f"{field}: give a path, such as report.py or /work/inbox/Timesheet.xlsx")
+    check_path(raw, field=field)
     pure = PurePosixPath(raw)
     if any(part == ".." for part in pure.parts):
         raise ToolError("bad_input", f"{field}: {raw!r} uses '..'; paths stay inside your folder (/work)")
@@ -253,13 +284,93 @@ def folder_bytes(paths: list[Path]) -> int:
 
 
 def listing(base: Path) -> list[dict]:
-    """Every file under a folder, for the owner's page: its path inside and its size, links left out."""
+    """Every file under a folder, for the owner's page: its path inside, shown safely, and its size; links left out.
+
+    Any name a run left is listed, whatever it holds (a line break, bytes that aren't UTF-8, 255 bytes): `path` is
+    what the page shows (odd bytes and control characters written as escapes), `key` names the file exactly (its
+    bytes, in hex) for the page's download and delete, and `plain` says whether `path` alone names it too."""
     found = []
-    for dirpath, dirnames, filenames in os.walk(base):
+    root = os.fsencode(base)
+    for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            full = Path(dirpath, name)
-            if full.is_symlink():
+            full = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(full)
+            except OSError:
                 continue
-            found.append({"path": str(full.relative_to(base)), "size": full.stat().st_size})
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            rel = os.path.relpath(full, root)
+            shown, plain = shown_name(rel)
+            found.append({"path": shown, "size": st.st_size, "key": rel.hex(), "plain": plain})
     return found
+
+
+def shown_name(rel: bytes) -> tuple[str, bool]:
+    """A name's bytes as text a page can show, and whether that text is the name itself."""
+    text = rel.decode("utf-8", "backslashreplace")
+    shown = "".join(ch if unicodedata.category(ch) not in _REFUSED_CATEGORIES else ch.encode("unicode_escape")
+                    .decode("ascii") for ch in text)
+    try:
+        plain = shown == rel.decode("utf-8") and len(rel) <= PATH_BYTES
+    except UnicodeDecodeError:
+        plain = False
+    return shown, plain
+
+
+def _raw_parts(base: Path, key: str) -> tuple[bytes, ...]:
+    """The parts of a file's path below `base` from a listing's `key`; ValueError for anything else."""
+    rel = bytes.fromhex(key)
+    parts = tuple(rel.split(b"/"))
+    if not rel or any(part in (b"", b".", b"..") or b"\x00" in part for part in parts):
+        raise ValueError("not a file's key")
+    return parts
+
+
+@contextmanager
+def _raw_folder(base: Path, parts: tuple[bytes, ...]):
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_listed(base: Path, key: str, *, limit: int) -> tuple[bytes, bytes]:
+    """A listed file's name and bytes, by its listing key, never through a link: for the owner's page only.
+    FileNotFoundError when the key names no regular file in the folder; ValueError when it is too big."""
+    try:
+        parts = _raw_parts(base, key)
+    except ValueError:
+        raise FileNotFoundError(key) from None
+    try:
+        with _raw_folder(base, parts) as dir_fd:
+            fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+            with os.fdopen(fd, "rb") as f:
+                st = os.fstat(f.fileno())
+                if not stat.S_ISREG(st.st_mode):
+                    raise FileNotFoundError(key)
+                if st.st_size > limit:
+                    raise ValueError(f"{st.st_size:,} bytes")
+                return parts[-1], f.read()
+    except OSError as error:
+        raise FileNotFoundError(key) from error
+
+
+def remove_listed(base: Path, key: str) -> bool:
+    """Remove a listed file by its listing key (any name a run left, however odd), never through a link."""
+    try:
+        parts = _raw_parts(base, key)
+        with _raw_folder(base, parts) as dir_fd:
+            st = os.stat(parts[-1], dir_fd=dir_fd, follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):
+                return False
+            os.unlink(parts[-1], dir_fd=dir_fd)
+            return True
+    except (OSError, ValueError):
+        return False

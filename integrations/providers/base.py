@@ -27,6 +27,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, TypeVar
+from urllib.parse import urlsplit
 
 from core.errors import ToolError
 from core.timefmt import iso
@@ -475,3 +476,11 @@ GROUP_BASES: dict[str, type[Provider]] = {
     "calendar": CalendarProvider,
     "books": BooksProvider,
 }
+
+
+def public_link(url: str | None) -> str:
+    """A link from the owner's own file only if it is a web address anyone it is sent to could open: http(s) with
+    a host. Anything else (a path, a javascript: or file: link, a relative one) is no link at all."""
+    text = (url or "").strip()
+    parsed = urlsplit(text)
+    return text if parsed.scheme in ("http", "https") and parsed.netloc else ""

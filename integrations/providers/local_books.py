@@ -20,7 +20,7 @@ from django.db.models import F, Max, Prefetch
 
 from core.errors import ToolError
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
-from integrations.providers.base import BooksProvider, Invoice, InvoiceLine
+from integrations.providers.base import BooksProvider, Invoice, InvoiceLine, public_link
 from integrations.providers.registry import register_provider
 
 # The largest id a PositiveBigIntegerField holds: a longer run of digits is no invoice here.
@@ -28,8 +28,12 @@ _MAX_NUMBER = 2**63 - 1
 
 
 def invoice_url(invoice: LocalInvoice) -> str:
-    """The invoice's own link from its file, else its page in Roadstar (the admin, where the owner can open it)."""
-    return invoice.url or f"/admin/integrations/localinvoice/{invoice.pk}/change/"
+    """The invoice's own web link from its file, else none ("").
+
+    Never a page of Roadstar's: an agent passes an invoice's link on to the customer (the overdue chase puts it in
+    the email), and an admin path, the row's id with it, went to a client that way. A local invoice has no page a
+    customer can open, so without a link of its own it has none."""
+    return public_link(invoice.url)
 
 
 class LocalBooksProvider(BooksProvider):

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from core.errors import ToolError
 from integrations.local.models_calendar import LocalEvent
-from integrations.providers.base import CalendarProvider, Changes, Meeting, Written
+from integrations.providers.base import CalendarProvider, Changes, Meeting, Written, public_link
 from integrations.providers.registry import register_provider
 
 # .ics files repeat events for ever: occurrences are kept this far either side of the import.
@@ -27,8 +27,9 @@ IMPORT_WINDOW = datetime.timedelta(days=2 * 365)
 
 
 def event_url(event: LocalEvent) -> str:
-    """The event's own link from its file, else its page in Roadstar (the admin, where the owner can open it)."""
-    return event.url or f"/admin/integrations/localevent/{event.pk}/change/"
+    """The event's own web link from its file, else none (""): never a page of Roadstar's, which an agent could
+    pass on to a guest (local_books.public_link says why)."""
+    return public_link(event.url)
 
 
 class LocalCalendarProvider(CalendarProvider):

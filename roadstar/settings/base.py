@@ -302,6 +302,9 @@ ROADSTAR_MAIL_ROOT = Path(os.environ.get("ROADSTAR_MAIL_ROOT") or BASE_DIR / "va
 # workspace) stay between runs under WORKSPACE_ROOT; WORKSPACE_VENV is its own Python (requirements-workspace.txt,
 # made by `make run` / `make test`). A run's limits: the spec's 120 s and 300 tool calls, and what the spec leaves
 # to Roadstar (memory by RLIMIT_DATA, the largest file, processes, its private /tmp).
+# The address the web process listens on (the Procfile's daphne reads it too): the development settings refuse one
+# other machines can reach (development.py).
+BIND_ADDRESS = os.environ.get("BIND_ADDRESS") or "127.0.0.1"
 WORKSPACE_ROOT = Path(os.environ.get("WORKSPACE_ROOT") or BASE_DIR / "var" / "workspace")
 WORKSPACE_VENV = Path(os.environ.get("WORKSPACE_VENV") or BASE_DIR / "var" / "workspace-venv")
 WORKSPACE_WALL_SECONDS = float(os.environ.get("WORKSPACE_WALL_SECONDS") or 120)
@@ -313,8 +316,12 @@ WORKSPACE_TMP_BYTES = int(os.environ.get("WORKSPACE_TMP_BYTES") or 256 * 1024 * 
 # When Roadstar runs as root, each workspace's runs are made as a host user of their own (this number plus a slot
 # for the workspace): root's processes are exempt from the process limit that stops a fork bomb.
 WORKSPACE_UID_BASE = int(os.environ.get("WORKSPACE_UID_BASE") or 200_000)
-# What one agent's folder (and the shared folder) may hold: a run is refused past it.
+# What one agent's folder and the shared folder may hold together, during a run too (workspace/sandbox.py): a file
+# can't grow past the room left, and a run whose files pass it is stopped; a folder over it can always be cleaned.
 WORKSPACE_FOLDER_BYTES = int(os.environ.get("WORKSPACE_FOLDER_BYTES") or 2 * 1024 * 1024 * 1024)
+# Where no cgroup bounds a run's processes (workspace/limits.py), fewer of them: with each held under the memory
+# limit by RLIMIT_DATA and the run's total watched, fewer processes keep the worst between two looks small.
+WORKSPACE_FALLBACK_PROCESSES = int(os.environ.get("WORKSPACE_FALLBACK_PROCESSES") or 32)
 
 # Account tokens at rest (integrations/crypto.py): Fernet keys, comma-separated; empty derives one from SECRET_KEY.
 ROADSTAR_TOKEN_KEY = os.environ.get("ROADSTAR_TOKEN_KEY", "")

@@ -88,10 +88,14 @@ def test_an_invoice_in_the_list_has_its_customer_email_amounts_and_dates(local, 
     )
 
 
-def test_an_invoice_without_a_link_of_its_own_links_to_its_page(local, books):
+def test_an_invoice_without_a_link_of_its_own_has_none_never_an_admin_page(local, books):
+    # An agent passes an invoice's link to the customer: an admin path and the row's id went into a chase that way.
     invoice(local, 1042)
-    row = LocalInvoice.objects.get(number=1042)
-    assert books.invoice("1042").url == f"/admin/integrations/localinvoice/{row.pk}/change/"
+    invoice(local, 1043, url="/admin/integrations/localinvoice/1/change/")
+    invoice(local, 1044, url="javascript:alert(1)")
+    invoice(local, 1045, url="https://pay.example.com/i/1045")
+    assert [books.invoice(n).url for n in ("1042", "1043", "1044", "1045")] == [
+        "", "", "", "https://pay.example.com/i/1045"]
 
 
 def test_one_invoice_has_its_lines_in_order(local, books):

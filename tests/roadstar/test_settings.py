@@ -105,6 +105,20 @@ def test_development_refuses_a_host_that_is_not_this_machine(tmp_path):
     assert out.returncode == 2 and "ALLOWED_HOSTS names studio.example.com, which is not this machine" in out.stderr
 
 
+@pytest.mark.parametrize("address", ["0.0.0.0", "::", "192.168.1.20"])
+def test_development_refuses_an_address_other_machines_reach(tmp_path, address):
+    # DEBUG=1 on 0.0.0.0 answered an invented Host header with Django's debug page; the public key forged sessions.
+    out = run(["manage.py", "check"], tmp_path, ROADSTAR_ENV="development", DEBUG="1", BIND_ADDRESS=address)
+    assert out.returncode == 2 and f"BIND_ADDRESS is {address}, which other machines can reach" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_development_listens_on_this_machine(tmp_path):
+    for address in ("127.0.0.1", "::1", "localhost"):
+        out = run(["manage.py", "check"], tmp_path, ROADSTAR_ENV="development", DEBUG="1", BIND_ADDRESS=address)
+        assert out.returncode == 0, out.stderr
+
+
 def test_development_turns_debug_on_only_when_asked(tmp_path):
     code = "from django.conf import settings as s; print(s.DEBUG)"
     assert shell(code, tmp_path, DEBUG="1").stdout.strip() == "True"

@@ -14,3 +14,11 @@ def bash(use):
         return use("workspace.bash", _ctx=_ctx, command=command)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def sandbox_availability_kept():
+    """A test that makes the sandbox fail to start (which Roadstar then remembers) leaves the next test a fresh one."""
+    kept = sandbox._availability, sandbox._failed_at
+    yield
+    sandbox._availability, sandbox._failed_at = kept
