@@ -69,7 +69,10 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
     recently = timezone.now() - datetime.timedelta(days=1)
     asks = list(
         Ask.objects.filter(organization=org, decision__actor_kind="agent")
-        .filter(Q(state=Ask.State.WAITING) | Q(state=Ask.State.DONE, used_by__created_at__gte=recently))
+        .filter(Q(state=Ask.State.WAITING)
+                | Q(state=Ask.State.DONE, used_by__created_at__gte=recently)
+                # answered in the chat instead, and spent: open as far as Home knew, so shown done too
+                | Q(state=Ask.State.YES, answered_in="chat", used_by__created_at__gte=recently))
         .exclude(Q(state=Ask.State.WAITING) & Q(Exists(went_ahead)))
         .select_related("decision")
         .order_by("-created_at")[:limit]
@@ -107,7 +110,7 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
         shown.append(HomeAsk(id=str(ask.id), agent_id=agent_id, agent_name=name, question=question,
                              reason=reason, where=where, conversation_id=decision.conversation_id or "",
                              at=ask.created_at, tool=decision.tool, input=decision.input,
-                             replaces=decision.replaces, note=decision.note, done=ask.state == Ask.State.DONE))
+                             replaces=decision.replaces, note=decision.note, done=ask.state != Ask.State.WAITING))
     return shown
 
 

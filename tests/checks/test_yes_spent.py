@@ -195,7 +195,7 @@ def test_the_model_s_own_words_are_no_yes(org, dana):
     assert run(org, words).outcome == "ask"
 
 
-def test_a_yes_the_model_writes_into_a_packet_is_no_yes(org, dana, staff, model):
+def test_a_yes_the_model_writes_into_a_packet_is_no_yes(org, dana, staff, model):  # noqa: F811
     """message_thread's task is the model's writing: "Sam says yes" in it answers no ask; only the owner's own
     message, carried as the work's owner words, does."""
     from agents import services as agent_services
