@@ -294,7 +294,31 @@ def test_an_ask_answered_in_the_chat_leaves_home_once_the_action_goes(client, ow
                                       text="Yes, change Dana's Context to prefers a call to email.")
     drain(org_id=org.id)
     assert Contact.objects.get(id=asked["dana"].id).context == "Prefers a call to email"
-    assert "Client desk asks" not in home(client)
+    # It stays on Home a while, shown done, with no Yes or No: a stale Yes can't send it again.
+    html = home(client)
+    card = html[html.index(f'data-key="ask-{asked["ask"].id}"'):]
+    card = card[:card.index("</li>")]
+    assert "Done: it went ahead" in card and answer_url(asked["ask"]) not in card and 'name="yes"' not in card
+    response = client.post(answer_url(asked["ask"]), {"yes": "1"}, follow=True)
+    assert "That was answered already." in response.content.decode()
+    assert CheckDecision.objects.filter(tool="contacts.context", outcome="go").count() == 1
+
+
+def test_an_ask_whose_action_went_on_other_words_is_done_on_home_and_its_yes_does_nothing(
+        client, owner, org, desk, asked, model):
+    """The owner asks for the change in their own words instead of answering: it goes, and the open ask closes."""
+    model.add(call("message_thread", {"thread": "Juniper Dental", "task": "Sam wants it."}), say("Sent."),
+              call("use_tool", asked["action"]), say("Done."))
+    agent_services.owner_message_send(org=org, agent=desk,
+                                      text="Change Dana's Context to say she prefers a call to email.")
+    drain(org_id=org.id)
+    assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.DONE
+    html = home(client)
+    card = html[html.index(f'data-key="ask-{asked["ask"].id}"'):]
+    assert "Done: it went ahead" in card[:card.index("</li>")]
+    response = client.post(answer_url(asked["ask"]), {"yes": "1"}, follow=True)
+    assert "That was done already" in response.content.decode()
+    assert not Message.objects.filter(role="handoff", data__from_home=True).exists()
 
 
 def test_an_ask_card_is_answered_in_place_too(client, owner, org, desk):
