@@ -591,14 +591,15 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
         if not Ask.objects.select_for_update().filter(id=ask.id, state=Ask.State.WAITING).exists():
             messages.info(request, "That was answered already.")  # a second press of the same button
             return _back(request)
-        check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text)
         agent_services.message_append(
             conversation=agent_services.chat_for(agent=agent), role=Message.Role.SYSTEM, text=note,
             data={"ask_id": str(ask.id), "conversation_id": decision.conversation_id or "",
                   "thread": where.title if where is not None else "",
                   "answer": "yes" if yes else "no" if no else "words", "action": action},
         )
-        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        said = agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        # The yes and its words in the chat are one yes: spending either spends both.
+        check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text, ref=f"message:{said.id}")
     messages.success(request, f"Sent to {agent.name}: “{text}”")
     return _back(request)
 

@@ -36,8 +36,9 @@ REMINDER = {"to": ["accounts@harbormarine.test"], "subject": "Invoice 1044 from 
             "text": "Hi,\n\nA friendly reminder that invoice 1044 for $6,400, the Harbor Marine signage, was due on "
                     "October 20. You can pay it here: https://app.qbo.intuit.com/app/invoice?txnId=1044\n\nThanks,\n"
                     "Sam"}
-REMINDER_ASK = ("Send accounts@harbormarine.test a friendly reminder about invoice 1044 for $6,400? It's 21 days "
-                "late, and over your $5,000 line.")
+# As the spec has it: the thread asks in its reply, saying what it would send to whom (here, by who they are).
+REMINDER_ASK = ("Invoice 1044 to Harbor Marine is $6,400 and 21 days late, over your $5,000 line. Shall I send their "
+                "accounts team a friendly reminder?")
 QUOTE = {"to": ["dana@juniperdental.test"], "subject": "Re: Rebrand for our second clinic",
          "text": "Hi Dana,\n\nFor a new logo with a one-page brand guide, and signage for both clinics, the price is "
                  "$8,400, ready five weeks after you sign.\n\nSam"}
