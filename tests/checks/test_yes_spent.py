@@ -114,6 +114,18 @@ def test_home_s_yes_pressed_first_is_spent_by_a_run_that_went_on_the_chat_s_yes(
     assert run(org, words).outcome == "ask"  # the quote Home's Yes was for: it went already, reworded
 
 
+def test_home_s_yes_to_a_chat_s_own_ask_and_its_words_in_the_chat_are_one_yes(org, dana):
+    """Home's Yes to an ask the chat made itself also writes "Yes, go ahead." into that chat: one yes, spent once,
+    whichever of the two the run went on."""
+    run(org, [START])
+    ask = Ask.objects.get(organization=org)
+    ask_answer(org=org, ask_id=ask.id, yes=True, text="Yes, go ahead.", ref="message:5")
+    words = [START, {"role": "agent", "text": ASKED}, {"role": "owner", "text": "Yes, go ahead.", "ref": "message:5"}]
+    assert run(org, words).outcome == "go"
+    assert SpentYes.objects.filter(organization=org, ref="message:5").exists()
+    assert run(org, words, action=REWORDED).outcome == "ask"
+
+
 # ------------------------------------------------------------------------------- the yes typed in the chat
 
 def test_a_yes_typed_in_the_chat_answers_the_thread_s_one_waiting_ask(org, dana):
