@@ -121,5 +121,6 @@ def action_key(request: CheckRequest, validated: dict | None = None) -> str:
         whom = {k: tool_input[k] for k in sorted(RECIPIENT_KEYS) if tool_input.get(k)}
     else:
         whom = {k: v for k, v in tool_input.items() if k == "id" or k.endswith("Id") or k.endswith("_id")}
-    text = json.dumps({"tool": request.action.tool, "whom": whom}, sort_keys=True, default=str)
+    # An action that names no one and no record (an agent's name, a search) is only ever the same as itself.
+    text = json.dumps({"tool": request.action.tool, "whom": whom} if whom else canonical, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
