@@ -38,6 +38,9 @@ class CheckDecision(models.Model):
         max_length=64,
         help_text="sha256 of the action as a yes covers it: its tool and whole input, and what it replaces.",
     )
+    # The action without its wording (checks/spend.py): a reworded send to the same people is the same action, so a
+    # go of it ends the asks about it in its conversation (Home shows them done; their Yes lets nothing go).
+    action_key = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     actor_kind = models.CharField(max_length=10, null=True, blank=True)
     actor_id = models.CharField(max_length=64, null=True, blank=True)
@@ -48,6 +51,7 @@ class CheckDecision(models.Model):
         indexes = [
             models.Index(fields=["organization", "-created_at"], name="check_decision_org_idx"),
             models.Index(fields=["organization", "fingerprint"], name="check_decision_fp_idx"),
+            models.Index(fields=["organization", "action_key"], name="check_decision_key_idx"),
         ]
 
     def __str__(self):

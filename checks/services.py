@@ -7,7 +7,7 @@ answer in a chat calls. The decision itself is `checks.decide.decide`, on data o
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, Q, Subquery
 from django.utils import timezone
 
 from checks import spend
@@ -15,6 +15,7 @@ from checks.decide import decide
 from checks.fingerprint import fingerprint
 from checks.judge import Judge, configured_judge
 from checks.models import Ask, CheckDecision, SpentYes
+from checks.selectors import went_since
 from checks.types import CheckRequest, Decision
 from checks.words import is_yes
 from core import live
@@ -69,6 +70,7 @@ def check_tool_call(
             decided_by=decision.decided_by,
             judge_used=decision.judge_used,
             fingerprint=action_print,
+            action_key=key,
             actor_kind=actor_kind,
             actor_id=actor_id,
             conversation_id=conversation_id,
@@ -89,7 +91,10 @@ def check_tool_call(
             record.outcome, record.reason = decision.outcome, decision.reason or ""
             record.relied_on, record.decided_by = decision.relied_on, decision.decided_by
             record.save(update_fields=["outcome", "reason", "relied_on", "decided_by"])
-        if decision.outcome == "go":
+        if decision.outcome == "go" and needed:
+            # A yes let it go: the asks it answered, and every other yes for the same action, are done with it. (A
+            # go on the owner's own words writes nothing here: its asks read as done by `went_since`, on Home and
+            # when a yes would be claimed, so the common checked step costs no query more.)
             _close_the_same_action(org=org, fingerprint=action_print, key=key, conversation_id=conversation_id,
                                    record=record, refs=needed)
         if decision.outcome == "ask":
@@ -107,9 +112,26 @@ def _claim_yes(*, org, fingerprint: str, conversation_id: str | None, record: Ch
         .order_by("answered_at").values_list("id", flat=True)
     )
     for ask_id in list(waiting):
-        if Ask.objects.filter(id=ask_id, state=Ask.State.YES, used_by__isnull=True).update(used_by=record):
+        # Claimed only while unspent, and only if the action hasn't gone since it was asked about (on other words,
+        # or reworded): one run for one yes, however it went.
+        claimed = Ask.objects.filter(id=ask_id, state=Ask.State.YES, used_by__isnull=True).exclude(
+            Exists(went_since(exclude=record.pk))
+        ).update(used_by=record)
+        if claimed:
             return Ask.objects.get(id=ask_id)
     return None
+
+
+def ask_went(*, org, ask_id) -> CheckDecision | None:
+    """The run of the asked action that went since it was asked, if any: its ask is done, and closes now."""
+    ask = Ask.objects.filter(organization=org, id=ask_id).annotate(
+        went_id=Subquery(went_since().values("pk")[:1])
+    ).first()
+    if ask is None or ask.went_id is None:
+        return None
+    if ask.state == Ask.State.WAITING:
+        Ask.objects.filter(id=ask.id, state=Ask.State.WAITING).update(state=Ask.State.DONE, used_by=ask.went_id)
+    return CheckDecision.objects.get(pk=ask.went_id)
 
 
 def _spend_words(*, org, refs: list[str], record: CheckDecision) -> bool:
@@ -191,7 +213,8 @@ def yes_from_chat(*, org, conversation_id: str, words: str, ref: str, given_at) 
         waiting = list(
             Ask.objects.select_for_update(of=("self",))
             .filter(organization=org, state=Ask.State.WAITING, decision__conversation_id=conversation_id,
-                    created_at__lt=given_at)[:2]
+                    created_at__lt=given_at)
+            .exclude(Exists(went_since()))[:2]
         )
         if len(waiting) != 1:
             return None

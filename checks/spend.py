@@ -75,12 +75,10 @@ def without(request: CheckRequest, refs: set[str]) -> CheckRequest:
     return request.model_copy(update={"conversation": turns})
 
 
-def _by_rules(request: CheckRequest) -> tuple[str, str | None, tuple]:
-    # The rules alone, never a judge: what they find, open or definite.
+def _by_rules(request: CheckRequest) -> tuple:
+    # The rules alone, never a judge: what they find, open or definite (a decision without a judge follows from it).
     result = evaluate(request)
-    found = tuple(sorted((f.reason, f.definite) for f in result.findings))
-    decision = decide(request, judge=None)
-    return decision.outcome, decision.reason, found
+    return result.checked, tuple(sorted((f.reason, f.definite) for f in result.findings))
 
 
 def relied_on(request: CheckRequest, decision: Decision, candidates: list[YesTurn]) -> tuple[list[str], Decision]:

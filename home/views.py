@@ -537,7 +537,8 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     ask = Ask.objects.filter(organization=org, id=ask_id).select_related("decision").first()
     if ask is None:
         raise Http404("No such ask in this workspace.")
-    if ask.state == Ask.State.DONE:
+    if ask.state == Ask.State.DONE or (ask.state == Ask.State.WAITING
+                                       and check_services.ask_went(org=org, ask_id=ask.id) is not None):
         messages.info(request, "That was done already, so nothing waits for your answer.")
         return _back(request)
     if ask.state != Ask.State.WAITING:
