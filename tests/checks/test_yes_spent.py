@@ -126,6 +126,17 @@ def test_home_s_yes_to_a_chat_s_own_ask_and_its_words_in_the_chat_are_one_yes(or
     assert run(org, words, action=REWORDED).outcome == "ask"
 
 
+def test_a_home_yes_is_never_claimed_after_its_action_went_on_the_owner_s_own_words(org, dana):
+    run(org, [START])
+    ask = Ask.objects.get(organization=org)
+    ask_answer(org=org, ask_id=ask.id, yes=True, text="Yes")
+    own = [{"role": "owner", "text": "Send Dana the Juniper Dental quote for $8,400 now.", "ref": "message:4"}]
+    assert run(org, own).outcome == "go"  # it went on the owner's words: no yes needed, none spent
+    assert run(org, [START]).outcome == "ask"  # Home's yes to it can't send it a second time
+    ask.refresh_from_db()
+    assert ask.used_by is None and ask.state == Ask.State.YES
+
+
 # ------------------------------------------------------------------------------- the yes typed in the chat
 
 def test_a_yes_typed_in_the_chat_answers_the_thread_s_one_waiting_ask(org, dana):
