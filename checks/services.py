@@ -77,13 +77,22 @@ def check_tool_call(
         )
         if decision.outcome == "ask":
             grant = _claim_yes(org=org, fingerprint=action_print, conversation_id=conversation_id, record=record)
+            spent_words = (SpentYes.objects.filter(organization=org, ref=grant.answer_ref).first()
+                           if grant is not None and grant.answer_ref else None)
+            if grant is not None and spent_words is not None:
+                # Its words let a run go already (in the chat, or delivered to the thread): the yes was spent there.
+                Ask.objects.filter(id=grant.id, used_by=record).update(used_by=spent_words.decision_id)
+                grant = None
+            if grant is not None and grant.answer_ref and not _spend_words(
+                org=org, refs=[grant.answer_ref], record=record
+            ):
+                # Another run spent its words between our read and now: that run went on this yes; this one asks.
+                Ask.objects.filter(id=grant.id, used_by=record).update(used_by=None)
+                grant = None
             if grant is not None:
                 decision = Decision(outcome="go", relied_on=[grant.answer] if grant.answer else [],
                                     decided_by="rules")
                 needed = [grant.answer_ref] if grant.answer_ref else []
-                # Its words, delivered to the thread, are spent with it (unless a run spent them already).
-                if needed and not SpentYes.objects.filter(organization=org, ref=needed[0]).exists():
-                    SpentYes.objects.create(organization=org, ref=needed[0], decision=record)
         elif needed and not _spend_words(org=org, refs=needed, record=record):
             # Another run spent this yes between our read and now: it lets one run go, and that one went.
             decision, needed = fallback, []
@@ -112,12 +121,14 @@ def _claim_yes(*, org, fingerprint: str, conversation_id: str | None, record: Ch
         .order_by("answered_at").values_list("id", flat=True)
     )
     for ask_id in list(waiting):
-        # Claimed only while unspent, and only if the action hasn't gone since it was asked about (on other words,
-        # or reworded): one run for one yes, however it went.
-        claimed = Ask.objects.filter(id=ask_id, state=Ask.State.YES, used_by__isnull=True).exclude(
-            Exists(went_since(exclude=record.pk))
-        ).update(used_by=record)
-        if claimed:
+        # Not once the action has gone since it was asked about (on other words, or reworded): one run for one yes,
+        # however it went.
+        if Ask.objects.filter(id=ask_id).filter(Exists(went_since(exclude=record.pk))).exists():
+            continue
+        # The claim itself is one plain conditional UPDATE on the row (no join, no subquery): PostgreSQL re-reads
+        # the row a concurrent claim committed and finds it spent. (With a subquery in its WHERE, both went: the
+        # subquery's rows come from the statement's snapshot, so the test racing two runs caught it.)
+        if Ask.objects.filter(id=ask_id, state=Ask.State.YES, used_by__isnull=True).update(used_by=record):
             return Ask.objects.get(id=ask_id)
     return None
 
