@@ -317,10 +317,37 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
         message = message_append(conversation=chat, role=Message.Role.OWNER, text=text)
         work_open(
             org=org, agent=agent, conversation=chat, task=text, requester=None,
-            owner_words=[{"text": text, "where": f"{agent.name}'s chat", "at": message.created_at.isoformat()}],
+            # The ref names these words for the check: a yes in them, carried to a thread, is spent once.
+            owner_words=[{"text": text, "where": f"{agent.name}'s chat", "at": message.created_at.isoformat(),
+                          "ref": f"message:{message.id}"}],
         )
         wake(conversation=chat)
     return message
+
+
+def answer_from_home(*, org, thread: Conversation, text: str, ref: str, note: str, note_data: dict) -> Work:
+    """The owner's Yes or No to a thread's ask, given on Home: it goes straight to the thread that asked (as the
+    owner's words quoted in work handed to it, which the check reads), and the thread starts on it; no model has to
+    pass it on. `note` (with `note_data`, what the chat's page shows of it) goes to the agent's chat, quiet: its
+    model reads it with what comes next but doesn't start a turn to pass it on again."""
+    agent = thread.agent
+    at = timezone.now().isoformat()
+    owner_words = [{"text": text, "where": "Home", "at": at, "ref": ref}]
+    task = f"{org.owner_first_name} answered your question from Home: {text}"
+    with transaction.atomic():
+        thread_reopen(thread=thread)
+        message_append(
+            conversation=thread, role=Message.Role.HANDOFF,
+            text=f"[From Home] {task}",
+            data={"from_chat": True, "from_home": True, "task": task, "notes": "", "links": [],
+                  "owner_words": owner_words},
+        )
+        work = work_open(org=org, agent=agent, conversation=thread, task=task, requester=None,
+                         owner_words=owner_words)
+        message_append(conversation=chat_for(agent=agent), role=Message.Role.SYSTEM, text=note,
+                       data={**note_data, "quiet": True})
+        wake(conversation=thread)
+    return work
 
 
 def conversation_try_again(*, org, conversation_id) -> Conversation:

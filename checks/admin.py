@@ -1,14 +1,14 @@
 from django.contrib import admin
 
-from checks.models import Ask, CheckDecision
+from checks.models import Ask, CheckDecision, SpentYes
 
 
 class AskInline(admin.TabularInline):
     model = Ask
     fk_name = "decision"
     extra = 0
-    fields = ("state", "answer", "answered_at", "used_by")
-    readonly_fields = ("used_by",)
+    fields = ("state", "answer", "answered_at", "answered_in", "answer_ref", "used_by")
+    readonly_fields = ("used_by", "answered_in", "answer_ref")
 
 
 @admin.register(CheckDecision)
@@ -38,3 +38,19 @@ class AskAdmin(admin.ModelAdmin):
     @admin.display(boolean=True, description="used")
     def used(self, obj):
         return obj.used_by_id is not None
+
+
+@admin.register(SpentYes)
+class SpentYesAdmin(admin.ModelAdmin):
+    """Which of the owner's yeses let a run go: evidence, read only (a row removed would let a yes go again)."""
+
+    list_display = ("at", "organization", "ref", "decision")
+    search_fields = ("ref", "organization__name")
+    list_select_related = ("organization", "decision")
+    readonly_fields = ("organization", "ref", "decision", "at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -38,6 +38,9 @@ class CheckDecision(models.Model):
         max_length=64,
         help_text="sha256 of the action as a yes covers it: its tool and whole input, and what it replaces.",
     )
+    # The action without its wording (checks/spend.py): a reworded send to the same people is the same action, so a
+    # go of it ends the asks about it in its conversation (Home shows them done; their Yes lets nothing go).
+    action_key = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     actor_kind = models.CharField(max_length=10, null=True, blank=True)
     actor_id = models.CharField(max_length=64, null=True, blank=True)
@@ -48,6 +51,7 @@ class CheckDecision(models.Model):
         indexes = [
             models.Index(fields=["organization", "-created_at"], name="check_decision_org_idx"),
             models.Index(fields=["organization", "fingerprint"], name="check_decision_fp_idx"),
+            models.Index(fields=["organization", "action_key"], name="check_decision_key_idx"),
         ]
 
     def __str__(self):
@@ -59,6 +63,8 @@ class Ask(models.Model):
         WAITING = "waiting"
         YES = "yes"
         DECLINED = "declined"
+        # The action went (on this yes or on any other): nothing waits for the owner any more, no Yes/No.
+        DONE = "done"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="check_asks")
@@ -67,7 +73,15 @@ class Ask(models.Model):
     state = models.CharField(max_length=8, choices=State.choices, default=State.WAITING)
     answer = models.TextField(blank=True, help_text="The owner's answer, in their words.")
     answered_at = models.DateTimeField(null=True, blank=True)
-    # A yes covers one run of the action it answered: the decision that ran on it, once it has.
+    # Which of the owner's words answered it: "ask:<id>" (Home's Yes or No), "message:<id>" (a yes typed in a chat
+    # and passed to the thread that asked). Spending the yes spends those words too (`SpentYes`).
+    answer_ref = models.CharField(max_length=80, blank=True)
+    answered_in = models.CharField(max_length=5, blank=True, help_text="home or chat")
+    # The action without its wording (the tool, whom a send reaches, the records a change names): a reworded send
+    # to the same people is the same action for closing its asks once one run of it went.
+    action_key = models.CharField(max_length=64, blank=True)
+    # A yes covers one run of the action it answered: the decision that ran on it, once it has (for a closed ask,
+    # the run that made it needless).
     used_by = models.ForeignKey(
         CheckDecision, null=True, blank=True, on_delete=models.SET_NULL, related_name="yes_used"
     )
@@ -79,3 +93,21 @@ class Ask(models.Model):
 
     def __str__(self):
         return f"{self.decision.tool}: {self.state}"
+
+
+class SpentYes(models.Model):
+    """The owner's words of a yes that let one run go: they never let another. `ref` names the words ("message:<id>"
+    typed in a chat, carried into a thread; "ask:<id>" answered on Home); one row a yes, so two runs racing on it
+    can't both spend it (the second insert fails in the transaction that would let it go)."""
+
+    id = models.BigAutoField(primary_key=True)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    ref = models.CharField(max_length=80)
+    decision = models.ForeignKey(CheckDecision, on_delete=models.CASCADE, related_name="spent_yes")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["organization", "ref"], name="spent_yes_once")]
+
+    def __str__(self):
+        return f"{self.ref} spent"

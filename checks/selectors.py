@@ -9,7 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
+from django.db.models import OuterRef, Q
 
+from checks.models import CheckDecision
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
@@ -180,3 +182,19 @@ def _contact_rows(
         rows = cursor.fetchall()
     made = _made_items((row[3], row[5]) for row in rows if row[0] == 0)
     return made, [row[2:] for row in rows if row[0] == 1]
+
+
+def went_since(*, exclude=None):
+    """For an `Ask` queryset (OuterRef): the runs of the same action that went after it was asked, newest first.
+    The same action: the same fingerprint anywhere in the workspace, or, in the ask's conversation, the same tool to
+    the same people or records (`action_key`)."""
+    same = Q(fingerprint=OuterRef("fingerprint")) | (
+        Q(action_key=OuterRef("action_key"), conversation_id=OuterRef("decision__conversation_id"))
+        & ~Q(action_key="")
+    )
+    went = CheckDecision.objects.filter(same, organization=OuterRef("organization"),
+                                        outcome=CheckDecision.Outcome.GO,
+                                        created_at__gt=OuterRef("decision__created_at"))
+    if exclude is not None:
+        went = went.exclude(pk=exclude)
+    return went.order_by("-created_at")

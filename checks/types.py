@@ -50,6 +50,9 @@ class Records(_Data):
 class OwnerTurn(_Data):
     role: Literal["owner"]
     text: str
+    # Which of the owner's words these are ("message:<id>", "ask:<id>"), where the workspace knows: a yes in them is
+    # spent by the run it lets go (checks/spend.py). Cases leave it out; the rules never read it.
+    ref: str = ""
 
 
 class RoutineTurn(_Data):
@@ -62,6 +65,7 @@ class QuotedOwnerWords(_Data):
     text: str
     where: str = ""
     at: str | None = None
+    ref: str = ""  # as OwnerTurn's
 
 
 class HandoffTurn(_Data):

@@ -7,11 +7,13 @@ import datetime
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Run, Work
 from agents.runtime.model import model_connected
-from checks.models import Ask, CheckDecision
+from checks.models import Ask
+from checks.selectors import went_since
 from core import held
 from core import selectors as core_selectors
 from core.held import HeldLine
@@ -40,6 +42,7 @@ class HomeAsk:
     input: dict | None = None
     replaces: object = None
     note: str = ""  # what the tool carried for the check to weigh, such as a cost
+    done: bool = False  # the action went: shown as done, with no Yes or No
 
 
 def _uuids(values) -> set[uuid.UUID]:
@@ -58,13 +61,18 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
     An ask the owner answered in the chat instead, whose action then went ahead, is over: a later "go" on the same
     action in the same conversation takes it off Home.
     """
-    went_ahead = CheckDecision.objects.filter(
-        organization=org, fingerprint=OuterRef("fingerprint"), conversation_id=OuterRef("decision__conversation_id"),
-        outcome=CheckDecision.Outcome.GO, created_at__gt=OuterRef("decision__created_at"),
-    )
+    # An ask whose action went (on a yes given anywhere, or on the owner's own words, reworded or not) stays a day,
+    # shown as done with no Yes or No: the owner sees it is over, and a stale Yes can't send it again.
+    recently = timezone.now() - datetime.timedelta(days=1)
+    went_at = Subquery(went_since().values("created_at")[:1])
     asks = list(
-        Ask.objects.filter(organization=org, state=Ask.State.WAITING, decision__actor_kind="agent")
-        .exclude(Exists(went_ahead))
+        Ask.objects.filter(organization=org, decision__actor_kind="agent")
+        .filter(Q(state=Ask.State.WAITING)
+                | Q(state=Ask.State.DONE, used_by__created_at__gte=recently)
+                # answered in the chat instead, and spent: open as far as Home knew, so shown done too
+                | Q(state=Ask.State.YES, answered_in="chat", used_by__created_at__gte=recently))
+        .annotate(went_at=went_at)
+        .filter(Q(went_at__isnull=True) | Q(went_at__gte=recently) | ~Q(state=Ask.State.WAITING))
         .select_related("decision")
         .order_by("-created_at")[:limit]
     )
@@ -101,7 +109,8 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
         shown.append(HomeAsk(id=str(ask.id), agent_id=agent_id, agent_name=name, question=question,
                              reason=reason, where=where, conversation_id=decision.conversation_id or "",
                              at=ask.created_at, tool=decision.tool, input=decision.input,
-                             replaces=decision.replaces, note=decision.note))
+                             replaces=decision.replaces, note=decision.note,
+                             done=ask.state != Ask.State.WAITING or ask.went_at is not None))
     return shown
 
 

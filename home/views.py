@@ -109,7 +109,7 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "cards": _cards_for_owner(org, [c for c in core_selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
         "agent_work": [
             _timed_work(group, tz=tz, now=now)
-            for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks))
+            for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks if not a.done))
         ],
         "held": [_timed_held(line, tz=tz, now=now) for line in selectors.home_held(org=org)],
         "lines": _work_lines(page.lines, org=org, tz=tz, now=now, here=here, csrf_token=get_token(request)),
@@ -129,7 +129,9 @@ def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
     because = ask_words.reason_for_owner(ask.reason)
     return {
         "id": ask.id, "agent_id": ask.agent_id, "agent_name": ask.agent_name, "where": ask.where,
-        "question": ask.question or f"It waits for your yes before it goes on: {because}.",
+        "question": ask.question or (f"It waited for your yes: {because}." if ask.done
+                                     else f"It waits for your yes before it goes on: {because}."),
+        "done": ask.done,
         "because": because,
         "action": (ask_words.describe(tool=ask.tool, input=ask.input, replaces=ask.replaces, note=ask.note)
                    if ask.tool else None),
@@ -541,6 +543,10 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     ask = Ask.objects.filter(organization=org, id=ask_id).select_related("decision").first()
     if ask is None:
         raise Http404("No such ask in this workspace.")
+    if ask.state == Ask.State.DONE or (ask.state == Ask.State.WAITING
+                                       and check_services.ask_went(org=org, ask_id=ask.id) is not None):
+        messages.info(request, "That was done already, so nothing waits for your answer.")
+        return _back(request)
     if ask.state != Ask.State.WAITING:
         messages.info(request, "That was answered already.")
         return _back(request)
@@ -571,18 +577,36 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
                 "thread.")
     else:
         note = f"{org.owner_first_name} answers, from Home, the question you asked. Their answer follows."
+    if where is not None and where.agent_id == agent.id and (yes or no) and not words:
+        # Yes or No to a thread's ask goes straight to that thread: no model has to pass it on. The chat shows it.
+        with transaction.atomic():
+            if not Ask.objects.select_for_update().filter(id=ask.id, state=Ask.State.WAITING).exists():
+                messages.info(request, "That was answered already.")  # a second press, or the action went meanwhile
+                return _back(request)
+            check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text, ref=f"ask:{ask.id}")
+            agent_services.answer_from_home(
+                org=org, thread=where, text=text, ref=f"ask:{ask.id}",
+                note=(f"{org.owner_first_name} answered, from Home, the question your thread “{where.title}” asked "
+                      f"(held back because {decision.reason or 'the check asked'}): “{text}”. It went straight to "
+                      "that thread; there is nothing to pass on."),
+                note_data={"ask_id": str(ask.id), "conversation_id": decision.conversation_id or "",
+                           "thread": where.title, "answer": "yes" if yes else "no", "action": action},
+            )
+        messages.success(request, f"Sent to {agent.name}'s thread “{where.title}”: “{text}”")
+        return _back(request)
     with transaction.atomic():
         if not Ask.objects.select_for_update().filter(id=ask.id, state=Ask.State.WAITING).exists():
             messages.info(request, "That was answered already.")  # a second press of the same button
             return _back(request)
-        check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text)
         agent_services.message_append(
             conversation=agent_services.chat_for(agent=agent), role=Message.Role.SYSTEM, text=note,
             data={"ask_id": str(ask.id), "conversation_id": decision.conversation_id or "",
                   "thread": where.title if where is not None else "",
                   "answer": "yes" if yes else "no" if no else "words", "action": action},
         )
-        agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        said = agent_services.owner_message_send(org=org, agent=agent, text=text, user=request.user)
+        # The yes and its words in the chat are one yes: spending either spends both.
+        check_services.ask_answer(org=org, ask_id=ask.id, yes=yes, text=text, ref=f"message:{said.id}")
     messages.success(request, f"Sent to {agent.name}: “{text}”")
     return _back(request)
 
@@ -856,6 +880,8 @@ def _answer_note(data: dict, ask: AskAnswered | None, agent: Agent) -> str:
     if ask is not None:
         if ask.went:
             lines.append("Then: it went ahead.")
+        elif ask.state == Ask.State.DONE:
+            lines.append("Then: it had gone ahead already.")
         elif ask.state == Ask.State.YES:
             lines.append(f"Then: it goes ahead when {agent.name} picks the work up again.")
         elif ask.state == Ask.State.DECLINED:

@@ -8,6 +8,7 @@ is handed out again and the turn goes on from what was saved: a call whose resul
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import logging
 import uuid
@@ -33,6 +34,7 @@ from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.packets import packet_text
 from agents.runtime.replies import reply_note
 from agents.signals import work_answered
+from checks import services as check_services
 from core import live, rows
 from core.actors import Actor
 from core.errors import ToolError
@@ -125,6 +127,12 @@ class Turn(ToolHost):
                              owner_words=owner_words, org=self.org),
             data={"from_chat": True, "task": task, "notes": notes or "", "links": links, "owner_words": owner_words},
         )
+        # The owner's yes, typed here, answers the thread's waiting ask: the thread's next run of that action goes
+        # on it (checks.services.yes_from_chat; only the owner's own words, never the packet a model wrote).
+        if owner_words and owner_words[-1].get("ref"):
+            words = owner_words[-1]
+            check_services.yes_from_chat(org=self.org, conversation_id=str(thread.id), words=words["text"],
+                                         ref=words["ref"], given_at=_when(words.get("at")))
         work = services.work_open(
             org=self.org, agent=self.agent, conversation=thread, task=task, requester=requester,
             requested_by=current.requested_by if current else None, chain=current.chain if current else [],
@@ -684,19 +692,32 @@ def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
     return prompt.messages()
 
 
+def _when(at: str | None):
+    """When the owner said it (owner_words' `at`), else now: a yes answers only asks made before it."""
+    try:
+        return datetime.datetime.fromisoformat(at) if at else timezone.now()
+    except ValueError:
+        return timezone.now()
+
+
 def check_turns_of(message: Message) -> list[dict]:
     """One message as the owner's-yes check reads it (check_turns)."""
     data = message.data or {}
     if message.role == Message.Role.OWNER:
-        return [{"role": "owner", "text": message.text}]
+        return [{"role": "owner", "text": message.text, "ref": f"message:{message.id}"}]
     if message.role == Message.Role.ROUTINE:
         turns = [{"role": "routine", "name": data.get("name", ""), "text": data.get("note", "")}]
         if data.get("event_text"):
             turns.append({"role": "read", "source": data.get("source", "event"), "text": data["event_text"]})
         return turns
     if message.role == Message.Role.HANDOFF and data.get("from_chat"):
-        return [*({"role": "owner", "text": w["text"]} for w in data.get("owner_words", [])),
-                {"role": "agent", "text": data.get("task", "")}]
+        # Each quoted word keeps the ref of the owner's message it came from, so a yes is spent once wherever it
+        # travels; words quoted before refs existed are named by the packet that carries them.
+        owner = [{"role": "owner", "text": w["text"], "ref": w.get("ref") or f"handoff:{message.id}:{i}"}
+                 for i, w in enumerate(data.get("owner_words", []))]
+        if data.get("from_home"):
+            return owner  # the owner's answer from Home, delivered by Roadstar: no agent's words with it
+        return [*owner, {"role": "agent", "text": data.get("task", "")}]
     if message.role == Message.Role.HANDOFF:
         return [{"role": "handoff", "from": data.get("from", ""), "task": data.get("task", ""),
                  "notes": data.get("notes", ""), "owner_words": data.get("owner_words", [])}]

@@ -151,4 +151,5 @@ def test_a_turn_holds_the_conversation_as_the_check_reads_it_folded_part_include
     services.message_append(conversation=thread, role=Message.Role.OWNER, text="One more thing")
     turn._read_new_messages()
     assert turn.check_turns() == check_turns(thread)
-    assert turn.check_turns()[-1] == {"role": "owner", "text": "One more thing"}
+    last = Message.objects.get(conversation=thread, text="One more thing")
+    assert turn.check_turns()[-1] == {"role": "owner", "text": "One more thing", "ref": f"message:{last.id}"}

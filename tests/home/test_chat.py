@@ -222,14 +222,13 @@ def test_the_work_that_asked_waits_for_the_owner_on_home(client, owner, asked):
 
 
 def test_yes_on_home_reaches_the_thread_and_lets_the_held_action_go(client, owner, org, desk, asked, model):
-    def chat_routes(request):
-        # The chat sees which question the answer is for, and sends it to the thread that holds the work.
+    def thread_runs_it(request):
+        # Home's Yes went straight to the thread that asked: the chat's model passed nothing on.
         seen = json.dumps(request["messages"])
-        assert "Juniper Dental" in seen and "Yes, go ahead." in seen
-        return call("message_thread", {"thread": "Juniper Dental", "task": "Sam says yes: go ahead."})
+        assert "Yes, go ahead." in seen and "message_thread" not in json.dumps(request["tools"])
+        return call("use_tool", asked["action"])
 
-    model.add(chat_routes, say("Sent Sam's yes to Juniper Dental."), call("use_tool", asked["action"]),
-              say("Dana's Context now says she prefers a call."))
+    model.add(thread_runs_it, say("Dana's Context now says she prefers a call."))
     response = client.post(answer_url(asked["ask"]), {"answer": "", "yes": "1", "next": "/"})
     assert response.status_code == 302 and response["Location"] == "/"
     drain(org_id=org.id)
@@ -246,7 +245,10 @@ def test_yes_on_home_reaches_the_thread_and_lets_the_held_action_go(client, owne
 def test_no_on_home_keeps_the_action_held_and_the_chat_says_so(client, owner, org, desk, asked):
     client.post(answer_url(asked["ask"]), {"answer": "", "no": "1"})
     assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.DECLINED
-    assert Message.objects.filter(role="owner", text="No, don't do that.").count() == 1
+    # The No went straight to the thread that asked, as the owner's words; the chat only shows it.
+    to_thread = Message.objects.filter(conversation=asked["thread"], role="handoff", data__from_home=True)
+    assert [m.data["owner_words"][0]["text"] for m in to_thread] == ["No, don't do that."]
+    assert not Message.objects.filter(role="owner").exclude(text="Keep Dana's record up to date.").exists()
     page = chat_page(client, desk)
     assert "Your answer: No" in page and "Then: it stays held back; nothing went." in page
     assert Contact.objects.get(id=asked["dana"].id).context == "Email is fine for anything."
@@ -276,7 +278,7 @@ def test_an_ask_answered_already_is_not_answered_twice(client, owner, desk, aske
     client.post(answer_url(asked["ask"]), {"yes": "1"})
     response = client.post(answer_url(asked["ask"]), {"yes": "1"}, follow=True)
     assert "That was answered already." in response.content.decode()
-    assert Message.objects.filter(role="owner", text="Yes, go ahead.").count() == 1
+    assert Message.objects.filter(role="handoff", data__from_home=True).count() == 1
 
 
 def test_another_workspaces_ask_is_not_found(client, other_org, asked):
@@ -292,7 +294,31 @@ def test_an_ask_answered_in_the_chat_leaves_home_once_the_action_goes(client, ow
                                       text="Yes, change Dana's Context to prefers a call to email.")
     drain(org_id=org.id)
     assert Contact.objects.get(id=asked["dana"].id).context == "Prefers a call to email"
-    assert "Client desk asks" not in home(client)
+    # It stays on Home a while, shown done, with no Yes or No: a stale Yes can't send it again.
+    html = home(client)
+    card = html[html.index(f'data-key="ask-{asked["ask"].id}"'):]
+    card = card[:card.index("</li>")]
+    assert "Done: it went ahead" in card and answer_url(asked["ask"]) not in card and 'name="yes"' not in card
+    response = client.post(answer_url(asked["ask"]), {"yes": "1"}, follow=True)
+    assert "That was answered already." in response.content.decode()
+    assert CheckDecision.objects.filter(tool="contacts.context", outcome="go").count() == 1
+
+
+def test_an_ask_whose_action_went_on_other_words_is_done_on_home_and_its_yes_does_nothing(
+        client, owner, org, desk, asked, model):
+    """The owner asks for the change in their own words instead of answering: it goes, and the open ask closes."""
+    model.add(call("message_thread", {"thread": "Juniper Dental", "task": "Sam wants it."}), say("Sent."),
+              call("use_tool", asked["action"]), say("Done."))
+    agent_services.owner_message_send(org=org, agent=desk,
+                                      text="Change Dana's Context to say she prefers a call to email.")
+    drain(org_id=org.id)
+    html = home(client)
+    card = html[html.index(f'data-key="ask-{asked["ask"].id}"'):]
+    assert "Done: it went ahead" in card[:card.index("</li>")]
+    response = client.post(answer_url(asked["ask"]), {"yes": "1"}, follow=True)
+    assert "That was done already" in response.content.decode()
+    assert not Message.objects.filter(role="handoff", data__from_home=True).exists()
+    assert Ask.objects.get(id=asked["ask"].id).state == Ask.State.DONE
 
 
 def test_an_ask_card_is_answered_in_place_too(client, owner, org, desk):
