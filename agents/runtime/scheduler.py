@@ -13,7 +13,7 @@ few seconds, the minute's sweep) claims the conversation again with a new token,
 `interrupted`. The old token fences the old worker: each write of a turn takes the conversation's counter only
 while the token is its own (services.message_append), so a worker that was slow rather than dead stops at its next
 write, and its step or call rolls back. The broker hands a dead worker's task out again only after Q_CLUSTER's
-`retry` (660 s, past its 600 s `timeout`), long after the lease (30 s): that task carries the old token and does
+`retry` (660 s, past its 600 s `timeout`), long after the lease (15 s): that task carries the old token and does
 nothing, so the two can't both run a turn.
 """
 
@@ -43,6 +43,14 @@ class LeaseLost(Exception):
 
 def lease_length() -> datetime.timedelta:
     return datetime.timedelta(seconds=settings.ROADSTAR_TURN_LEASE_SECONDS)
+
+
+def pickup_length() -> datetime.timedelta:
+    """How long a claim waits for a worker to start its task: the broker's `retry`, after which it hands a task
+    that was taken and never done out again itself. A task still in the queue is not lost with a worker (another
+    cluster takes it), so the short lease starts when the turn does (run_turn renews it first thing): a busy queue
+    doesn't make a live claim look dead."""
+    return datetime.timedelta(seconds=settings.Q_CLUSTER.get("retry", 660))
 
 
 INTERRUPTED = ("Its worker stopped renewing the turn's lease (it died or hung), so the conversation was handed to "
@@ -125,7 +133,7 @@ def _claim_in_transaction(org_id) -> list[Claimed]:
     if claimed:
         token = uuid.uuid4()  # one a claim: a conversation's token is new each time it is claimed
         rows.update(Conversation, [("id", "in", [c.id for c in claimed])], state=Conversation.State.RUNNING,
-                    started_at=now, lease_token=token, lease_until=now + lease_length())
+                    started_at=now, lease_token=token, lease_until=now + pickup_length())
         claimed = [c._replace(lease=token) for c in claimed]
     return claimed
 

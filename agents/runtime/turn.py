@@ -806,6 +806,8 @@ def run_turn(conversation_id: str, lease: str | None = None) -> str | None:
     # (the tests'), which the thread's writes would wait for.
     keeper = scheduler.LeaseKeeper(conversation.id, token) if (
         token is not None and not connection.in_atomic_block) else None
+    if keeper is not None and not keeper.renew():  # the short lease starts now (the claim's waited for a worker)
+        return None
     with keeper or contextlib.nullcontext():
         try:
             return _run_turn(conversation, token, keeper)

@@ -210,7 +210,7 @@ else:
 # the worker is taken for dead and the conversation is claimed again (the worker's lease watch looks every third of
 # it). Far below Q_CLUSTER's retry, so the broker's redelivery of a dead worker's task comes long after, and finds
 # its token stale. At least 6 s: a renewal must fit between two.
-ROADSTAR_TURN_LEASE_SECONDS = env_count("ROADSTAR_TURN_LEASE_SECONDS", 30, least=6)
+ROADSTAR_TURN_LEASE_SECONDS = env_count("ROADSTAR_TURN_LEASE_SECONDS", 15, least=6)
 
 # django-q2 with the ORM broker: it hands out again a task that was never acknowledged, so a worker that dies
 # mid-task loses nothing (tasks are written to be idempotent). retry must exceed timeout or tasks run twice.
