@@ -306,11 +306,11 @@ def table(results: list[dict]) -> str:
             "|---|---|---|---|---|---|---|"]
     for r in results:
         memory = r["memory_mib"]
+        killed = f"{r['killed_answered_within_s']} s ({r['killed_messages']} messages)" if r["kill"] else "–"
         rows.append(
             f"| {r['run']}{' (kill -9 of one cluster)' if r['kill'] else ''} | {r['answered_exactly_once']} of "
             f"{WORKSPACES * MESSAGES} | {r['latency_median_s']} s / {r['latency_p95_s']} s | {r['messages_per_s']} | "
-            f"{str(r['killed_answered_within_s']) + ' s (' + str(r['killed_messages']) + ' messages)' if r['kill'] else '–'}"
-            f" | {r['log_errors']} | {', '.join(map(str, memory['web']))}; "
+            f"{killed} | {r['log_errors']} | {', '.join(map(str, memory['web']))}; "
             f"{', '.join(map(str, memory['worker_process']))} |")
     return "\n".join(rows)
 
@@ -324,7 +324,8 @@ def write_performance(results: list[dict]) -> None:
     if MARKER_START in text:
         text = re.sub(re.escape(MARKER_START) + ".*?" + re.escape(MARKER_END), lambda _: section, text, flags=re.S)
     else:
-        text += "\n## Scale-out: every message answered under load and after kill -9 (`bench/scale.py`)\n\n" + section + "\n"
+        heading = "## Scale-out: every message answered under load and after kill -9 (`bench/scale.py`)"
+        text += f"\n{heading}\n\n{section}\n"
     path.write_text(text)
 
 

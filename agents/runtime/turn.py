@@ -131,9 +131,10 @@ class Turn(ToolHost):
         """The work being routed goes on whole: its answer comes from whoever does it now. Written at once, in the
         routing call's own transaction, so a turn that goes on in another (or a worker's successor) knows it."""
         self._routed_any = True
-        work = (self._unrouted(self._step_saw) or [None])[0]
-        if work is None:
+        unrouted = self._unrouted(self._step_saw)
+        if not unrouted:
             return
+        work = unrouted[0]
         self._routes[work.id] = "passed"
         work.state = Work.State.PASSED
         rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)], state=Work.State.PASSED)
@@ -141,9 +142,10 @@ class Turn(ToolHost):
     def keep(self) -> None:
         """The work being routed was sent on and its answer comes back here: this turn's reply is not its answer."""
         self._routed_any = True
-        work = (self._unrouted(self._step_saw) or [None])[0]
-        if work is None:
+        unrouted = self._unrouted(self._step_saw)
+        if not unrouted:
             return
+        work = unrouted[0]
         self._routes[work.id] = "kept"
         work.routed_at = timezone.now()
         rows.update(Work, [("id", "=", work.id)], routed_at=work.routed_at)
