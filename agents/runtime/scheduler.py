@@ -50,7 +50,8 @@ def pickup_length() -> datetime.timedelta:
     that was taken and never done out again itself. A task still in the queue is not lost with a worker (another
     cluster takes it), so the short lease starts when the turn does (run_turn renews it first thing): a busy queue
     doesn't make a live claim look dead."""
-    return datetime.timedelta(seconds=float(settings.Q_CLUSTER.get("retry", 660)))
+    retry = settings.Q_CLUSTER["retry"]
+    return datetime.timedelta(seconds=retry if isinstance(retry, int | float) else 660)
 
 
 INTERRUPTED = ("Its worker stopped renewing the turn's lease (it died or hung), so the conversation was handed to "
