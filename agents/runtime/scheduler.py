@@ -46,12 +46,12 @@ def lease_length() -> datetime.timedelta:
 
 
 def pickup_length() -> datetime.timedelta:
-    """How long a claim waits for a worker to start its task: the broker's `retry`, after which it hands a task
-    that was taken and never done out again itself. A task still in the queue is not lost with a worker (another
-    cluster takes it), so the short lease starts when the turn does (run_turn renews it first thing): a busy queue
-    doesn't make a live claim look dead."""
-    retry = settings.Q_CLUSTER["retry"]
-    return datetime.timedelta(seconds=retry if isinstance(retry, int | float) else 660)
+    """How long a claim waits for a worker to start its task: two leases. Not the broker's `retry`: a cluster's
+    pusher takes tasks from the queue ahead of its workers, and a cluster killed with tasks in hand (the scale
+    bench's kill -9) would leave their conversations claimed until then. A task that only waited in a busy queue
+    past it is claimed again and queued once more; whichever of the two starts second finds its token stale and
+    does nothing. The turn's own short lease starts when it does (run_turn renews it first thing)."""
+    return 2 * lease_length()
 
 
 INTERRUPTED = ("Its worker stopped renewing the turn's lease (it died or hung), so the conversation was handed to "
