@@ -354,8 +354,10 @@ def main() -> None:
                 "OPENAI_API_KEY": "bench", "DEBUG": "0", "SECRET_KEY": "scale-bench-key",
                 "ROADSTAR_TURN_LEASE_SECONDS": str(LEASE), "PYTHONWARNINGS": "ignore"})
     try:
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
-                       capture_output=True, text=True, timeout=900)
+        migrated = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
+                                  capture_output=True, text=True, timeout=900)
+        if migrated.returncode:
+            raise SystemExit(f"scale bench: migrate failed:\n{migrated.stderr[-3000:]}")
         os.environ.update({k: env[k] for k in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DEBUG",
                                                "SECRET_KEY")})
         import django
@@ -371,9 +373,12 @@ def main() -> None:
         if args.runs >= 3:
             write_performance(results)
     finally:
-        import django.db
+        from django.apps import apps
 
-        django.db.connections.close_all()
+        if apps.ready:  # (a failed migrate stops the run before Django is set up here)
+            import django.db
+
+            django.db.connections.close_all()
         redis_server.terminate()
         model.stop()
         with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
