@@ -222,7 +222,16 @@ def settled(run: int) -> bool:
     return answered >= WORKSPACES * MESSAGES and not busy
 
 
-def measure(run: int, started: float, kill_at: float | None) -> dict:
+def reclaimed(folder: Path) -> set[str]:
+    """The conversations the survivors' logs say were claimed again after their lease ran out."""
+    ids: set[str] = set()
+    for log in folder.glob("worker*.log"):
+        for line in re.findall(r"claimed again: (.*)", log.read_text(errors="replace")):
+            ids.update(part.strip() for part in line.split(","))
+    return ids
+
+
+def measure(run: int, started: float, kill_at: float | None, killed_ids: set[str] = frozenset()) -> dict:
     from agents.models import Conversation, Message, Run, ToolCall, Work
 
     orgs = {"organization__name__startswith": f"Scale {run}-"}
@@ -242,7 +251,8 @@ def measure(run: int, started: float, kill_at: float | None) -> dict:
                                                    ).values_list("conversation_id", flat=True):
         calls[conversation_id] = calls.get(conversation_id, 0) + 1
     interrupted = set(Run.objects.filter(outcome="interrupted", **orgs).values_list("conversation_id", flat=True))
-    exactly_once, latencies, recovered, last = 0, [], [], 0.0
+    killed = interrupted | {uuid.UUID(i) for i in killed_ids}
+    exactly_once, latencies, recovered, killed_latencies, last = 0, [], [], [], 0.0
     for message in owner_messages:
         thread = threads.get(message.text[:80])
         work = thread_work.get(thread.id) if thread else None
@@ -254,8 +264,10 @@ def measure(run: int, started: float, kill_at: float | None) -> dict:
         latency = (work.answered_at - message.created_at).total_seconds()
         latencies.append(latency)
         last = max(last, work.answered_at.timestamp())
-        if kill_at is not None and (thread.id in interrupted or message.conversation_id in interrupted):
-            recovered.append(work.answered_at.timestamp() - kill_at)
+        if kill_at is not None and (thread.id in killed or message.conversation_id in killed):
+            killed_latencies.append(latency)
+            if message.created_at.timestamp() < kill_at:  # in hand when the cluster died
+                recovered.append(work.answered_at.timestamp() - kill_at)
     latencies.sort()
     return {
         "messages": len(owner_messages), "answered_exactly_once": exactly_once,
@@ -265,6 +277,8 @@ def measure(run: int, started: float, kill_at: float | None) -> dict:
         "messages_per_s": round(exactly_once / (last - started), 2) if last > started else None,
         "killed_answered_within_s": round(max(recovered), 1) if recovered else None,
         "killed_messages": len(recovered),
+        "killed_conversations": len(killed),
+        "killed_latency_max_s": round(max(killed_latencies), 1) if killed_latencies else None,
     }
 
 
@@ -292,7 +306,7 @@ def one_run(run: int, env: dict, folder: Path, *, kill: bool) -> dict:
         deadline = time.monotonic() + SETTLE
         while time.monotonic() < deadline and not settled(run):
             time.sleep(0.5)
-        result = measure(run, started, kill_at[0] if kill_at else None)
+        result = measure(run, started, kill_at[0] if kill_at else None, reclaimed(folder / f"run{run}"))
         django.db.connections.close_all()
     finally:
         stack.stop()
@@ -306,7 +320,9 @@ def table(results: list[dict]) -> str:
             "|---|---|---|---|---|---|---|"]
     for r in results:
         memory = r["memory_mib"]
-        killed = f"{r['killed_answered_within_s']} s ({r['killed_messages']} messages)" if r["kill"] else "–"
+        killed = (f"{r['killed_answered_within_s']} s after the kill ({r['killed_messages']} messages sent before it, "
+                  f"{r['killed_conversations']} conversations taken over; their slowest message "
+                  f"{r['killed_latency_max_s']} s)" if r["kill"] else "–")
         rows.append(
             f"| {r['run']}{' (kill -9 of one cluster)' if r['kill'] else ''} | {r['answered_exactly_once']} of "
             f"{WORKSPACES * MESSAGES} | {r['latency_median_s']} s / {r['latency_p95_s']} s | {r['messages_per_s']} | "
