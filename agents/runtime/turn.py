@@ -207,7 +207,8 @@ class Turn(ToolHost):
             just_read = False
             if self.keeper is not None and self.keeper.lost:
                 raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again")
-            if not self._input_waits():
+            if not self._input_waits() and not self._unrouted(self._known_upto):
+                # (work whose message a step saw, neither answered nor routed, keeps the turn going: the invariant)
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
                 return Run.Outcome.PAUSED
@@ -656,9 +657,9 @@ def input_waits(messages: list[Message]) -> bool:
             return True
     if messages[-1].role == Message.Role.AGENT:
         return False
-    if messages[-1].role == Message.Role.TOOL:
-        return True
-    return any(_acts_on(m) for m in messages[last_reply + 1:])
+    # A step's results no step has seen yet (the turn went on in another, and quiet answers came after them) or
+    # input to act on.
+    return any(m.role == Message.Role.TOOL or _acts_on(m) for m in messages[last_reply + 1:])
 
 
 def has_new_input(conversation: Conversation) -> bool:
