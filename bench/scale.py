@@ -231,7 +231,8 @@ def reclaimed(folder: Path) -> set[str]:
     return ids
 
 
-def measure(run: int, started: float, kill_at: float | None, killed_ids: set[str] | frozenset[str] = frozenset()) -> dict:
+def measure(run: int, started: float, kill_at: float | None,
+            killed_ids: set[str] | frozenset[str] = frozenset()) -> dict:
     from agents.models import Conversation, Message, Run, ToolCall, Work
 
     orgs = {"organization__name__startswith": f"Scale {run}-"}
