@@ -69,6 +69,8 @@ test: $(VENV)/.installed-dev workspace
 
 bench: $(VENV)/.installed-dev workspace
 	$(PY) bench/run.py
+	scripts/ensure-redis
+	$(PY) bench/scale.py
 	$(PY) bench/search_bench.py  # search over 100,000 messages and 10,000 files: minutes, most of them loading
 
 # The seven use cases against the model set in the environment (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_*),

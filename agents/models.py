@@ -49,6 +49,11 @@ class Conversation(models.Model):
     # The seq the next message gets: taken with one UPDATE … RETURNING (agents.services.message_append), which also
     # makes concurrent writers of one conversation take turns (the row stays locked until their commit).
     next_seq = models.PositiveIntegerField(default=0)
+    # The claim's lease on a running conversation: the worker running its turn renews `lease_until`; once it has
+    # passed, the worker is taken for dead and the conversation is claimed again with a new token. Every write of
+    # the turn checks the token, so a worker that was only slow can't write a step after the new one took over.
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -146,6 +151,12 @@ class Work(models.Model):
     latest_reply = models.TextField(blank=True)
     # Model steps taken on it, across every turn that worked on it: a thread has 40 on one piece of work.
     steps = models.PositiveIntegerField(default=0)
+    # The seq of the message that brought it, in its conversation: a reply answers only work whose message its
+    # prompt held, and memory never folds an open piece of work's message (none: brought by no message).
+    seq = models.PositiveIntegerField(null=True, blank=True)
+    # When it was sent on with its answer coming back here (hand_off to "me", a thread with andThen): routed, so
+    # not a message left without an answer or a route, though still open.
+    routed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     answered_at = models.DateTimeField(null=True, blank=True)
 
@@ -209,6 +220,8 @@ class Run(models.Model):
         FAILED = "failed"  # the model could not be reached after every try
         NO_MODEL = "no_model"
         PAUSED = "paused"  # the agent went past its budget
+        CONTINUED = "continued"  # a chat used its steps with messages still to route: another turn goes on
+        INTERRUPTED = "interrupted"  # its worker stopped renewing the lease (died): the conversation was handed on
 
     id = models.BigAutoField(primary_key=True)
     organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
@@ -216,7 +229,7 @@ class Run(models.Model):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.RUNNING)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.RUNNING)
     steps = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 

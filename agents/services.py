@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.core.exceptions import ObjectNotUpdated
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -209,7 +210,7 @@ def chat_for(*, agent: Agent) -> Conversation:
 
 
 def message_append(*, conversation: Conversation, role: str, text: str, data: dict | None = None,
-                   saw_upto: int | None = None) -> Message:
+                   saw_upto: int | None = None, lease=None) -> Message:
     """Append a message with the next seq, taken from the conversation's counter.
 
     One UPDATE … RETURNING takes the seq and, until the transaction commits, locks the conversation's row
@@ -221,12 +222,22 @@ def message_append(*, conversation: Conversation, role: str, text: str, data: di
     wrote again while the model was writing) take seqs before this one though the step never saw them; the step
     then keeps `saw_upto` in its data, so they count as not yet answered (turn.input_waits) and are shown after
     it (turn.PromptMessages).
+
+    `lease`, for a turn's own messages: the token of the claim it runs under. The counter is taken only while the
+    conversation still holds it, else scheduler.LeaseLost: a worker taken for dead, whose conversation was
+    claimed again, writes nothing more (the step and the call it writes with it roll back).
     """
     # Inside a caller's transaction no savepoint is needed: a failure here fails the caller's whole write.
     # Both statements are kept made (core.rows): a turn appends two messages a step, and compiling them was
     # most of an append's cost.
     with transaction.atomic(savepoint=False):
-        seq = rows.count_up(conversation, "next_seq") - 1
+        if lease is None:
+            seq = rows.count_up(conversation, "next_seq") - 1
+        else:
+            try:
+                seq = rows.count_up(conversation, "next_seq", fence=("lease_token", lease)) - 1
+            except ObjectNotUpdated as lost:
+                raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's") from lost
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
         data = data or {}
         if saw_upto is not None and seq - 1 > saw_upto:
@@ -297,12 +308,16 @@ def thread_reopen(*, thread: Conversation) -> None:
 def work_open(
     *, org, agent: Agent, conversation: Conversation, task: str, requester: Conversation | None,
     requested_by: Agent | None = None, chain: list | None = None, depth: int = 0, owner_words: list | None = None,
-    and_then_group=None, and_then: str = "",
+    and_then_group=None, and_then: str = "", seq: int | None = None,
 ) -> Work:
+    """`seq`: the message that brings the work, in `conversation`; by default the last one appended through this
+    conversation object (every caller appends the work's message just before: message_append keeps the counter)."""
+    if seq is None and conversation.next_seq:
+        seq = conversation.next_seq - 1
     return Work.objects.create(
         organization=org, agent=agent, conversation=conversation, task=task, requester=requester,
         requested_by=requested_by, chain=chain or [], depth=depth, owner_words=owner_words or [],
-        and_then_group=and_then_group, and_then=and_then,
+        and_then_group=and_then_group, and_then=and_then, seq=seq,
     )
 
 
@@ -316,7 +331,7 @@ def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
     with transaction.atomic():
         message = message_append(conversation=chat, role=Message.Role.OWNER, text=text)
         work_open(
-            org=org, agent=agent, conversation=chat, task=text, requester=None,
+            org=org, agent=agent, conversation=chat, task=text, requester=None, seq=message.seq,
             # The ref names these words for the check: a yes in them, carried to a thread, is spent once.
             owner_words=[{"text": text, "where": f"{agent.name}'s chat", "at": message.created_at.isoformat(),
                           "ref": f"message:{message.id}"}],

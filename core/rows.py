@@ -129,14 +129,26 @@ def _update_sql(connection, meta, fields) -> str:
     return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s"
 
 
-def count_up(obj: models.Model, name: str, *, using: str = "default") -> int:
+def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tuple[str, Any] | None = None) -> int:
     """`UPDATE … SET name = name + 1 … RETURNING name` for obj's row: the new value, also set on obj. As
-    `obj.name = F(name) + 1; obj.save(update_fields=[name])` does, in one statement."""
+    `obj.name = F(name) + 1; obj.save(update_fields=[name])` does, in one statement.
+
+    `fence`, (column, value): the row counts up only while that column holds that value (a turn's lease token),
+    else the model's NotUpdated, as for a row that is gone: the check costs no statement of its own."""
     model = type(obj)
     connection = connections[using]
     meta = model._meta
     field = _field(meta, name)
-    if not _plain(model) or not connection.features.can_return_rows_from_update:
+    if fence is not None:
+        fence_field = _field(meta, fence[0])
+        if not connection.features.can_return_rows_from_update:
+            if not model._default_manager.filter(pk=obj.pk, **{fence_field.attname: fence[1]}).update(
+                    **{field.attname: models.F(field.attname) + 1}):
+                raise _not_updated(model)
+            value = model._default_manager.filter(pk=obj.pk).values_list(field.attname, flat=True).get()
+            setattr(obj, field.attname, value)
+            return value
+    if fence is None and (not _plain(model) or not connection.features.can_return_rows_from_update):
         setattr(obj, field.attname, models.F(field.attname) + 1)
         obj.save(update_fields=[name], using=using)  # the ORM reads the value back with RETURNING
         return getattr(obj, field.attname)
@@ -144,12 +156,16 @@ def count_up(obj: models.Model, name: str, *, using: str = "default") -> int:
     def make() -> str:
         quote = connection.ops.quote_name
         column = quote(str(field.column))
-        return (f"UPDATE {quote(meta.db_table)} SET {column} = {column} + 1 WHERE {quote(str(meta.pk.column))} = %s "
-                f"RETURNING {column}")
+        fenced = f" AND {quote(str(fence_field.column))} = %s" if fence is not None else ""
+        return (f"UPDATE {quote(meta.db_table)} SET {column} = {column} + 1 WHERE {quote(str(meta.pk.column))} = %s"
+                f"{fenced} RETURNING {column}")
 
-    sql = _statement(("count_up", model, connection.vendor, name), make)
+    sql = _statement(("count_up", model, connection.vendor, name, fence[0] if fence else None), make)
+    params = [meta.pk.get_db_prep_value(obj.pk, connection)]
+    if fence is not None:
+        params.append(fence_field.get_db_prep_value(fence[1], connection))
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
-        cursor.execute(sql, [meta.pk.get_db_prep_value(obj.pk, connection)])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         raise _not_updated(model)

@@ -122,16 +122,20 @@ def fold(conversation: Conversation) -> int:
     return _fold(conversation)[0]
 
 
-def fold_and_show(conversation: Conversation) -> list[MemoryLine]:
+def fold_and_show(conversation: Conversation, *, limit: Callable[[], int] | None = None) -> list[MemoryLine]:
     """fold, then the lines the prompt shows (top_lines): a turn's start, without reading the lines again.
 
     How many messages there are is the conversation's counter as the turn read it (`next_seq`: seqs start at 0
     and have no gaps, and no message is deleted but with its conversation), not a COUNT. A message appended since
-    is folded, when its block is due, at the next turn's start."""
-    return _fold(conversation, total=conversation.next_seq)[1]
+    is folded, when its block is due, at the next turn's start.
+
+    `limit` gives the first seq no block may reach (turn.fold_limit: the first message no reply answered or
+    routed), asked only when a block is due."""
+    return _fold(conversation, total=conversation.next_seq, limit=limit)[1]
 
 
-def _fold(conversation: Conversation, *, total: int | None = None) -> tuple[int, list[MemoryLine]]:
+def _fold(conversation: Conversation, *, total: int | None = None,
+          limit: Callable[[], int] | None = None) -> tuple[int, list[MemoryLine]]:
     lines = top_lines(conversation)
     if total is None:
         total = Message.objects.filter(conversation=conversation).count()
@@ -145,6 +149,11 @@ def _fold(conversation: Conversation, *, total: int | None = None) -> tuple[int,
         upto = folded_upto(lines)
         if total - upto < KEEP_WHOLE + BLOCK:
             return made, lines
+        if limit is not None:
+            total = min(total, limit() + KEEP_WHOLE)  # (read once: the blocks below it fold in this loop)
+            limit = None
+            if total - upto < KEEP_WHOLE + BLOCK:
+                return made, lines
 
         def block_texts(upto=upto):
             block = Message.objects.filter(conversation=conversation, seq__gte=upto, seq__lt=upto + BLOCK)

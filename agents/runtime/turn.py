@@ -14,7 +14,6 @@ import logging
 import uuid
 from typing import Any
 
-from django.core.exceptions import ObjectNotUpdated
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -47,27 +46,39 @@ logger = logging.getLogger(__name__)
 
 CHAT_STEPS = 4
 THREAD_STEPS = 40
+# A chat whose 4 steps end with messages it can see still to route goes on in another turn, at most this many
+# turns in a row; then its last step is forced to answer (a model that calls tools and never routes can't loop).
+CHAT_TURNS_IN_A_ROW = 5
+ROUTING_TOOLS = {"start_thread", "message_thread", "hand_off"}
 INPUT_ROLES = {Message.Role.OWNER, Message.Role.HANDOFF, Message.Role.ANSWER, Message.Role.ROUTINE, Message.Role.SYSTEM}
 STEP_LIMIT_NOTE = "You have reached the step limit for this work: answer now with what you have."
 
 
 class Turn(ToolHost):
-    def __init__(self, conversation: Conversation, run: Run):
+    def __init__(self, conversation: Conversation, run: Run, *, lease: uuid.UUID | None = None,
+                 keeper: scheduler.LeaseKeeper | None = None):
         self.conversation = conversation
+        # The claim's token: every message the turn appends checks it (services.message_append), so a worker taken
+        # for dead and replaced writes nothing more. The keeper renews it and says when it was lost.
+        self.lease = lease
+        self.keeper = keeper
         self.agent: Agent = conversation.agent
         self.org = conversation.organization
         self.run = run
         self.place = place_of(conversation)
         self.actor = Actor.for_agent(self.agent)
         self.and_then_groups: dict[str, uuid.UUID] = {}
-        # The work this turn covers: what was open when it started, newest first. Work sent on whole ("passed")
-        # is answered by whoever does it; work sent on with the answer coming back here ("kept") stays open.
-        self._works = rows.select(Work, [("conversation_id", "=", conversation.pk), ("state", "=", Work.State.OPEN)],
-                                  order_by=["-created_at"])
-        self.passed_requesters: set = set()
-        self.kept = False
-        # The most steps any of that work had taken in turns before this one.
-        self._steps_before = max((w.steps for w in self._works), default=0)
+        # The work this turn covers: what is open, oldest first, read again when others' messages come in (they
+        # bring work). Each routing call (a thread, a hand-off) routes one piece of work: the oldest whose message
+        # the step saw and that nothing routed yet. Work sent on whole is `passed` at once (whoever does it now
+        # answers); work sent on with its answer coming back here is `routed_at` and stays open. The reply answers
+        # the rest of the work its prompt held, and only that.
+        self._work_rows: list[Work] | None = None  # read with the messages, just after them (_read_new_messages)
+        self._routes: dict = {}  # work id -> "passed" or "kept", this turn
+        self._routed_any = False
+        self._step_saw: int | None = None  # what the step whose calls run now saw (None: all the turn holds)
+        # The most steps any of that work had taken in turns before this one (read with the work).
+        self._steps_before = 0
         # What every step of this turn sends first, made once (memory folds only at the turn's start, so it can't
         # change within it; and so each step's prompt starts byte for byte with the last one's, which providers
         # cache). The messages since the fold are kept here too, and each step reads only the ones added since.
@@ -90,21 +101,61 @@ class Turn(ToolHost):
 
     # --- what agent tools use ---------------------------------------------------------------------------------
 
+    @property
+    def _works(self) -> list[Work]:
+        if self._work_rows is None:
+            self._read_new_messages()
+        assert self._work_rows is not None  # (_read_new_messages reads them)
+        return self._work_rows
+
+    def _open_works(self) -> list[Work]:
+        return rows.select(Work, [("conversation_id", "=", self.conversation.pk), ("state", "=", Work.State.OPEN)],
+                           order_by=["created_at"])
+
+    def _seen(self, work: Work, upto: int | None) -> bool:
+        """Did a prompt that held every message up to `upto` hold the message that brought this work?"""
+        return work.seq is None or upto is None or work.seq <= upto
+
+    def _unrouted(self, upto: int | None) -> list[Work]:
+        """Work whose message a prompt up to `upto` held, still open, neither routed nor answered: oldest first."""
+        return [w for w in self._works if w.state == Work.State.OPEN and w.routed_at is None
+                and w.id not in self._routes and self._seen(w, upto)]
+
     def current_work(self) -> Work | None:
-        """The piece of work this turn is on: the newest still open when the turn started."""
-        return self._works[0] if self._works else None
+        """The piece of work the running call is on: the oldest the step saw that is still to route, else the
+        newest it saw (a second thread for work routed already, a change made while answering)."""
+        unrouted = self._unrouted(self._step_saw)
+        if unrouted:
+            return unrouted[0]
+        seen = [w for w in self._works if self._seen(w, self._step_saw)]
+        return seen[-1] if seen else None
 
     @property
     def routed(self) -> bool:
-        return self.kept or bool(self.passed_requesters)
+        return self._routed_any
 
     def pass_on(self, requester_id) -> None:
-        """The work asked by this requester goes on whole: its answer comes from whoever does it now."""
-        self.passed_requesters.add(requester_id)
+        """The work being routed goes on whole: its answer comes from whoever does it now. Written at once, in the
+        routing call's own transaction, so a turn that goes on in another (or a worker's successor) knows it."""
+        self._routed_any = True
+        unrouted = self._unrouted(self._step_saw)
+        if not unrouted:
+            return
+        work = unrouted[0]
+        self._routes[work.id] = "passed"
+        work.state = Work.State.PASSED
+        rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)], state=Work.State.PASSED)
 
     def keep(self) -> None:
-        """Work was sent on and its answer comes back here: this turn's reply is not the answer yet."""
-        self.kept = True
+        """The work being routed was sent on and its answer comes back here: this turn's reply is not its answer."""
+        self._routed_any = True
+        unrouted = self._unrouted(self._step_saw)
+        if not unrouted:
+            return
+        work = unrouted[0]
+        self._routes[work.id] = "kept"
+        work.routed_at = timezone.now()
+        rows.update(Work, [("id", "=", work.id)], routed_at=work.routed_at)
 
     def memory_text(self) -> str:
         return memory.memory_text(self.conversation)
@@ -121,7 +172,7 @@ class Turn(ToolHost):
             group = None
             requester = current.requester if current else None
             self.pass_on(requester.id if requester else None)
-        services.message_append(
+        packet = services.message_append(
             conversation=thread, role=Message.Role.HANDOFF,
             text=packet_text(sender=f"{self.agent.name}'s chat", task=task, notes=notes, links=links,
                              owner_words=owner_words, org=self.org),
@@ -137,7 +188,7 @@ class Turn(ToolHost):
             org=self.org, agent=self.agent, conversation=thread, task=task, requester=requester,
             requested_by=current.requested_by if current else None, chain=current.chain if current else [],
             depth=current.depth if current else 0, owner_words=owner_words, and_then_group=group,
-            and_then=and_then or "",
+            and_then=and_then or "", seq=packet.seq,
         )
         scheduler.wake(conversation=thread)
         return work
@@ -153,7 +204,7 @@ class Turn(ToolHost):
             self._say_no_model(str(missing))
             return Run.Outcome.NO_MODEL
         try:
-            self._shown_lines = memory.fold_and_show(self.conversation)
+            self._shown_lines = memory.fold_and_show(self.conversation, limit=lambda: fold_limit(self.conversation))
         except ModelUnavailable as error:
             return self._fail(str(error))
         # Calls a worker saved and didn't finish before it died; after that, the calls of each step are known here.
@@ -168,12 +219,22 @@ class Turn(ToolHost):
             if not just_read:
                 self._read_new_messages()  # and whether the agent was paused meanwhile (by the owner, or its budget)
             just_read = False
-            if not self._input_waits():
+            if self.keeper is not None and self.keeper.lost:
+                raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again")
+            if not self._input_waits() and not self._unrouted(self._known_upto):
+                # (work whose message a step saw, neither answered nor routed, keeps the turn going: the invariant)
                 return Run.Outcome.ANSWERED
             if self.agent.paused:
                 return Run.Outcome.PAUSED
-            last_step = self.steps_taken() >= self.step_limit() - 1
+            if self.conversation.kind == Conversation.Kind.CHAT and self.run.steps >= CHAT_STEPS:
+                # The chat's steps are used with messages still to route (its last step wasn't forced, below):
+                # the turn ends here and, as input waits (the step's results), another goes on from them.
+                return Run.Outcome.CONTINUED
             saw_upto = self._known_upto  # the prompt holds every message up to here (and the turn's own)
+            at_limit = self.steps_taken() >= self.step_limit() - 1
+            goes_on = at_limit and self._may_go_on(saw_upto)
+            # A chat's last step is forced to answer unless it is routing the work it sees and some is left.
+            last_step = at_limit and not (goes_on and self.routed)
             try:
                 network_call("a turn's model call")
                 response = model.complete(
@@ -182,7 +243,12 @@ class Turn(ToolHost):
                 )
             except ModelUnavailable as error:
                 return self._fail(str(error))
-            calls = [] if last_step else response.tool_calls
+            calls = response.tool_calls
+            if last_step:
+                # Forced, yet the model called tools (some hosted models don't keep tool_choice): a chat with work
+                # still to route keeps its routing calls and goes on in another turn, rather than drop them and
+                # save an empty reply as the answer; anything else is dropped, as the step was told to answer.
+                calls = [c for c in calls if c.name in ROUTING_TOOLS] if goes_on else []
             # A reply with no call that can't be the answer (empty, or only saying what it will do) gets a note
             # and another step (agents/runtime/replies.py); one still empty after that stops with Try again.
             note = None if calls or last_step else reply_note(response.text, empty_before=self._empty_replies,
@@ -202,8 +268,19 @@ class Turn(ToolHost):
             self._hold(message)
             if message is None:
                 return self._fail("the model answered with nothing, again after being told its reply was empty")
+            self._step_saw = saw_upto  # the calls route work this step's prompt held
             if not calls and not note:
                 return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
+
+    def _may_go_on(self, saw_upto: int) -> bool:
+        """At a chat's last step: work the step will see is still to route, so the chat may go on routing it in
+        another turn rather than leave it unrouted; unless it went on CHAT_TURNS_IN_A_ROW turns in a row already
+        (read only then: most turns end before their last step)."""
+        if self.conversation.kind != Conversation.Kind.CHAT or not self._unrouted(saw_upto):
+            return False
+        last = list(Run.objects.filter(conversation=self.conversation).exclude(id=self.run.id)
+                    .order_by("-started_at").values_list("outcome", flat=True)[:CHAT_TURNS_IN_A_ROW])
+        return not (len(last) == CHAT_TURNS_IN_A_ROW and set(last) == {Run.Outcome.CONTINUED})
 
     def _unfinished_calls(self) -> list[ToolCall]:
         """The tool calls saved and not done: read from the database only when there can be some. Where the turn
@@ -268,6 +345,9 @@ class Turn(ToolHost):
             upto = self._folded_upto = memory.folded_upto(lines)
             self._messages = messages_from(self.conversation, ">=", upto)
             self._known_upto = self._messages[-1].seq if self._messages else upto - 1
+            # After the messages: work whose message came in between is read too, as not yet seen (_seen).
+            self._work_rows = self._open_works()
+            self._steps_before = max((w.steps for w in self._work_rows), default=0)
             return
         next_seq, self.agent.paused = counter_and_pause(self.conversation)
         if next_seq - 1 > self._known_upto:
@@ -276,6 +356,9 @@ class Turn(ToolHost):
             self._messages = [m for m in self._messages if m.seq <= self._known_upto] + added
             if added:
                 self._known_upto = added[-1].seq
+                # Another process's message may bring work (the owner's next message, a packet): read it with them.
+                held = {w.id: w for w in self._works}
+                self._work_rows = [held.get(w.id, w) for w in self._open_works()]
 
     def _held(self) -> list[Message]:
         """The messages this turn holds (read the first time they are asked for)."""
@@ -351,7 +434,7 @@ class Turn(ToolHost):
         """The model's step and its tool calls, saved before any runs; returns the calls to run, and the message."""
         with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
             message = services.message_append(
-                conversation=self.conversation, role=Message.Role.AGENT, text=text,
+                conversation=self.conversation, role=Message.Role.AGENT, text=text, lease=self.lease,
                 data={"tool_calls": [
                     {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls
                 ]},
@@ -387,6 +470,10 @@ class Turn(ToolHost):
                         )
                     self._hold(message)
                     continue
+                # Marked only while the lease is this worker's: a replaced one must not call the app.
+                if self.lease is not None and not Conversation.objects.filter(
+                        id=self.conversation.id, lease_token=self.lease).exists():
+                    raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again")
                 ToolCall.objects.filter(id=call.id).update(started_at=timezone.now())
             written: list[Message] = []
 
@@ -408,7 +495,7 @@ class Turn(ToolHost):
         rows.update_fields(call, ["result", "done_at"])
         return services.message_append(
             conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
-            data={"call_id": call.call_id, "name": call.name},
+            data={"call_id": call.call_id, "name": call.name}, lease=self.lease,
         )
 
     def _latest_reply(self, text: str) -> None:
@@ -421,19 +508,20 @@ class Turn(ToolHost):
         is after `saw_upto` and counts as not yet answered (input_waits), so the turn's hand-back queues it."""
         with transaction.atomic(savepoint=False):  # within the step's transaction (execute)
             message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
-                                              saw_upto=saw_upto)
+                                              saw_upto=saw_upto, lease=self.lease)
             self._latest_reply(text)
-            # The turn's work as it read it at its start (its rows don't change but for their state): its
-            # conversation is this one and its agent this turn's. Each is passed on or answered only if it is still
-            # open, which the update's own condition says (answer_work), so nothing is read again first.
+            # The turn's open work as it read it (its rows don't change but for their state and route): its
+            # conversation is this one and its agent this turn's. The reply answers the work its prompt held that
+            # this turn didn't route (work routed on earlier turns answers when its answer came back), each only if
+            # it is still open, which the update's own condition says (answer_work), so nothing is read again.
+            # Work whose message came after the prompt stays open: its message counts as unanswered (input_waits).
             for work in self._works:
+                if work.state != Work.State.OPEN or work.id in self._routes or not self._seen(work, saw_upto):
+                    continue
                 work.conversation = self.conversation
                 if work.agent_id == self.agent.id:
                     work.agent = self.agent
-                if work.requester_id in self.passed_requesters:
-                    rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)], state=Work.State.PASSED)
-                elif not self.kept:
-                    answer_work(work, text)
+                answer_work(work, text)
         return message
 
     def _note_reply(self, text: str, note: str, *, saw_upto: int) -> Message:
@@ -460,6 +548,7 @@ class Turn(ToolHost):
                 conversation=self.conversation, role=Message.Role.AGENT,
                 text=f"I can't work yet: {explanation} The card on Home says the same.",
                 data={"no_model": True},
+                lease=self.lease,
             )
 
     def _fail(self, error: str) -> str:
@@ -551,6 +640,19 @@ def answer_work(work: Work, text: str) -> bool:
     return True
 
 
+def fold_limit(conversation: Conversation) -> int:
+    """The first seq memory may not fold: the message of the oldest work open and unrouted here, or the first one
+    the agent's last step hadn't seen (its prompt held up to its `saw_upto`, else everything before it), whichever
+    comes first. Folding below it never hides a message no reply has answered or routed. (Read only when a fold
+    is due.)"""
+    last = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT).order_by("-seq")
+            .values_list("seq", "data").first())
+    limit = 0 if last is None else min(last[0], (last[1] or {}).get("saw_upto", last[0] - 1) + 1)
+    oldest = (Work.objects.filter(conversation=conversation, state=Work.State.OPEN, routed_at__isnull=True,
+                                  seq__isnull=False).order_by("seq").values_list("seq", flat=True).first())
+    return limit if oldest is None else min(limit, oldest)
+
+
 def counter_and_pause(conversation: Conversation) -> tuple[int, bool]:
     """The conversation's `next_seq` and its agent's `paused`, as they are in the database, in one query. Every step
     reads them, so the statement is written out here rather than built and compiled by the ORM each step."""
@@ -593,9 +695,9 @@ def input_waits(messages: list[Message]) -> bool:
             return True
     if messages[-1].role == Message.Role.AGENT:
         return False
-    if messages[-1].role == Message.Role.TOOL:
-        return True
-    return any(_acts_on(m) for m in messages[last_reply + 1:])
+    # A step's results no step has seen yet (the turn went on in another, and quiet answers came after them) or
+    # input to act on.
+    return any(m.role == Message.Role.TOOL or _acts_on(m) for m in messages[last_reply + 1:])
 
 
 def has_new_input(conversation: Conversation) -> bool:
@@ -740,24 +842,53 @@ def check_turns(conversation: Conversation) -> list[dict]:
     return turns
 
 
-def run_turn(conversation_id: str) -> str | None:
-    """The worker task: run one claimed conversation's turn, then hand the queue on."""
+def run_turn(conversation_id: str, lease: str | None = None) -> str | None:
+    """The worker task: run one claimed conversation's turn, then hand the queue on.
+
+    `lease` is the claim's token (scheduler.claim). A task whose token is no longer the conversation's (the broker
+    handed a dead worker's task out again, after the conversation was claimed again) does nothing. The turn holds
+    the lease while it runs (scheduler.LeaseKeeper renews it) and stops quietly when it was lost."""
     found = rows.select(Conversation, [("id", "=", conversation_id)], related=["agent", "organization"])
     conversation = found[0] if found else None
     if conversation is None or conversation.state != Conversation.State.RUNNING:
         return None
+    token = conversation.lease_token
+    if lease is not None and lease != "None" and (token is None or str(token) != lease):
+        logger.info("turn of %s: its claim was handed to another worker; this task does nothing", conversation_id)
+        return None
+    # The renewals run in a thread of their own, with its own connection; not inside a transaction of the caller's
+    # (the tests'), which the thread's writes would wait for.
+    keeper = scheduler.LeaseKeeper(conversation.id, token) if (
+        token is not None and not connection.in_atomic_block) else None
+    if keeper is not None and not keeper.renew():  # the short lease starts now (the claim's waited for a worker)
+        return None
+    with keeper or contextlib.nullcontext():
+        try:
+            return _run_turn(conversation, token, keeper)
+        except scheduler.LeaseLost:
+            # Another worker has the conversation now and goes on from the last step saved; the run's record was
+            # ended as interrupted when it was claimed again.
+            logger.warning("turn of %s stopped: its lease ran out and another worker has it", conversation_id)
+            return None
+
+
+def _run_turn(conversation: Conversation, token: uuid.UUID | None, keeper) -> str | None:
+    conversation_id = conversation.id
     run = rows.insert(Run(  # (a kept statement: every turn writes one)
         organization=conversation.organization, conversation=conversation, agent=conversation.agent,
         started_at=timezone.now(),
     ))
-    turn = Turn(conversation, run)
+    turn = Turn(conversation, run, lease=token, keeper=keeper)
     try:
         outcome = turn.execute()
+    except scheduler.LeaseLost:
+        raise
     except Exception as error:  # a bug must not leave the conversation claimed forever
         logger.exception("turn of %s failed", conversation_id)
-        Run.objects.filter(id=run.id).update(outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error),
-                                             steps=run.steps)
-        scheduler.finish(conversation=conversation, more_to_do=False)
+        Run.objects.filter(id=run.id, outcome=Run.Outcome.RUNNING).update(
+            outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error), steps=run.steps)
+        if not scheduler.finish(conversation=conversation, more_to_do=False, lease=token):
+            raise
         # Whatever broke, the owner's question must not go silently unanswered: the work shows with Try again.
         try:
             try_again_card(conversation, body=BROKE)
@@ -769,8 +900,8 @@ def run_turn(conversation_id: str) -> str | None:
         # Back in the queue: it runs when the owner raises the budget.
         with transaction.atomic():
             _record_run_end(run)
-            Conversation.objects.filter(id=conversation.id).update(
-                state=Conversation.State.QUEUED, queued_at=timezone.now()
+            Conversation.objects.filter(id=conversation.id, lease_token=token).update(
+                state=Conversation.State.QUEUED, queued_at=timezone.now(), lease_token=None, lease_until=None,
             )
         return outcome
     # Looked at and handed back in one transaction, the conversation's row locked (SQLite: the write lock an
@@ -782,7 +913,8 @@ def run_turn(conversation_id: str) -> str | None:
         _record_run_end(run)
         next_seq = locked_counter(conversation)
         more = outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and turn.input_waits_at(next_seq)
-        scheduler.finish(conversation=conversation, more_to_do=more)
+        if not scheduler.finish(conversation=conversation, more_to_do=more, lease=token):
+            raise scheduler.LeaseLost(f"conversation {conversation_id} was claimed again")  # (rolls the end back)
     return outcome
 
 
@@ -790,9 +922,10 @@ RUN_END = ["outcome", "finished_at", "error", "steps"]
 
 
 def _record_run_end(run: Run) -> None:
-    """The run's outcome, end and steps (by a kept statement: every turn writes them)."""
-    with contextlib.suppress(ObjectNotUpdated):  # its agent was deleted while it ran, the run with it
-        rows.update_fields(run, RUN_END)
+    """The run's outcome, end and steps (by a kept statement: every turn writes them), while it is still running: a
+    run ended `interrupted` when its conversation was claimed again keeps that. (Gone: its agent was deleted.)"""
+    rows.update(Run, [("id", "=", run.id), ("outcome", "=", Run.Outcome.RUNNING)],
+                **{name: getattr(run, name) for name in RUN_END})
 
 
 def locked_counter(conversation: Conversation) -> int | None:

@@ -179,20 +179,38 @@ WHITENOISE_USE_FINDERS = True
 # Channels: how what a worker does reaches the owner's open pages (core/live.py). Redis when REDIS_URL is set
 # (any number of machines). Else a small SQLite file that daphne and the worker, two processes on one machine,
 # both open (roadstar/channel_layer.py): the in-memory layer would not cross processes. Each test run has its own.
+
+
+def redis_channel_layer(url: str) -> dict[str, Any]:
+    """channels_redis on `url`, with connection options that keep an idle page's websocket alive.
+
+    channels_redis waits for a consumer's next message with BZPOPMIN for 5 s (its `brpop_timeout`); redis-py's
+    default `socket_timeout` is 5 s too, so an idle wait often ended in "Timeout reading from …" and every idle
+    page's websocket closed with 1011. The read timeout here is three times the blocking read's, so a wait ends
+    on Redis's answer, while a Redis that stops answering is still noticed; the connection is checked before use
+    after 30 s idle and kept alive by TCP keepalive (a NAT or load balancer drops a silent connection)."""
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [{"address": url, "socket_timeout": 15, "socket_connect_timeout": 5,
+                              "socket_keepalive": True, "health_check_interval": 30}]},
+    }
+
+
 if os.environ.get("REDIS_URL"):
     # Typed loosely: test.py sets the SQLite layer's path in CONFIG.
-    CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
-        }
-    }
+    CHANNEL_LAYERS: dict[str, dict[str, Any]] = {"default": redis_channel_layer(os.environ["REDIS_URL"])}
 else:
     # test.py puts each run's file in the temporary folder instead.
     _channels_path = Path(os.environ.get("CHANNELS_SQLITE_PATH") or SQLITE_PATH.parent / "channels.sqlite3")
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "roadstar.channel_layer.SQLiteChannelLayer", "CONFIG": {"path": str(_channels_path)}}
     }
+
+# A running turn's lease (agents/runtime/scheduler.py): its worker renews it every third of this; once it runs out
+# the worker is taken for dead and the conversation is claimed again (the worker's lease watch looks every third of
+# it). Far below Q_CLUSTER's retry, so the broker's redelivery of a dead worker's task comes long after, and finds
+# its token stale. At least 6 s: a renewal must fit between two.
+ROADSTAR_TURN_LEASE_SECONDS = env_count("ROADSTAR_TURN_LEASE_SECONDS", 15, least=6)
 
 # django-q2 with the ORM broker: it hands out again a task that was never acknowledged, so a worker that dies
 # mid-task loses nothing (tasks are written to be idempotent). retry must exceed timeout or tasks run twice.

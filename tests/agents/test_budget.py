@@ -291,6 +291,7 @@ def test_raising_the_budget_hands_the_waiting_work_to_a_worker(org, desk, model,
     with django_capture_on_commit_callbacks(execute=True):
         services.agent_raise_budget(org=org, agent=desk, monthly_budget=Decimal("5.00"))
     chat = services.chat_for(agent=desk)
-    assert handed == [("agents.tasks.run_turn", (str(chat.id),))]
+    lease = str(Conversation.objects.get(id=chat.id).lease_token)  # the claim's token, which the task carries
+    assert handed == [("agents.tasks.run_turn", (str(chat.id), lease))]
     chat.refresh_from_db()
     assert chat.state == Conversation.State.RUNNING

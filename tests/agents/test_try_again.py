@@ -244,7 +244,8 @@ def test_try_again_hands_the_turn_to_a_worker(org, failed, monkeypatch, django_c
     monkeypatch.setattr("django_q.tasks.async_task", lambda func, *args, **kwargs: handed.append((func, args)))
     with django_capture_on_commit_callbacks(execute=True):
         services.conversation_try_again(org=org, conversation_id=failed.id)
-    assert handed == [("agents.tasks.run_turn", (str(failed.id),))]
+    lease = str(Conversation.objects.get(id=failed.id).lease_token)  # the claim's token, which the task carries
+    assert handed == [("agents.tasks.run_turn", (str(failed.id), lease))]
 
 
 # --- what the owner reads ----------------------------------------------------------------------------------------

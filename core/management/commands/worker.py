@@ -22,6 +22,7 @@ import gc
 import logging
 import signal
 import sys
+import threading
 import time
 
 from django.apps import apps
@@ -102,6 +103,35 @@ def connect_at_start(**kwargs) -> None:
         logger.warning("worker: no database connection at start; the first task opens one", exc_info=True)
 
 
+def watches() -> list[tuple]:
+    """Each app's `tasks.watch` with how often it runs (`tasks.watch_seconds()`): looks the main process takes more
+    often than the minute's schedules can (agents: conversations whose worker died, by their lapsed lease)."""
+    found = []
+    for app in apps.get_app_configs():
+        module = sys.modules.get(f"{app.name}.tasks")
+        if callable(getattr(module, "watch", None)) and callable(getattr(module, "watch_seconds", None)):
+            found.append((module.watch, module.watch_seconds()))  # type: ignore[union-attr]
+    return found
+
+
+def keep_watch(stop: threading.Event) -> None:
+    """The watches, in a thread of the main process started after the cluster forked its sentinel: this thread's
+    database connection is its own, opened after every fork. A failing look is logged and tried at the next."""
+    due = dict.fromkeys(range(len(found := watches())), 0.0)
+    try:
+        while not stop.wait(1):
+            now = time.monotonic()
+            for i, (look, every) in enumerate(found):
+                if now >= due[i]:
+                    due[i] = now + every
+                    try:
+                        look()
+                    except Exception:
+                        logger.warning("worker: a watch failed; it looks again", exc_info=True)
+    finally:
+        connections.close_all()
+
+
 class Command(BaseCommand):
     help = "Run the task worker (django-q2's cluster); SIGTERM or SIGINT stops it cleanly."
 
@@ -120,6 +150,11 @@ class Command(BaseCommand):
         finally:
             # A signal that came while it started is delivered now, to the handler.
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        stop = threading.Event()
+        watcher = threading.Thread(target=keep_watch, args=(stop,), name="watch", daemon=True)
+        watcher.start()
         while cluster.sentinel.is_alive():
             time.sleep(0.2)
+        stop.set()
+        watcher.join(timeout=10)
         cluster.sentinel.join()
