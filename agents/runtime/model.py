@@ -55,6 +55,11 @@ class ModelUnavailable(Exception):
     """The model could not be reached after every try. Its text is technical detail, for the log and the admin."""
 
 
+class ModelRefused(ModelUnavailable):
+    """The endpoint answered, refusing the call (a 4xx: a wrong key, an unknown model name, a request it won't take):
+    nothing was tried again, since the same request gets the same answer."""
+
+
 class MalformedAnswer(Exception):
     """The endpoint answered 200 with something that isn't a chat completion (garbage, an HTML page, no choices)."""
 
@@ -137,7 +142,7 @@ class OpenAIModel:
                 logger.warning("model call failed (%s: %s); trying again in %ss", type(error).__name__, error, delay)
                 self.sleep(delay)
             except self._openai.APIStatusError as error:
-                raise ModelUnavailable(f"{config['name']} refused the call: {error}") from error
+                raise ModelRefused(f"{config['name']} refused the call: {error}") from error
         raise AssertionError("unreachable: the last try returns or raises")
 
 
