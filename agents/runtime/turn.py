@@ -548,7 +548,13 @@ def _acts_on(message: Message) -> bool:
 
 
 def _is_reply(message: Message) -> bool:
-    return message.role == Message.Role.AGENT and not message.data.get("no_model")
+    return message.role == Message.Role.AGENT and not _said_for_the_agent(message.data)
+
+
+def _said_for_the_agent(data: dict | None) -> bool:
+    """Roadstar's own words in an agent's conversation ("I can't work yet", a research page that failed): shown
+    as the agent's, but not a reply of the model's, so what came before them still waits for one."""
+    return bool(data and (data.get("no_model") or data.get("notice")))
 
 
 def input_waits(messages: list[Message]) -> bool:
@@ -575,7 +581,7 @@ def has_new_input(conversation: Conversation) -> bool:
     replies = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT)
                .order_by("-seq").values_list("seq", "data"))
     # (the newest first; "I can't work yet" is no reply: input_waits)
-    last_reply = next((r for r in replies.iterator(chunk_size=20) if not (r[1] or {}).get("no_model")), None)
+    last_reply = next((r for r in replies.iterator(chunk_size=20) if not _said_for_the_agent(r[1])), None)
     since = Message.objects.filter(conversation=conversation).only("seq", "role", "data").order_by("seq")
     if last_reply is not None:
         seq, data = last_reply
@@ -615,6 +621,11 @@ class PromptMessages:
     def _feed_one(self, message: Message) -> None:
         if message.role == Message.Role.AGENT and message.data.get("no_model"):
             return  # Roadstar's "I can't work yet", said for the agent while no model was connected: not the model's
+        if message.role == Message.Role.AGENT and message.data.get("notice"):
+            # Roadstar's notice (a research page that failed): news for the model, in the user's place
+            entry = {"role": "user", "content": f"[#{message.seq}] Roadstar: {message.text}"}
+            (self.held if self.waiting else self.converted).append(entry)
+            return
         if message.role == Message.Role.AGENT:
             self._flush()
             self.waiting.clear()
