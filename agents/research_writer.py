@@ -38,8 +38,8 @@ from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
 from core.errors import ToolError
 from core.models import Card, Change
-from core.services import card_open
 from core.network import network_call
+from core.services import card_open
 from integrations.web import services as web
 from research import page_selectors, page_services
 from research.models import PageComment, PageSource, ResearchPage
@@ -409,7 +409,8 @@ def _complete(page: ResearchPage, agent: Agent, thread: Conversation, messages: 
                            "on the agents page and ask again.")
     network_call("the research writer's model call")
     try:
-        response = get_model().complete(model_id=agent.model, messages=messages, tools=[], json_schema=json_schema)
+        response = get_model(page.organization_id).complete(model_id=agent.model, messages=messages, tools=[],
+                                                            json_schema=json_schema)
     except ModelNotConfigured as error:
         raise WriterFailed("No model is connected, so the page can't be written.") from error
     except ModelUnavailable as error:

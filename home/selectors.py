@@ -200,7 +200,7 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
         )
         .order_by("-created_at", "-id")[:limit]
     )
-    model_ready = model_connected()
+    model_ready = model_connected(org)
     # The open Try again cards say what stopped each conversation, in the owner's words (agents.runtime.turn).
     stopped = dict(
         Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from typing import TypedDict
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -27,7 +26,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from agent_templates import selectors as template_selectors
@@ -98,8 +97,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     return {
         "org": org,
         # No model: a card from the very start says how to connect one (not only once the owner wrote).
-        "no_model": not model_connected(),
-        "model_help_url": reverse("model_help"),
+        "no_model": not model_connected(org),
+        "model_help_url": reverse("model_settings"),
         # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
         "without_judge": org.check_enabled and configured_judge() is None,
         "asks": [_ask_for_owner(ask) for ask in asks],
@@ -414,7 +413,7 @@ def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
     work = Work.objects.filter(organization=org, id=work_id).select_related("conversation").first()
     if work is None:
         raise Http404("No such piece of work in this workspace.")
-    if not model_connected():
+    if not model_connected(org):
         messages.error(request, "No AI model is connected yet, so it can't start. The card on Home says how to "
                                 "connect one.")
         return _back(request)
@@ -427,25 +426,11 @@ def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
     return _back(request)
 
 
-_README_SECTION = re.compile(r"^### Connecting a real model\n(.*?)(?=^#)", re.DOTALL | re.MULTILINE)
-_CODE = re.compile(r"`([^`]+)`")
-
-
 @login_required
 def model_help(request: HttpRequest) -> HttpResponse:
-    """The README's "Connecting a real model", on a page: what whoever runs the server does to connect one."""
-    org = _workspace_or_404(request)
-    try:
-        readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
-    except OSError:
-        readme = ""
-    found = _README_SECTION.search(readme)
-    paragraphs = [p.strip() for p in found.group(1).split("\n\n") if p.strip()] if found else []
-    # Escaped first; then the README's `code` spans become <code>.
-    html = [mark_safe(_CODE.sub(r"<code>\1</code>", str(escape(" ".join(p.split()))))) for p in paragraphs]
-    return render(request, "model_help.html", {
-        "org": org, "paragraphs": html, "connected": model_connected(),
-    })
+    """The old "How to connect a model" address: connecting one is now the owner's Settings page."""
+    _workspace_or_404(request)
+    return HttpResponseRedirect(reverse("model_settings"))
 
 
 @require_POST
@@ -771,7 +756,7 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         "paused_for_budget": _budget_pause(agent),
         "working_on": selectors.agent_threads_at_work(agent=agent),
         # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
-        "no_model": not model_connected(),
+        "no_model": not model_connected(org),
         "live_src": reverse("chat_live", args=[agent.id]),
         "answer_limit": ANSWER_LIMIT,
         "answer_limit_words": limit_words,

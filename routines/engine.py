@@ -263,7 +263,7 @@ def ask_prompt(event: Event, routines: list[Routine]) -> list[dict]:
 def ask_batch_match(event: Event, routines: list[Routine]) -> set[int]:
     network_call("matching ask routines with the model")
     try:
-        model = get_model()
+        model = get_model(event.organization_id)
         response = model.complete(model_id=settings.CHEAPEST_MODEL, messages=ask_prompt(event, routines), tools=[],
                                   json_schema=MATCH_SCHEMA)
     except (ModelNotConfigured, ModelUnavailable) as error:

@@ -135,7 +135,7 @@ class Turn(ToolHost):
         if self.agent.paused:
             return Run.Outcome.PAUSED
         try:
-            model = get_model()
+            model = get_model(self.org)
         except ModelNotConfigured as missing:
             self._say_no_model(str(missing))
             return Run.Outcome.NO_MODEL
