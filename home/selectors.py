@@ -233,7 +233,8 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
 # --- Your work: the change lines --------------------------------------------------------------------------------
 
 # What a line shows and needs for its Undo: read as named rows, not Changes (core.selectors.home_work_lines).
-LINE_FIELDS = ("id", "actor_kind", "actor_id", "actor_name", "sentence", "listing", "undo", "undone_at", "undoes_id")
+LINE_FIELDS = ("id", "actor_kind", "actor_id", "actor_name", "sentence", "listing", "undo", "undone_at", "undoes_id",
+               "target_type", "target_id")
 
 
 def home_lines(*, org: Organization, before: datetime.datetime | None = None) -> core_selectors.WorkPage:

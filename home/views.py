@@ -67,6 +67,7 @@ class WorkLine(TypedDict):
     exact: str  # "Tue, Nov 10, 2026, 10:12 AM EST", in the owner's time zone
     undone_exact: str  # "" unless undone
     undo_url: str  # "" when it can't be undone
+    href: str  # the record it made or changed, when that has a page (a contact, a company, a doc); else ""
     html: SafeString  # the line's <li>, made from the above (line_html)
 
 
@@ -263,6 +264,7 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
             "exact": _exact(local),
             "undone_exact": exact_time(row.undone_at, tz=tz) if undone else "",
             "undo_url": f"{undo_head}{row.id}{undo_tail}" if can_undo else "",
+            "href": _record_href(row.target_type, row.target_id) if not undone and not is_undo else "",
             "html": SafeString(),
         }
         line["html"] = line_html(line, undo_form_tail=undo_form_tail)
@@ -287,11 +289,25 @@ _UNDO_FORM_TAIL = (
 )
 
 
+_RECORD_PAGES = {"contact": "/contacts/{}/", "company": "/companies/{}/", "doc": "/docs/{}/", "page": "/research/{}/"}
+
+
+def _record_href(target_type: str, target_id: str) -> str:
+    """A line's record's page (Roadstar's own address; the pages scope it to the workspace), made with no reverse()
+    a line: Home shows up to 50."""
+    pattern = _RECORD_PAGES.get(target_type or "")
+    if pattern is None or not target_id or as_uuid(target_id) is None:
+        return ""
+    return pattern.format(as_uuid(target_id))
+
+
 def line_html(line: WorkLine, *, undo_form_tail: str) -> SafeString:
     """The line's <li>: its words (struck through when undone), its time, and its Undo button where it has one.
     `undo_form_tail` is the form's end, the same on every line of a page (its CSRF token and the page to come
     back to), made once."""
     text: str = escape(line["text"])
+    if line["href"]:
+        text = f'<a class="line__link" href="{escape(line["href"])}">{text}</a>'
     if line["undone_exact"]:
         text = _UNDONE.format(text=text, undone_exact=escape(line["undone_exact"]))
     undo = ""
