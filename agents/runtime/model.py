@@ -243,7 +243,7 @@ def set_model(model) -> None:
 
 def model_connected(org=None) -> bool:
     """Whether a turn can reach a model now: Home and the chats say so plainly when none is connected."""
-    return _override is not None or endpoint_for(org) is not None
+    return _override is not None or bool(settings.MODEL_CONFIGURED) or endpoint_for(org) is not None
 
 
 NOT_CONNECTED = ("No AI model is connected to Roadstar yet. Connect one on Settings (AI model); then press Try "
@@ -256,6 +256,8 @@ def get_model(org=None):
     if _override is not None:
         return _override
     endpoint = endpoint_for(org)
+    if endpoint is None and settings.MODEL_CONFIGURED:  # (the environment's, read once as the process started)
+        return _configured_model(settings.OPENAI_API_KEY, settings.OPENAI_BASE_URL)
     if endpoint is None:
         raise ModelNotConfigured(NOT_CONNECTED)
     return _configured_model(endpoint.api_key, endpoint.base_url, endpoint.names)
