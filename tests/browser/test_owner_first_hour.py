@@ -55,3 +55,65 @@ def test_a_chat_on_a_phone_wraps_the_agents_and_keeps_send_on_screen(phone, stac
     send = phone.get_by_role("button", name="Send").bounding_box()
     assert send["x"] >= 0 and send["x"] + send["width"] <= 390
     assert box.input_value() == ""
+
+
+# --- Settings, AI model, against a model server the test starts ---------------------------------------------
+
+
+@pytest.fixture
+def desk(chromium, stack):
+    context = chromium.new_context(base_url=stack.url, viewport=DESK)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    sign_in(page, stack)
+    yield page
+    context.close()
+
+
+def test_settings_test_calls_the_model_server_and_says_what_happened(desk):
+    from tests.fake_model_server import FakeModelServer
+
+    with FakeModelServer(key="sk-fernhill-browser", models=("gpt-4.1", "gpt-4.1-mini")) as server:
+        desk.get_by_role("link", name="Settings").click()
+        desk.locator("h1", has_text="AI model").wait_for()
+        desk.get_by_label("Address").fill(server.url)
+        desk.get_by_label("Key").fill("sk-wrong")
+        desk.get_by_role("button", name="Test").click()
+        result = desk.locator("[data-test-result]")
+        assert "the key isn't right" in result.inner_text()
+        desk.get_by_label("Key").fill("sk-fernhill-browser")
+        desk.get_by_role("button", name="Test").click()
+        assert f"It works: “gpt-4.1” at {server.url} answered “OK”." in desk.locator("[data-test-result]").inner_text()
+        assert [r["body"]["model"] for r in server.requests] == ["gpt-4.1", "gpt-4.1"]
+        desk.get_by_label("Key").fill("sk-fernhill-browser")
+        desk.get_by_role("button", name="Save").click()
+        desk.get_by_text("Saved. Your agents use it from their next step on.").wait_for()
+        assert "sk-fernhill-browser" not in desk.content()  # never shown back
+        assert desk.get_by_label("Key").get_attribute("placeholder").startswith("A key is saved")
+
+
+# --- the owner's own records ---------------------------------------------------------------------------------
+
+
+def test_add_and_edit_a_contact_then_undo_it_from_home(desk, stack):
+    desk.goto("/contacts/")
+    desk.get_by_text("Add a contact").click()
+    desk.get_by_label("Name").fill("Priya Raman")
+    desk.get_by_label("Phone (optional)").fill("555-0142")
+    desk.get_by_role("button", name="Add", exact=True).click()
+    desk.locator("h1", has_text="Priya Raman").wait_for()
+    desk.get_by_text("Edit", exact=True).click()
+    desk.get_by_label("Phone").fill("555-0199")
+    desk.get_by_label("Job title").fill("Head of marketing")
+    desk.get_by_role("button", name="Save").click()
+    desk.get_by_text("Saved: you changed Priya Raman's phone to 555-0199 and job title to Head of marketing.").wait_for()
+    desk.goto("/")
+    added = desk.locator("li.line", has_text="You added Priya Raman to Contacts")
+    assert added.get_by_role("link").get_attribute("href").startswith("/contacts/")
+    line = desk.locator("li.line", has_text="You changed Priya Raman's phone to 555-0199")
+    line.get_by_role("button", name="Undo").click()
+    desk.get_by_text("Undone: changed Priya Raman's phone").wait_for()
+    desk.locator("li.line", has_text="Priya Raman to Contacts").get_by_role("link").click()
+    desk.locator("h1", has_text="Priya Raman").wait_for()
+    facts = desk.locator("dl.facts").inner_text()
+    assert "555-0142" in facts and "Head of marketing" not in facts
