@@ -770,6 +770,9 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         and bool(lines) and lines[-1].who != "agent" and not agent.paused,
         # Paused for its budget: its work waits, and the chat says so rather than "replying".
         "paused_for_budget": _budget_pause(agent),
+        # The model failed on this chat's turn: said here too, not only on Home's card, with its Try again.
+        "stopped": Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
+                                       subject=f"try_again:{conversation.id}").first() if conversation else None,
         "working_on": selectors.agent_threads_at_work(agent=agent),
         # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
         "no_model": not model_connected(org),

@@ -55,6 +55,7 @@ def test_a_chat_on_a_phone_wraps_the_agents_and_keeps_send_on_screen(phone, stac
     send = phone.get_by_role("button", name="Send").bounding_box()
     assert send["x"] >= 0 and send["x"] + send["width"] <= 390
     assert box.input_value() == ""
+    assert phone.locator("#chat-text-count").inner_text() == "0 of 4,000 characters"  # the counter reset too
 
 
 # --- Settings, AI model, against a model server the test starts ---------------------------------------------
@@ -117,3 +118,38 @@ def test_add_and_edit_a_contact_then_undo_it_from_home(desk, stack):
     desk.locator("h1", has_text="Priya Raman").wait_for()
     facts = desk.locator("dl.facts").inner_text()
     assert "555-0142" in facts and "Head of marketing" not in facts
+
+
+# --- screenshots for the README ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [DESK, PHONE], ids=["1280", "390"])
+def test_screenshots_of_home_a_chat_a_contact_and_settings(chromium, stack, size, tmp_path):
+    """Home, a chat, a contact and Settings at a desk's and a phone's width, each page whole and nothing past the
+    screen's edge. Run with ROADSTAR_SCREENS=<folder> to keep them (the README's `screens/` were made so)."""
+    import os
+    from pathlib import Path
+
+    folder = Path(os.environ.get("ROADSTAR_SCREENS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    phone = size is PHONE
+    context = chromium.new_context(base_url=stack.url, viewport=size, device_scale_factor=1, is_mobile=phone,
+                                   has_touch=phone)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        sign_in(page, stack)
+        for name, url in (("home", "/"), ("chat", f"/chat/{stack.seed['agents']['Client desk']}/"),
+                          ("contact", None), ("settings", "/settings/model/")):
+            if url is None:
+                page.goto("/contacts/")
+                page.get_by_role("link", name="Dana Whitfield").first.click()
+                page.locator("h1", has_text="Dana Whitfield").wait_for()
+            else:
+                page.goto(url)
+            page.wait_for_load_state("networkidle")
+            seen = widest(page)
+            assert seen["scroll"] <= size["width"], (name, seen)
+            page.screenshot(path=str(folder / f"{name}-{size['width']}.png"), full_page=True)
+    finally:
+        context.close()
