@@ -43,6 +43,7 @@ from docs import selectors as doc_selectors
 from docs import services as doc_services
 from pages import mdx, selectors
 from pages.links import WorkspaceLinks
+from pages.routine_words import routine_words
 from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine
@@ -515,7 +516,7 @@ def routines(request: HttpRequest) -> HttpResponse:
     for routine in routine_selectors.routines_of(org=org):
         by_agent.setdefault(routine.agent_id, []).append({
             "routine": routine,
-            "when": routine_services.when_text(routine),
+            "when": routine_words(routine),
         })
     return _page(request, org, "pages/routines.html", {
         "groups": [(agent, by_agent[agent.id]) for agent in staff],
