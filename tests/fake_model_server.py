@@ -25,7 +25,8 @@ class FakeModelServer:
                 if self.path != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": "no such route"}})
                 if self.headers.get("Authorization") != f"Bearer {server.key}":
-                    return self._send(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})
+                    return self._send(401, {"error": {"message": "Incorrect API key provided",
+                                                      "code": "invalid_api_key"}})
                 if body.get("model") not in server.models:
                     return self._send(404, {"error": {"message": f"The model {body.get('model')} does not exist"}})
                 return self._send(200, {

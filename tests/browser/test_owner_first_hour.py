@@ -107,7 +107,8 @@ def test_add_and_edit_a_contact_then_undo_it_from_home(desk, stack):
     desk.get_by_label("Phone").fill("555-0199")
     desk.get_by_label("Job title").fill("Head of marketing")
     desk.get_by_role("button", name="Save").click()
-    desk.get_by_text("Saved: you changed Priya Raman's phone to 555-0199 and job title to Head of marketing.").wait_for()
+    desk.get_by_text("Saved: you changed Priya Raman's phone to 555-0199 and job title to Head of "
+                     "marketing.").wait_for()
     desk.goto("/")
     added = desk.locator("li.line", has_text="You added Priya Raman to Contacts")
     assert added.get_by_role("link").get_attribute("href").startswith("/contacts/")
