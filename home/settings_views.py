@@ -7,6 +7,8 @@ nothing, and says what happened in the owner's words (agents.runtime.model.endpo
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -41,7 +43,7 @@ def model_settings(request: HttpRequest) -> HttpResponse:
         has_key = bool(saved and saved.read_key())
     except TokensUnreadable:
         has_key, key_unreadable = False, True
-    form = {
+    form: dict[str, Any] = {
         "base_url": saved.base_url if saved else "",
         "names": {model_id: (saved.names or {}).get(model_id, "") if saved else "" for model_id, *_ in MODEL_ROWS},
     }

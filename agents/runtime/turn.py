@@ -623,8 +623,8 @@ class PromptMessages:
             return  # Roadstar's "I can't work yet", said for the agent while no model was connected: not the model's
         if message.role == Message.Role.AGENT and message.data.get("notice"):
             # Roadstar's notice (a research page that failed): news for the model, in the user's place
-            entry = {"role": "user", "content": f"[#{message.seq}] Roadstar: {message.text}"}
-            (self.held if self.waiting else self.converted).append(entry)
+            notice = {"role": "user", "content": f"[#{message.seq}] Roadstar: {message.text}"}
+            (self.held if self.waiting else self.converted).append(notice)
             return
         if message.role == Message.Role.AGENT:
             self._flush()
