@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from decimal import Decimal
 
 from django.db import transaction
+from django.urls import reverse
 from pydantic import ValidationError
 
 from agents import services as agent_services
@@ -35,7 +37,9 @@ from agents.runtime.model import ModelNotConfigured, ModelUnavailable, cost_of, 
 from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
 from core.errors import ToolError
+from core.models import Card, Change
 from core.network import network_call
+from core.services import card_open
 from integrations.web import services as web
 from research import page_selectors, page_services
 from research.models import PageComment, PageSource, ResearchPage
@@ -94,18 +98,46 @@ def run(page_id: str) -> str:
         logger.warning("research page %s: another run took it over; this one stops", page_id)
         return "not claimed"
     except WriterFailed as failed:
-        page_services.page_fail(page=page, message=str(failed))
+        if page_services.page_fail(page=page, message=str(failed)):
+            _report_failure(page, str(failed))
         _note(thread, f"Couldn't write the page: {failed}")
         return "failed"
     except Exception:
         logger.exception("research page %s: the writer broke", page_id)
-        page_services.page_fail(page=page, message="The research writer ran into a problem of Roadstar's own and "
-                                                   "stopped. Ask for the page again.")
+        broke = "The research writer ran into a problem of Roadstar's own and stopped. Ask for the page again."
+        if page_services.page_fail(page=page, message=broke):
+            _report_failure(page, broke)
         _note(thread, "Couldn't write the page: the research writer ran into a problem of its own.")
         return "failed"
     finally:
         if thread is not None:
             agent_services.thread_close(thread=thread)
+
+
+def _report_failure(page: ResearchPage, message: str) -> None:
+    """A page that couldn't be written is said where it was asked for, not only on /research/: in the chat or
+    thread whose pages.request made it (a notice from its agent, which its next turn reads as news, not as its own
+    reply), and on Home, a card that opens the page."""
+    title = f"The research page “{page.title}” couldn't be written"
+    asked_in = (Change.objects.filter(organization_id=page.organization_id, tool="pages.request",
+                                      target_type="page", target_id=str(page.id))
+                .values_list("conversation_id", flat=True).first())
+    conversation = None
+    if asked_in:
+        try:
+            conversation = Conversation.objects.filter(organization_id=page.organization_id,
+                                                       id=uuid.UUID(asked_in)).first()
+        except ValueError:  # a conversation id of an outside app's call, not one of ours
+            conversation = None
+    with transaction.atomic():
+        if conversation is not None:
+            agent_services.message_append(
+                conversation=conversation, role=Message.Role.AGENT, text=f"{title}. {message}",
+                data={"notice": True, "page_failed": str(page.id)},
+            )
+        card_open(org=page.organization, kind=Card.Kind.TRY_AGAIN, subject=f"page_failed:{page.id}", title=title,
+                  body=f"{message} What was found so far is on the page.", action_label="Open the page",
+                  action_url=reverse("pages:research_page", args=[page.id]))
 
 
 def _agent_of(page: ResearchPage) -> Agent:
@@ -377,7 +409,8 @@ def _complete(page: ResearchPage, agent: Agent, thread: Conversation, messages: 
                            "on the agents page and ask again.")
     network_call("the research writer's model call")
     try:
-        response = get_model().complete(model_id=agent.model, messages=messages, tools=[], json_schema=json_schema)
+        response = get_model(page.organization_id).complete(model_id=agent.model, messages=messages, tools=[],
+                                                            json_schema=json_schema)
     except ModelNotConfigured as error:
         raise WriterFailed("No model is connected, so the page can't be written.") from error
     except ModelUnavailable as error:

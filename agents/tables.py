@@ -18,7 +18,7 @@ def table_model_call(*, org, agent_id, model_id: str, messages: list[dict], json
         raise RunHalted(f"Stopped: {agent.name} is paused, past its monthly budget. Raise the budget, then research "
                         "the rest again.")
     try:
-        model = get_model()
+        model = get_model(org)
     except ModelNotConfigured as error:
         raise ToolError("unsupported", str(error)) from error
     try:

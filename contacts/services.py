@@ -20,7 +20,10 @@ from core import limits
 from core.actors import Actor
 from core.errors import ToolError
 from core.locking import lock, set_if_unchanged
+from core.models import Change
+from core.services import change_record
 from core.timefmt import iso
+from core.undo import register_undo, restore, snapshot, undo_data
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
@@ -443,3 +446,102 @@ def contact_link_project(*, org, actor: Actor, contact: Contact, project) -> Log
     return log_write(
         org=org, actor=actor, kind=LogEntry.Kind.LINKED, contact=contact, text=f"Linked to the project {project.name}"
     )
+
+
+# --- the owner's own edits, from the contact's page -------------------------------------------------------------
+
+OWNER_EDIT = "contacts.owner_edit"  # the Change's tool: its Undo is registered below
+OWNER_FIELDS = {"name": ("name", 1, 200), "phone": ("phone", 0, 80), "job_title": ("job title", 0, 200),
+                "context": ("Context", 0, 1500)}
+
+
+def contact_add_by_owner(*, org, actor: Actor, name: str, email: str = "", phone: str = "",
+                         job_title: str = "") -> Contact:
+    """The owner adds a contact on Contacts: contact_create, and a line on Home's Your work that links to it (the
+    same line an agent's contacts.create leaves). An address already on a contact raises ContactExists."""
+    values = _owner_values({"name": name, "phone": phone, "job_title": job_title})
+    with transaction.atomic():
+        contact = contact_create(org=org, actor=actor, name=values["name"], emails=[email] if email.strip() else [],
+                                 phone=values["phone"] or None, job_title=values["job_title"] or None)
+        change_record(org=org, actor=actor, tool="contacts.create", kind="makes",
+                      sentence=f"added {contact.name} to Contacts", listing=Change.Listing.HOME,
+                      target_type="contact", target_id=str(contact.id), created=True)
+    return contact
+
+
+def contact_edit_by_owner(*, org, actor: Actor, contact_id, values: dict[str, str]) -> Change | None:
+    """The owner changes a contact's name, phone, job title or Context on its page: each change on the contact's
+    log, and one line on Home's Your work saying the new values, with Undo (which restores what was there, or
+    says the contact changed since). None: nothing was different."""
+    values = _owner_values(values)
+    with transaction.atomic():
+        contact = Contact.objects.select_for_update().filter(organization=org, id=contact_id).first()
+        if contact is None:
+            raise ToolError("not_found", f"No contact with id {contact_id} in this workspace.")
+        changed = [f for f in OWNER_FIELDS if f in values and (getattr(contact, f) or "") != values[f]]
+        if not changed:
+            return None
+        before = snapshot(contact, changed)
+        was_name = contact.name
+        for f in changed:
+            setattr(contact, f, values[f] or (None if f != "name" else values[f]))
+        contact.save(update_fields=[*changed, "updated_at"])
+        after = snapshot(contact, changed)
+        change_id = uuid.uuid4()
+        for f in changed:
+            log_write(org=org, actor=actor, kind=LogEntry.Kind.CONTEXT if f == "context" else LogEntry.Kind.UPDATED,
+                      contact=contact, before=before[f], after=after[f], text=f"Changed {OWNER_FIELDS[f][0]}",
+                      change_id=change_id)
+        return change_record(
+            org=org, actor=actor, tool=OWNER_EDIT, kind="changes", listing=Change.Listing.HOME_UNDO,
+            sentence=_edit_sentence(was_name, changed, after)[:500], target_type="contact",
+            target_id=str(contact.id), undo={"before": before, "after": after}, change_id=change_id,
+        )
+
+
+def _owner_values(values: dict[str, str]) -> dict[str, str]:
+    clean = {}
+    for f, value in values.items():
+        words, least, most = OWNER_FIELDS[f]
+        text = (value or "").strip() if f == "context" else " ".join((value or "").split())
+        if len(text) < least:
+            raise ToolError("bad_input", f"{words[0].upper() + words[1:]}: give at least {least} character.")
+        if len(text) > most:
+            raise ToolError("bad_input", f"{words[0].upper() + words[1:]}: at most {most} characters "
+                                         f"(it has {len(text)}).")
+        clean[f] = text
+    return clean
+
+
+def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
+    """"changed Dana Whitfield's phone to 555-0101 and job title to Office manager": the new values, not only
+    that something changed."""
+    parts = []
+    for f in changed:
+        new = after[f]
+        if f == "context":
+            parts.append("Context" + (f" to “{_short(new)}”" if new else " (cleared)"))
+        elif new:
+            parts.append(f"{OWNER_FIELDS[f][0]} to {_short(new)}")
+        else:
+            parts.append(f"{OWNER_FIELDS[f][0]} (cleared)")
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"changed {name}'s {joined}"
+
+
+def _short(text: str, most: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+
+
+def _undo_owner_edit(*, org, actor, change) -> None:
+    contact = Contact.objects.filter(organization=org, id=change.target_id).first()
+    if contact is None:
+        raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
+    data = undo_data(change)
+    restore(contact, before=data["before"], after=data["after"], what=f"{contact.name}'s record")
+    log_write(org=org, actor=actor, kind=LogEntry.Kind.RESTORED, contact=contact, text="Undid your change",
+              before=data["after"], after=data["before"])
+
+
+register_undo(OWNER_EDIT, _undo_owner_edit)

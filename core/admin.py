@@ -12,7 +12,7 @@ from typing import ClassVar
 from django.contrib import admin
 from django.forms.models import BaseInlineFormSet
 
-from core.models import Card, Change, Organization
+from core.models import Card, Change, ModelEndpoint, Organization
 
 
 class SameWorkspaceFormSet(BaseInlineFormSet):
@@ -82,3 +82,14 @@ class CardAdmin(admin.ModelAdmin):
     list_select_related = ("organization",)
     autocomplete_fields = ("organization",)
     readonly_fields = ("id", "created_at")
+
+
+@admin.register(ModelEndpoint)
+class ModelEndpointAdmin(admin.ModelAdmin):
+    """The workspace's AI model as the owner set it on Settings. The key is never shown: not its ciphertext either."""
+
+    list_display = ("organization", "base_url", "updated_at")
+    list_select_related = ("organization",)
+    fields = ("organization", "base_url", "names", "updated_at")
+    readonly_fields = ("organization", "updated_at")
+    search_fields = ("organization__name", "base_url")

@@ -6,6 +6,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from core import crypto
+
 
 class Organization(models.Model):
     """One owner's workspace. Every record in Roadstar belongs to exactly one, and every query is scoped by it."""
@@ -163,3 +165,22 @@ class Card(models.Model):
 
     def __str__(self):
         return self.title
+
+
+class ModelEndpoint(models.Model):
+    """The AI model a workspace's agents work with, as the owner set it on Settings: no terminal, no restart (the
+    agents' model client reads it at each turn: core.model_endpoint). What the server's environment sets
+    (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_<ID>) wins over it, setting by setting."""
+
+    organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="model_endpoint")
+    base_url = models.CharField(max_length=500, blank=True, help_text="The OpenAI-compatible endpoint's address.")
+    # Fernet ciphertext of {"key": ...} (core.crypto, like the apps' tokens); never plaintext, never shown back.
+    api_key = models.TextField(blank=True)
+    names = models.JSONField(default=dict, blank=True, help_text="Each Roadstar model id: the endpoint's model name.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return self.base_url or "OpenAI"
+
+    def read_key(self) -> str:
+        return crypto.decrypt(self.api_key).get("key", "") if self.api_key else ""

@@ -53,6 +53,11 @@ class _RequestZone(datetime.tzinfo):
         zone = self.zone()
         return zone.fromutc(dt.replace(tzinfo=zone))
 
+    def __str__(self) -> str:
+        # Django names the active zone to the database (a date_hierarchy's truncation, `__date` lookups) by
+        # `tzname(None) or str(zone)`: the real zone's own name, so the database gets "America/Chicago", never a label.
+        return str(self.zone())
+
     def __repr__(self) -> str:
         return f"<the owner's zone: {self._zone!r}>"
 

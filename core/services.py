@@ -5,14 +5,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core import live
+from core import crypto, live
 from core.actors import Actor
 from core.errors import ToolError
-from core.models import Card, Change, Organization
+from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
+from core.models import Card, Change, ModelEndpoint, Organization
 from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
 
 
@@ -124,3 +127,48 @@ def card_resolve(*, org: Organization, card_id) -> Card:
         card.save(update_fields=["resolved_at"])
         live.notify(org.id, "cards")
     return card
+
+
+# --- the AI model, as the owner sets it on Settings ------------------------------------------------------------
+
+
+def model_endpoint_set(*, org: Organization, base_url: str, api_key: str | None, names: dict[str, str],
+                       forget_key: bool = False) -> ModelEndpoint:
+    """Save the workspace's model endpoint. `api_key` None (the box left empty) keeps the saved key; `forget_key`
+    removes it. The key is stored encrypted (core.crypto) and never read back onto a page. Each error names the
+    field. Saving a connected endpoint resolves Home's "Connect a model" card; the next turn uses it (no restart)."""
+    base_url = (base_url or "").strip()
+    if len(base_url) > URL_LIMIT:
+        raise ToolError("bad_input", f"Address: at most {URL_LIMIT} characters (it has {len(base_url)}).")
+    if base_url:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ToolError("bad_input", "Address: an http:// or https:// address, such as "
+                                         "https://api.openai.com/v1 or http://localhost:11434/v1.")
+    if api_key is not None:
+        api_key = api_key.strip()
+        if len(api_key) > KEY_LIMIT:
+            raise ToolError("bad_input", f"Key: at most {KEY_LIMIT} characters (it has {len(api_key)}).")
+        if any(c.isspace() for c in api_key):
+            raise ToolError("bad_input", "Key: a key has no spaces or line breaks in it; paste it again.")
+    clean: dict[str, str] = {}
+    for model_id in settings.ROADSTAR_MODELS:
+        name = " ".join((names.get(model_id) or "").split())
+        if len(name) > NAME_LIMIT:
+            raise ToolError("bad_input", f"{model_id}: a model name of at most {NAME_LIMIT} characters.")
+        clean[model_id] = name or DEFAULT_NAMES[model_id]
+    with transaction.atomic():
+        endpoint, _ = ModelEndpoint.objects.select_for_update().get_or_create(organization=org)
+        endpoint.base_url = base_url
+        endpoint.names = clean
+        if forget_key:
+            endpoint.api_key = ""
+        elif api_key:
+            endpoint.api_key = crypto.encrypt({"key": api_key})
+        endpoint.save()
+        if endpoint_for(org) is not None:
+            Card.objects.filter(organization=org, kind=Card.Kind.MODEL, resolved_at__isnull=True).update(
+                resolved_at=timezone.now()
+            )
+            live.notify(org.id, "cards")
+    return endpoint

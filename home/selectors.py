@@ -209,7 +209,7 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
         )
         .order_by("-created_at", "-id")[:limit]
     )
-    model_ready = model_connected()
+    model_ready = model_connected(org)
     # The open Try again cards say what stopped each conversation, in the owner's words (agents.runtime.turn).
     stopped = dict(
         Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
@@ -242,7 +242,8 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
 # --- Your work: the change lines --------------------------------------------------------------------------------
 
 # What a line shows and needs for its Undo: read as named rows, not Changes (core.selectors.home_work_lines).
-LINE_FIELDS = ("id", "actor_kind", "actor_id", "actor_name", "sentence", "listing", "undo", "undone_at", "undoes_id")
+LINE_FIELDS = ("id", "actor_kind", "actor_id", "actor_name", "sentence", "listing", "undo", "undone_at", "undoes_id",
+               "target_type", "target_id")
 
 
 def home_lines(*, org: Organization, before: datetime.datetime | None = None) -> core_selectors.WorkPage:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from home import views
+from home import settings_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -17,6 +17,7 @@ urlpatterns = [
     path("asks/<uuid:ask_id>/answer", views.ask_answer, name="ask_answer"),
     path("work/<uuid:work_id>/try-again", views.work_try_again, name="work_try_again"),
     path("help/model/", views.model_help, name="model_help"),
+    path("settings/model/", settings_views.model_settings, name="model_settings"),
     path("settings/without-judge", views.without_judge_set, name="without_judge_set"),
     path("home/live/", views.home_live, name="home_live"),
     path("chat/", views.chats, name="chats"),

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from typing import TypedDict
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -27,7 +26,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from agent_templates import selectors as template_selectors
@@ -69,6 +68,7 @@ class WorkLine(TypedDict):
     exact: str  # "Tue, Nov 10, 2026, 10:12 AM EST", in the owner's time zone
     undone_exact: str  # "" unless undone
     undo_url: str  # "" when it can't be undone
+    href: str  # the record it made or changed, when that has a page (a contact, a company, a doc); else ""
     html: SafeString  # the line's <li>, made from the above (line_html)
 
 
@@ -99,8 +99,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     return {
         "org": org,
         # No model: a card from the very start says how to connect one (not only once the owner wrote).
-        "no_model": not model_connected(),
-        "model_help_url": reverse("model_help"),
+        "no_model": not model_connected(org),
+        "model_help_url": reverse("model_settings"),
         # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
         "without_judge": org.check_enabled and configured_judge() is None,
         "asks": [_ask_for_owner(ask) for ask in asks],
@@ -267,6 +267,7 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
             "exact": _exact(local),
             "undone_exact": exact_time(row.undone_at, tz=tz) if undone else "",
             "undo_url": f"{undo_head}{row.id}{undo_tail}" if can_undo else "",
+            "href": _record_href(row.target_type, row.target_id) if not undone and not is_undo else "",
             "html": SafeString(),
         }
         line["html"] = line_html(line, undo_form_tail=undo_form_tail)
@@ -291,11 +292,25 @@ _UNDO_FORM_TAIL = (
 )
 
 
+_RECORD_PAGES = {"contact": "/contacts/{}/", "company": "/companies/{}/", "doc": "/docs/{}/", "page": "/research/{}/"}
+
+
+def _record_href(target_type: str, target_id: str) -> str:
+    """A line's record's page (Roadstar's own address; the pages scope it to the workspace), made with no reverse()
+    a line: Home shows up to 50."""
+    pattern = _RECORD_PAGES.get(target_type or "")
+    if pattern is None or not target_id or as_uuid(target_id) is None:
+        return ""
+    return pattern.format(as_uuid(target_id))
+
+
 def line_html(line: WorkLine, *, undo_form_tail: str) -> SafeString:
     """The line's <li>: its words (struck through when undone), its time, and its Undo button where it has one.
     `undo_form_tail` is the form's end, the same on every line of a page (its CSRF token and the page to come
     back to), made once."""
     text: str = escape(line["text"])
+    if line["href"]:
+        text = f'<a class="line__link" href="{escape(line["href"])}">{text}</a>'
     if line["undone_exact"]:
         text = _UNDONE.format(text=text, undone_exact=escape(line["undone_exact"]))
     undo = ""
@@ -422,7 +437,7 @@ def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
     work = Work.objects.filter(organization=org, id=work_id).select_related("conversation").first()
     if work is None:
         raise Http404("No such piece of work in this workspace.")
-    if not model_connected():
+    if not model_connected(org):
         messages.error(request, "No AI model is connected yet, so it can't start. The card on Home says how to "
                                 "connect one.")
         return _back(request)
@@ -435,25 +450,11 @@ def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
     return _back(request)
 
 
-_README_SECTION = re.compile(r"^### Connecting a real model\n(.*?)(?=^#)", re.DOTALL | re.MULTILINE)
-_CODE = re.compile(r"`([^`]+)`")
-
-
 @login_required
 def model_help(request: HttpRequest) -> HttpResponse:
-    """The README's "Connecting a real model", on a page: what whoever runs the server does to connect one."""
-    org = _workspace_or_404(request)
-    try:
-        readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
-    except OSError:
-        readme = ""
-    found = _README_SECTION.search(readme)
-    paragraphs = [p.strip() for p in found.group(1).split("\n\n") if p.strip()] if found else []
-    # Escaped first; then the README's `code` spans become <code>.
-    html = [mark_safe(_CODE.sub(r"<code>\1</code>", str(escape(" ".join(p.split()))))) for p in paragraphs]
-    return render(request, "model_help.html", {
-        "org": org, "paragraphs": html, "connected": model_connected(),
-    })
+    """The old "How to connect a model" address: connecting one is now the owner's Settings page."""
+    _workspace_or_404(request)
+    return HttpResponseRedirect(reverse("model_settings"))
 
 
 @require_POST
@@ -799,9 +800,12 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         and bool(lines) and lines[-1].who != "agent" and not agent.paused,
         # Paused for its budget: its work waits, and the chat says so rather than "replying".
         "paused_for_budget": _budget_pause(agent),
+        # The model failed on this chat's turn: said here too, not only on Home's card, with its Try again.
+        "stopped": Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
+                                       subject=f"try_again:{conversation.id}").first() if conversation else None,
         "working_on": selectors.agent_threads_at_work(agent=agent),
         # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
-        "no_model": not model_connected(),
+        "no_model": not model_connected(org),
         "live_src": reverse("chat_live", args=[agent.id]),
         "answer_limit": ANSWER_LIMIT,
         "answer_limit_words": limit_words,

@@ -92,10 +92,25 @@ def _wants_markdown(request: HttpRequest) -> bool:
 def _page_or_404(path: str) -> tuple[Library, Page]:
     docs = library()
     address, _ = split_address("/" + path)
-    page = docs.get(address)
+    page = docs.get(address) or _section_root(docs, address)
     if page is None:
         raise Http404("There's no page at that address in Roadstar's docs.")
     return docs, page
+
+
+def _section_root(docs: Library, address: str) -> Page | None:
+    """A section's own address (/help/how-it-works/), which has no page of its own: the list of its pages."""
+    key = address.strip("/")
+    if "/" in key or key not in SECTIONS or not key:
+        return None
+    pages = [p for p in docs if p.section == key]
+    if not pages:
+        return None
+    title = SECTIONS[key]
+    lines = [f"# {title}", "", f"The pages of “{title}”.", ""]
+    lines += [f"- [{p.title}]({p.address}): {p.summary}" for p in pages]
+    text = "\n".join(lines) + "\n"
+    return Page(address=address, title=title, summary=f"The pages of “{title}”.", text=text, generated=True)
 
 
 def _markdown_response(text: str) -> HttpResponse:

@@ -9,7 +9,9 @@ app_name = "pages"
 
 urlpatterns = [
     path("contacts/", views.contacts, name="contacts"),
+    path("contacts/add", views.contact_add, name="contact_add"),
     path("contacts/<uuid:contact_id>/", views.contact, name="contact"),
+    path("contacts/<uuid:contact_id>/edit", views.contact_edit, name="contact_edit"),
     path("contacts/<uuid:contact_id>/log/<uuid:entry_id>/undo", views.contact_log_undo, name="contact_log_undo"),
     path("companies/", views.companies, name="companies"),
     path("companies/<uuid:company_id>/", views.company, name="company"),

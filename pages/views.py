@@ -30,6 +30,7 @@ from agents.models import Agent
 from companies import selectors as company_selectors
 from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
+from contacts import services as contact_services
 from contacts import shapes as contact_shapes
 from contacts.models import OpenItem
 from core import services as roadstar_services
@@ -42,6 +43,7 @@ from docs import selectors as doc_selectors
 from docs import services as doc_services
 from pages import mdx, selectors
 from pages.links import WorkspaceLinks
+from pages.routine_words import routine_words
 from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine
@@ -515,7 +517,7 @@ def routines(request: HttpRequest) -> HttpResponse:
     for routine in routine_selectors.routines_of(org=org):
         by_agent.setdefault(routine.agent_id, []).append({
             "routine": routine,
-            "when": routine_services.when_text(routine),
+            "when": routine_words(routine),
         })
     return _page(request, org, "pages/routines.html", {
         "groups": [(agent, by_agent[agent.id]) for agent in staff],
@@ -539,3 +541,48 @@ def routine_on(request: HttpRequest, routine_id: int) -> HttpResponse:
     routine_services.routine_set_on(routine=routine, on=on)
     messages.success(request, f"“{routine.name}” is {'on' if on else 'off'}.")
     return _back_to(back, anchor)
+
+
+# --- the owner's own edits: add and change contacts -------------------------------------------------------------
+
+
+@require_POST
+@login_required
+def contact_add(request: HttpRequest) -> HttpResponse:
+    """Add a contact from Contacts: the same service an agent's contacts.create uses, and the same line on Home."""
+    org = _workspace(request)
+    post = request.POST
+    try:
+        made = contact_services.contact_add_by_owner(
+            org=org, actor=Actor.for_user(request.user), name=post.get("name", ""), email=post.get("email", ""),
+            phone=post.get("phone", ""), job_title=post.get("job_title", ""),
+        )
+    except contact_services.ContactExists as exists:
+        messages.error(request, f"Not added: {exists.email} is already on {exists.contact.name}.")
+        return HttpResponseRedirect(reverse("pages:contact", args=[exists.contact.id]))
+    except ToolError as error:
+        messages.error(request, f"Not added. {error.message}")
+        return HttpResponseRedirect(reverse("pages:contacts") + "#add")
+    messages.success(request, f"Added {made.name} to Contacts.")
+    return HttpResponseRedirect(reverse("pages:contact", args=[made.id]))
+
+
+@require_POST
+@login_required
+def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
+    """Change a contact from its page: on its log, and on Home with Undo."""
+    org = _workspace(request)
+    values = {f: request.POST.get(f, "") for f in contact_services.OWNER_FIELDS if f in request.POST}
+    try:
+        change = contact_services.contact_edit_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                        contact_id=contact_id, values=values)
+    except ToolError as error:
+        if error.kind == "not_found":
+            raise Http404("No such contact in this workspace.") from error
+        messages.error(request, f"Not saved. {error.message}")
+        return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]) + "#edit")
+    if change is None:
+        messages.info(request, "Nothing was different, so nothing changed.")
+    else:
+        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]))

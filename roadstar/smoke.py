@@ -264,10 +264,10 @@ USE_CASES = [
 def play(org: Organization, *, report: Path, max_calls: int = MAX_CALLS, max_dollars: Decimal = MAX_DOLLARS,
          say: Callable[[str], None] = print, cases: list[UseCase] | None = None) -> list[Played]:
     """Play each use case in `org` (the example workspace) and write the report; without a model, say so."""
-    if not model_connected():
+    if not model_connected(org):
         say(NO_MODEL)
         return []
-    metered = Metered(get_model(), max_calls=max_calls, max_dollars=max_dollars)
+    metered = Metered(get_model(org), max_calls=max_calls, max_dollars=max_dollars)
     set_model(metered)
     played = []
     try:

@@ -292,7 +292,7 @@ class _BadAnswer(Exception):
 
 def _ask_once(event: Event, routines: list[Routine]) -> set[int]:
     try:
-        model = get_model()
+        model = get_model(event.organization_id)
         response = model.complete(model_id=settings.CHEAPEST_MODEL, messages=ask_prompt(event, routines), tools=[],
                                   json_schema=MATCH_SCHEMA)
     except (ModelNotConfigured, ModelUnavailable) as error:

@@ -62,7 +62,7 @@ def message_text_whole(message: Message) -> str:
 
 def summarize(conversation: Conversation, texts: list[str]) -> str:
     network_call("a memory summary's model call")
-    model = get_model()
+    model = get_model(conversation.organization_id)
     response = model.complete(
         model_id=settings.CHEAPEST_MODEL,
         messages=[

@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.conf import settings
 
 from core.lenient_json import NotAnObject, read_object
+from core.model_endpoint import endpoint_for
 from core.network import network_call
 
 logger = logging.getLogger(__name__)
@@ -58,6 +59,11 @@ class ModelUnavailable(Exception):
     """The model could not be reached after every try. Its text is technical detail, for the log and the admin."""
 
 
+class ModelRefused(ModelUnavailable):
+    """The endpoint answered, refusing the call (a 4xx: a wrong key, an unknown model name, a request it won't take):
+    nothing was tried again, since the same request gets the same answer."""
+
+
 class MalformedAnswer(Exception):
     """The endpoint answered 200 with something that isn't a chat completion (garbage, an HTML page, no choices)."""
 
@@ -89,7 +95,7 @@ class OpenAIModel:
     """Chat Completions through the `openai` SDK, with tool calls, usage, and Roadstar's retry schedule."""
 
     def __init__(self, *, api_key: str | None, base_url: str | None, sleep: Callable[[float], None] = time.sleep,
-                 timeout: float = 120.0, http_client=None):
+                 timeout: float = 120.0, http_client=None, names: dict[str, str] | None = None):
         import openai
 
         self._openai = openai
@@ -99,6 +105,7 @@ class OpenAIModel:
         self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, max_retries=0, timeout=timeout,
                                     http_client=http_client)
         self.sleep = sleep
+        self.names = names or {}  # Roadstar id -> the endpoint's model name, as the owner set it (Settings)
 
     def complete(self, *, model_id: str, messages: list[dict], tools: list[dict], thinking: str | None = None,
                  tool_choice: str | None = None, json_schema: dict | None = None,
@@ -106,7 +113,8 @@ class OpenAIModel:
         """`json_schema` (`{name, schema}`) asks for an answer that is strictly that JSON (structured outputs).
         `max_tokens` bounds the answer (reasoning included), so a caller can know the most a call costs."""
         network_call("a model call")
-        config = model_settings(model_id)
+        config = dict(model_settings(model_id))
+        config["name"] = self.names.get(model_id) or config["name"]
         request = {"model": config["name"], "messages": messages}
         if max_tokens:
             request["max_completion_tokens"] = max_tokens
@@ -140,7 +148,7 @@ class OpenAIModel:
                 logger.warning("model call failed (%s: %s); trying again in %ss", type(error).__name__, error, delay)
                 self.sleep(delay)
             except self._openai.APIStatusError as error:
-                raise ModelUnavailable(f"{config['name']} refused the call: {error}") from error
+                raise ModelRefused(f"{config['name']} refused the call: {error}") from error
         raise AssertionError("unreachable: the last try returns or raises")
 
 
@@ -235,25 +243,66 @@ def set_model(model) -> None:
     _override = model
 
 
-def model_connected() -> bool:
+def model_connected(org=None) -> bool:
     """Whether a turn can reach a model now: Home and the chats say so plainly when none is connected."""
-    return _override is not None or bool(settings.MODEL_CONFIGURED)
+    return _override is not None or bool(settings.MODEL_CONFIGURED) or endpoint_for(org) is not None
 
 
-def get_model():
+NOT_CONNECTED = ("No AI model is connected to Roadstar yet. Connect one on Settings (AI model); then press Try "
+                 "again on the work that waited.")
+
+
+def get_model(org=None):
+    """The model the workspace's calls go to: the server's environment where it sets one, else the owner's
+    Settings (read each time, so a change there needs no restart)."""
     if _override is not None:
         return _override
-    if not settings.MODEL_CONFIGURED:
-        raise ModelNotConfigured(
-            "No model is connected. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) "
-            "and restart Roadstar."
+    endpoint = endpoint_for(org)
+    if endpoint is None and settings.MODEL_CONFIGURED:  # (the environment's, read once as the process started)
+        return _configured_model(settings.OPENAI_API_KEY, settings.OPENAI_BASE_URL)
+    if endpoint is None:
+        raise ModelNotConfigured(NOT_CONNECTED)
+    return _configured_model(endpoint.api_key, endpoint.base_url, endpoint.names)
+
+
+@functools.lru_cache(maxsize=8)
+def _configured_model(api_key: str | None, base_url: str | None,
+                      names: tuple[tuple[str, str], ...] = ()) -> OpenAIModel:
+    """One client a process for each endpoint: making one loads TLS certificates and opens a connection pool, which
+    cost every turn and every check a tenth of a second when made each time. The SDK's client is safe to share
+    between threads."""
+    return OpenAIModel(api_key=api_key, base_url=base_url, names=dict(names))
+
+
+def endpoint_try(*, base_url: str | None, api_key: str | None, name: str) -> tuple[bool, str]:
+    """One real call to an endpoint, as the owner's Test button makes it: whether it answered, and what happened in
+    the owner's words. No tries again: the owner is waiting on the page."""
+    import openai
+
+    network_call("the model settings' test call")
+    client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url or None, max_retries=0, timeout=20.0)
+    where = base_url or "OpenAI"
+    try:
+        completion = client.chat.completions.create(
+            model=name, messages=[{"role": "user", "content": "Say OK."}], max_completion_tokens=20,
         )
-    return _configured_model(settings.OPENAI_API_KEY, settings.OPENAI_BASE_URL)
-
-
-@functools.lru_cache(maxsize=4)
-def _configured_model(api_key: str | None, base_url: str | None) -> OpenAIModel:
-    """One client a process for the configured endpoint: making one loads TLS certificates and opens a connection
-    pool, which cost every turn and every check a tenth of a second when made each time. The SDK's client is
-    safe to share between threads."""
-    return OpenAIModel(api_key=api_key, base_url=base_url)
+        answer = _response_from(completion)
+    except openai.AuthenticationError:
+        return False, f"{where} answered that the key isn't right (it refused it with 401). Check the key."
+    except openai.PermissionDeniedError:
+        return False, f"{where} answered that this key may not use “{name}” (403)."
+    except openai.NotFoundError:
+        return False, (f"{where} answered “not found” (404): it has no model named “{name}”, or the address "
+                       "isn't the endpoint's (it usually ends in /v1).")
+    except openai.RateLimitError:
+        return False, f"{where} answered that the key is over its limit or out of credit (429). Try again later."
+    except openai.APITimeoutError:
+        return False, f"{where} didn't answer within 20 seconds."
+    except openai.APIConnectionError:
+        return False, f"Roadstar couldn't reach {where}: nothing answered at that address."
+    except openai.APIStatusError as error:
+        return False, f"{where} refused the call ({error.status_code}): {str(error.message)[:200]}"
+    except (MalformedAnswer, json.JSONDecodeError):
+        return False, f"{where} answered, but not as an OpenAI-compatible endpoint does (no chat completion came back)."
+    said = " ".join((answer.text or "").split())[:120]
+    return True, f"It works: “{name}” at {where} answered" + (f" “{said}”." if said else ".")

@@ -29,7 +29,7 @@ from agents.runtime.agent_tools import (
 )
 from agents.runtime.host import ToolHost
 from agents.runtime.instructions import instructions_for, skill_names
-from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
+from agents.runtime.model import ModelNotConfigured, ModelRefused, ModelUnavailable, get_model
 from agents.runtime.packets import packet_text
 from agents.runtime.replies import reply_note
 from agents.signals import work_answered
@@ -199,14 +199,14 @@ class Turn(ToolHost):
         if self.agent.paused:
             return Run.Outcome.PAUSED
         try:
-            model = get_model()
+            model = get_model(self.org)
         except ModelNotConfigured as missing:
             self._say_no_model(str(missing))
             return Run.Outcome.NO_MODEL
         try:
             self._shown_lines = memory.fold_and_show(self.conversation, limit=lambda: fold_limit(self.conversation))
         except ModelUnavailable as error:
-            return self._fail(str(error))
+            return self._fail(error)
         # Calls a worker saved and didn't finish before it died; after that, the calls of each step are known here.
         pending = self._unfinished_calls()  # (reading the messages the first time)
         just_read = True
@@ -242,7 +242,7 @@ class Turn(ToolHost):
                     thinking=self.thinking(), tool_choice="none" if last_step else None,
                 )
             except ModelUnavailable as error:
-                return self._fail(str(error))
+                return self._fail(error)
             calls = response.tool_calls
             if last_step:
                 # Forced, yet the model called tools (some hosted models don't keep tool_choice): a chat with work
@@ -267,7 +267,8 @@ class Turn(ToolHost):
                     message = self._answer(response.text, saw_upto=saw_upto)
             self._hold(message)
             if message is None:
-                return self._fail("the model answered with nothing, again after being told its reply was empty")
+                return self._fail(ModelUnavailable(
+                    "the model answered with nothing, again after being told its reply was empty"))
             self._step_saw = saw_upto  # the calls route work this step's prompt held
             if not calls and not note:
                 return Run.Outcome.WAITING if self.routed else Run.Outcome.ANSWERED
@@ -406,7 +407,7 @@ class Turn(ToolHost):
         """has_new_input, read from the messages this turn holds when they reach back to the agent's last reply, or
         when they are the whole conversation (a new one: memory has folded none of it)."""
         messages = self._held()
-        if self._folded_upto == 0 or any(m.role == Message.Role.AGENT for m in messages):
+        if self._folded_upto == 0 or any(_is_reply(m) for m in messages):
             return input_waits(messages)
         return has_new_input(self.conversation)
 
@@ -551,17 +552,22 @@ class Turn(ToolHost):
                 lease=self.lease,
             )
 
-    def _fail(self, error: str) -> str:
+    def _fail(self, error: ModelUnavailable) -> str:
         # The owner reads what happened and what Try again does; the model's technical answer goes to the log and
-        # the run (the admin), not on Home.
+        # the run (the admin), not on Home. A refusal was one call, not the tries of a model that didn't answer.
         logger.warning("turn of %s could not finish: %s", self.conversation.id, error)
-        try_again_card(self.conversation, body=MODEL_DOWN)
-        self.run.error = error
+        try_again_card(self.conversation, body=MODEL_REFUSED if isinstance(error, ModelRefused) else MODEL_DOWN)
+        self.run.error = str(error)
         return Run.Outcome.FAILED
 
 
 MODEL_DOWN = (
     "The AI model Roadstar works with didn't answer, even after trying again five times over about a minute. "
+    "Nothing is lost: Try again picks the work up where it stopped."
+)
+MODEL_REFUSED = (
+    "The AI model Roadstar works with turned the request down, so this stopped. That is usually its settings: the "
+    "key, or the name of a model it doesn't have; Settings, AI model, has a Test button that shows its answer. "
     "Nothing is lost: Try again picks the work up where it stopped."
 )
 BROKE = (
@@ -682,18 +688,29 @@ def _acts_on(message: Message) -> bool:
     return message.role in INPUT_ROLES and not message.data.get("quiet")
 
 
+def _is_reply(message: Message) -> bool:
+    return message.role == Message.Role.AGENT and not _said_for_the_agent(message.data)
+
+
+def _said_for_the_agent(data: dict | None) -> bool:
+    """Roadstar's own words in an agent's conversation ("I can't work yet", a research page that failed): shown
+    as the agent's, but not a reply of the model's, so what came before them still waits for one."""
+    return bool(data and (data.get("no_model") or data.get("notice")))
+
+
 def input_waits(messages: list[Message]) -> bool:
     """has_new_input over messages in seq order: the agent's last reply and what came after it (or only what came
     after it), and, where the reply was written while more came in, what it never saw (its `saw_upto`)."""
     if not messages:
         return False
-    # (from the end: the last reply is near it, and the turn asks at every step)
-    last_reply = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == Message.Role.AGENT), -1)
+    # (from the end: the last reply is near it, and the turn asks at every step). "I can't work yet" (no model was
+    # connected) answered nothing: what it was said to still waits, so Try again, once a model is connected, runs it.
+    last_reply = next((i for i in range(len(messages) - 1, -1, -1) if _is_reply(messages[i])), -1)
     if last_reply >= 0:
         saw_upto = messages[last_reply].data.get("saw_upto")
         if saw_upto is not None and any(m.seq > saw_upto and _acts_on(m) for m in messages[:last_reply]):
             return True
-    if messages[-1].role == Message.Role.AGENT:
+    if _is_reply(messages[-1]):
         return False
     # A step's results no step has seen yet (the turn went on in another, and quiet answers came after them) or
     # input to act on.
@@ -702,8 +719,10 @@ def input_waits(messages: list[Message]) -> bool:
 
 def has_new_input(conversation: Conversation) -> bool:
     """Is there something the agent's last reply didn't see to act on? (Tool results count: the step goes on.)"""
-    last_reply = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT)
-                  .order_by("-seq").values_list("seq", "data").first())
+    replies = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT)
+               .order_by("-seq").values_list("seq", "data"))
+    # (the newest first; "I can't work yet" is no reply: input_waits)
+    last_reply = next((r for r in replies.iterator(chunk_size=20) if not _said_for_the_agent(r[1])), None)
     since = Message.objects.filter(conversation=conversation).only("seq", "role", "data").order_by("seq")
     if last_reply is not None:
         seq, data = last_reply
@@ -741,6 +760,13 @@ class PromptMessages:
             self.fed_upto = max(self.fed_upto, message.seq)
 
     def _feed_one(self, message: Message) -> None:
+        if message.role == Message.Role.AGENT and message.data.get("no_model"):
+            return  # Roadstar's "I can't work yet", said for the agent while no model was connected: not the model's
+        if message.role == Message.Role.AGENT and message.data.get("notice"):
+            # Roadstar's notice (a research page that failed): news for the model, in the user's place
+            notice = {"role": "user", "content": f"[#{message.seq}] Roadstar: {message.text}"}
+            (self.held if self.waiting else self.converted).append(notice)
+            return
         if message.role == Message.Role.AGENT:
             self._flush()
             self.waiting.clear()

@@ -263,6 +263,7 @@ def _model(model_id: str, input_price: float, cached: float, output: float) -> d
     env = "MODEL_" + model_id.upper().replace("-", "_").replace(".", "_")
     return {
         "name": os.environ.get(env, model_id),
+        "from_env": bool(os.environ.get(env)),  # the owner's Settings page can't change a name set here
         "prices": {"input": input_price, "cached_input": cached, "output": output},
         "reasoning": os.environ.get("MODEL_REASONING_EFFORT", "0") == "1",
     }

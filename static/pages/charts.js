@@ -50,6 +50,9 @@
       defaultStyle: false,
       tooltip: { disableDefaultStyle: true },
       actions: { export: true, source: false, compiled: false, editor: false },
+      // With its default style off, vega-embed draws the Save links as a bare list over the chart; this keeps
+      // them in its "…" menu (a <details>, closed until opened), styled by vega-embed.css.
+      forceActionsMenu: true,
       config: { font: getComputedStyle(document.body).fontFamily, background: null }
     }).then(function (result) {
       view.setAttribute("data-drawn", "true");

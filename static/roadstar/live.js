@@ -189,6 +189,9 @@
     }).then(function (response) {
       if (response.status === 204) {
         form.reset();
+        // reset() fires no input event: tell the character counter (limits.js) the box is empty again
+        var counted = form.querySelectorAll("[data-limit]");
+        for (var i = 0; i < counted.length; i++) counted[i].dispatchEvent(new Event("input", { bubbles: true }));
         if (error) error.textContent = "";
         regions.forEach(refresh);
         return;

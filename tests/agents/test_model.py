@@ -479,7 +479,8 @@ def test_the_configured_client_leaves_retries_to_the_schedule(settings):
 
 def test_with_no_model_configured_get_model_says_how_to_connect_one(settings):
     settings.MODEL_CONFIGURED = False
-    with pytest.raises(ModelNotConfigured, match="OPENAI_API_KEY"):
+    settings.OPENAI_API_KEY = settings.OPENAI_BASE_URL = None
+    with pytest.raises(ModelNotConfigured, match="Connect one on Settings"):
         get_model()
 
 

@@ -72,15 +72,16 @@ def finished_run(conversation, outcome):
 def test_with_no_model_home_says_how_to_connect_one_from_the_start(client, owner, org, no_model):
     html = home(client)
     assert "Connect an AI model so your agents can work" in html
-    assert "OPENAI_API_KEY" in html and "MODEL_GPT_6_1_TERRA" in html
-    assert f'href="{reverse("model_help")}"' in html
+    assert "OPENAI_API_KEY" not in html and "MODEL_GPT_6_1_TERRA" not in html  # the owner's words, not the server's
+    assert f'href="{reverse("model_settings")}"' in html
     assert "Nothing needs you right now" not in html
 
 
-def test_the_help_page_gives_the_readmes_model_section(client, owner, no_model):
-    html = get(client, reverse("model_help"))
-    assert "map the four model ids" in html and "<code>OPENAI_BASE_URL</code>" in html
-    assert "{%" not in html and "`" not in html
+def test_the_old_help_address_opens_the_settings_page(client, owner, no_model):
+    response = client.get(reverse("model_help"))
+    assert response.status_code == 302 and response["Location"] == reverse("model_settings")
+    html = get(client, reverse("model_settings"))
+    assert "No model is connected yet." in html and "{%" not in html
 
 
 def test_with_a_model_connected_there_is_no_model_card(client, owner, org, a_model):

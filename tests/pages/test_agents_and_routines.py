@@ -170,7 +170,7 @@ def routine(org, staff):
 def test_routines_are_listed_per_agent_with_when_note_skill_status_and_fired(owner, routine, staff):
     page = text_of(owner.get(reverse("pages:routines")))
     assert re.search(
-        r"Client desk Overdue invoices on Time: 0 9 \* \* 1 \(America/New_York\); Keys: kind:invoice\.overdue "
+        r"Client desk Overdue invoices on Mondays at 9 AM; or when this happens: invoice overdue "
         r"Chase invoices more than 7 days overdue\. Follows the skill “Chase an invoice” · fired 3 times",
         page,
     )

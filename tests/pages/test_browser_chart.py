@@ -58,6 +58,8 @@ def open_doc(live_server, client, org, doc, violations: list | None = None):
                     bars: v.querySelectorAll('svg .mark-rect path').length,
                     texts: [...v.querySelectorAll('svg text')].map(t => t.textContent),
                     failed: v.classList.contains('chart__view--failed'),
+                    // the Save links: in vega-embed's menu, closed (not a bare list over the bars)
+                    menu: v.querySelector('details') ? (v.querySelector('details').open ? 'open' : 'closed') : 'none',
                     message: v.textContent.trim(),
                 }))"""
             )
@@ -98,6 +100,7 @@ def test_a_chart_is_drawn_in_the_page(live_server, client, org, charted):
         chart["drawn"]
         and chart["bars"] == 4
         and "Juniper Dental" in chart["texts"]
+        and chart["menu"] == "closed"
         and any(t.startswith("</script><script>alert(") for t in chart["texts"])
         and outside == []
         and violations == []  # drawn under the Content-Security-Policy, which refused nothing the page needs

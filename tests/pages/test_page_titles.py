@@ -10,7 +10,7 @@ from django.urls import reverse
 from agents import services as agent_services
 
 SECTIONS = ("Home", "Chats", "Contacts", "Companies", "Docs", "Agents", "Routines", "Workspace", "Research",
-            "Newsfeed", "Tables", "Connections", "Help")
+            "Newsfeed", "Tables", "Connections", "Help", "Settings")
 PATTERN = re.compile(r"^(?:[^·<>{}]+ · )*(?:" + "|".join(SECTIONS) + r") · Roadstar$")
 
 
@@ -29,7 +29,7 @@ def pages(ws, thread) -> dict[str, str]:
     """Each owner page, with the title it should have."""
     return {
         reverse("home"): "Home · Roadstar",
-        reverse("model_help"): "Connect a model · Home · Roadstar",
+        reverse("model_settings"): "AI model · Settings · Roadstar",
         reverse("chat", args=[ws.agent.id]): "Client desk · Chats · Roadstar",
         reverse("thread", args=[ws.agent.id, thread.id]): "Juniper signage · Client desk · Chats · Roadstar",
         reverse("pages:contacts"): "Contacts · Roadstar",

@@ -12,7 +12,7 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Usage, Work
 from companies.models import Company, TimelineEntry
 from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
-from core.models import Card, Change, Organization
+from core.models import Card, Change, ModelEndpoint, Organization
 from docs.models import Doc, DocNote
 from tests.factories import ContactFactory, UserFactory
 
@@ -44,6 +44,7 @@ def workspace(db):
         target_id=str(dana.id),
     )
     Card.objects.create(organization=org, kind="connect", title="Connect Gmail", subject="gmail")
+    ModelEndpoint.objects.create(organization=org, base_url="http://model.test/v1")
     OpenItem.objects.create(
         organization=org, contact=dana, kind="follow_up", text="Did Dana pick a day?", at=timezone.now(),
         by_kind="agent", by_id=str(desk.id),

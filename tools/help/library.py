@@ -66,7 +66,9 @@ class Page:
 
     @property
     def section(self) -> str:
-        return self.address.strip("/").split("/", 1)[0] if self.address != "/" else ""
+        # A page at the top (/, /getting-started/) is in "Start here"; the others are in their folder's section.
+        parts = self.address.strip("/").split("/")
+        return parts[0] if len(parts) > 1 or parts[0] in SECTIONS else ""
 
     @cached_property
     def lead(self) -> str:
