@@ -65,6 +65,7 @@ test: $(VENV)/.installed-dev workspace
 	$(VENV)/bin/mypy
 	scripts/ensure-chromium
 	scripts/ensure-ts-mcp-client
+	scripts/ensure-redis
 	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache $(PY) -m pytest -q -n 2 --dist loadgroup --durations=20
 
 bench: $(VENV)/.installed-dev workspace
