@@ -108,6 +108,7 @@ class SpentYes(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["organization", "ref"], name="spent_yes_once")]
+        verbose_name_plural = "spent yeses"
 
     def __str__(self):
         return f"{self.ref} spent"

@@ -19,6 +19,7 @@ class Migration(migrations.Migration):
                 ('ref', models.CharField(max_length=80)),
                 ('at', models.DateTimeField(auto_now_add=True)),
             ],
+            options={'verbose_name_plural': 'spent yeses'},
         ),
         migrations.AddField(
             model_name='ask',

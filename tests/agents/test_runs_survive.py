@@ -97,7 +97,7 @@ def test_a_call_left_unrun_is_run_after_a_turn_that_had_no_model(org, thread, mo
         with pytest.raises(WorkerDied):
             run_turn(str(claimed.id))
 
-    def no_model():
+    def no_model(org=None):
         raise ModelNotConfigured("No model is set up.")
 
     with monkeypatch.context() as patched:

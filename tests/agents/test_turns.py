@@ -150,7 +150,7 @@ def test_without_a_model_the_chat_says_how_to_connect_one_and_home_has_a_card(or
     services.owner_message_send(org=org, agent=desk, text="hi")
     drain(org_id=org.id)
     assert Card.objects.get(organization=org).kind == "model"
-    assert "OPENAI_API_KEY" in chat_texts(desk)[-1][1]
+    assert "Connect one on Settings (AI model)" in chat_texts(desk)[-1][1]  # the owner's page, not a variable
 
 
 def test_a_conversation_ends_its_turn_idle(org, desk, model):

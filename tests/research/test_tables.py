@@ -429,7 +429,7 @@ def test_the_sweep_picks_up_a_run_a_dead_worker_left(ctx, tables_on, local_web, 
 def test_without_a_model_a_build_is_unsupported_and_nothing_is_made(ctx, tables_on, local_web, settings):
     settings.MODEL_CONFIGURED = False
     result = use(ctx, "tables.build", question="Every bakery in Harbor")
-    assert result["error"] == "unsupported" and "No model is connected" in result["message"]
+    assert result["error"] == "unsupported" and "No AI model is connected" in result["message"]
     assert not Dataset.objects.exists()
 
 
