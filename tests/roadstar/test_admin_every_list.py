@@ -20,7 +20,7 @@ def staff(client, db):
     org = Organization.objects.get(owner__username="sam")
     org.time_zone = "America/Chicago"
     org.save(update_fields=["time_zone"])
-    for n, outcome in enumerate(("allow", "ask", "deny")):
+    for n, outcome in enumerate(CheckDecision.Outcome.values):
         CheckDecision.objects.create(organization=org, tool="contacts.context", outcome=outcome, reason="a reason",
                                      decided_by="rules", fingerprint=f"admin-list-{n}", actor_kind="agent",
                                      actor_id="x", conversation_id="y")
