@@ -24,6 +24,7 @@ import hashlib
 import os
 import secrets
 import time
+from collections.abc import Callable
 from typing import Literal
 from urllib.parse import urlencode
 
@@ -309,14 +310,23 @@ REFRESH_WAIT = 45  # seconds a worker waits for another's refresh before it answ
 
 
 def quickbooks_access_token(connection: Connection, *, force: bool = False, sleep=time.sleep) -> str:
-    """A valid access token, refreshed when it has expired (or when `force`, after a 401).
+    """A valid access token, refreshed when it has expired (or when `force`, after a 401): Intuit rotates refresh
+    tokens (rotating_access_token)."""
+    return rotating_access_token(connection, label=f"QuickBooks Online ({connection.account})", force=force,
+                                 sleep=sleep, fresh=_quickbooks_fresh, refresh=_quickbooks_refresh)
 
-    Intuit rotates refresh tokens, so two workers must never spend the same one. The worker that refreshes holds a
-    claim on the connection (a conditional write, committed), not a row lock: no transaction stays open while
-    Intuit is asked. The others wait for its tokens; a claim older than REFRESH_LEASE is a dead worker's."""
-    if not force and _quickbooks_fresh(connection):
+
+Refreshed = tuple[dict | None, ToolError | Literal["signed_out"] | None]  # new tokens, or why not
+
+
+def rotating_access_token(connection: Connection, *, label: str, force: bool, sleep,
+                          fresh: Callable[[Connection], bool], refresh: Callable[[Connection, str], Refreshed]) -> str:
+    """A valid access token of an app that rotates its refresh tokens (QuickBooks, Microsoft), so that two workers
+    must never spend the same one. The worker that refreshes holds a claim on the connection (a conditional write,
+    committed), not a row lock: no transaction stays open while the app is asked. The others wait for its tokens;
+    a claim older than REFRESH_LEASE is a dead worker's."""
+    if not force and fresh(connection):
         return _tokens_of(connection)["access_token"]
-    label = f"QuickBooks Online ({connection.account})"
     seen = connection.token_version
     waited = 0.0
     while True:
@@ -327,29 +337,29 @@ def quickbooks_access_token(connection: Connection, *, force: bool = False, slee
         _copy_tokens(Connection.objects.get(pk=connection.pk), connection)
         if won:
             break
-        if connection.token_version != seen and _quickbooks_fresh(connection):
+        if connection.token_version != seen and fresh(connection):
             return _tokens_of(connection)["access_token"]  # the other worker's refresh
         if waited >= REFRESH_WAIT:
             raise ToolError("unavailable", f"{label}: another worker is refreshing its sign-in. Try again shortly.")
         sleep(0.5)
         waited += 0.5
-    fresh: dict | None = None
+    tokens: dict | None = None
     failure: ToolError | Literal["signed_out"] | None = None
     try:
         # Unless another worker refreshed before this claim: then its tokens are the ones to use.
-        if not _quickbooks_fresh(connection) or (force and connection.token_version == seen):
-            fresh, failure = _quickbooks_refresh(connection, label)
-            if fresh is not None:
-                connection_tokens_save(connection=connection, tokens=fresh)
+        if not fresh(connection) or (force and connection.token_version == seen):
+            tokens, failure = refresh(connection, label)
+            if tokens is not None:
+                connection_tokens_save(connection=connection, tokens=tokens)
     finally:
         Connection.objects.filter(pk=connection.pk).update(refresh_claimed_until=None)
     if isinstance(failure, ToolError):
         raise failure
     if failure == "signed_out":
         raise signed_out(connection, label=label)
-    if fresh is None:  # another worker refreshed before this claim
+    if tokens is None:  # another worker refreshed before this claim
         return _tokens_of(connection)["access_token"]
-    return fresh["access_token"]
+    return tokens["access_token"]
 
 
 def _quickbooks_refresh(
@@ -521,43 +531,10 @@ def _microsoft_fresh(connection: Connection) -> bool:
 
 
 def microsoft_access_token(connection: Connection, *, force: bool = False, sleep=time.sleep) -> str:
-    """A valid Graph access token, refreshed when it has expired (or when `force`, after a 401), under the claim
-    quickbooks_access_token uses: Microsoft rotates refresh tokens too."""
-    if not force and _microsoft_fresh(connection):
-        return _tokens_of(connection)["access_token"]
-    label = f"OneDrive ({connection.account})"
-    seen = connection.token_version
-    waited = 0.0
-    while True:
-        now = timezone.now()
-        won = Connection.objects.filter(pk=connection.pk).filter(
-            Q(refresh_claimed_until__isnull=True) | Q(refresh_claimed_until__lt=now)
-        ).update(refresh_claimed_until=now + REFRESH_LEASE)
-        _copy_tokens(Connection.objects.get(pk=connection.pk), connection)
-        if won:
-            break
-        if connection.token_version != seen and _microsoft_fresh(connection):
-            return _tokens_of(connection)["access_token"]
-        if waited >= REFRESH_WAIT:
-            raise ToolError("unavailable", f"{label}: another worker is refreshing its sign-in. Try again shortly.")
-        sleep(0.5)
-        waited += 0.5
-    fresh: dict | None = None
-    failure: ToolError | Literal["signed_out"] | None = None
-    try:
-        if not _microsoft_fresh(connection) or (force and connection.token_version == seen):
-            fresh, failure = _microsoft_refresh(connection, label)
-            if fresh is not None:
-                connection_tokens_save(connection=connection, tokens=fresh)
-    finally:
-        Connection.objects.filter(pk=connection.pk).update(refresh_claimed_until=None)
-    if isinstance(failure, ToolError):
-        raise failure
-    if failure == "signed_out":
-        raise signed_out(connection, label=label)
-    if fresh is None:
-        return _tokens_of(connection)["access_token"]
-    return fresh["access_token"]
+    """A valid Graph access token, refreshed when it has expired (or when `force`, after a 401): Microsoft rotates
+    refresh tokens too (rotating_access_token)."""
+    return rotating_access_token(connection, label=f"OneDrive ({connection.account})", force=force, sleep=sleep,
+                                 fresh=_microsoft_fresh, refresh=_microsoft_refresh)
 
 
 def _microsoft_refresh(
