@@ -25,7 +25,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.models import Card, Change, Organization
 from core.services import card_open, change_record
-from core.undo import register_undo, snapshot, undo_data
+from core.undo import snapshot, undo_data
 from routines import services as routine_services
 from routines.models import Routine, Skill
 
@@ -362,8 +362,6 @@ def _moved_on(what: str) -> ToolError:
     return ToolError("changed", f"{what}, so Undo would lose that; nothing was removed.")
 
 
-register_undo(ADD_TOOL, undo_template_add)
-
 
 # --- the owner shares ---------------------------------------------------------------------------------------------
 
@@ -468,8 +466,6 @@ def undo_template_share(*, org, actor, change: Change) -> None:
         setattr(row, key, value)
     row.save()
 
-
-register_undo(SHARE_TOOL, undo_template_share)
 
 
 def template_decline(*, org, card_id) -> None:

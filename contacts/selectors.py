@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from django.utils.dateparse import parse_datetime
 
 from core.errors import ToolError
 from core.inputs import as_uuid
+from core.registry import Registry
 from core.timefmt import iso
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
@@ -263,31 +263,20 @@ class TimelineProvider(Protocol):
         ...
 
 
-def _not_built(org) -> TimelineProvider | None:
-    return None
-
-
 @dataclass(frozen=True)
 class TimelineSource:
     source: str  # Failure.source: "mail", "calendar"
     integration: str  # the app's key, as integrations.list names it
     app: str  # the app's name, for the owner and the agent
     what: str  # what the app would show, for the not-connected message
-    # The workspace's connected provider, or None while the app isn't connected.
-    provider: Callable[..., TimelineProvider | None] = _not_built
+    # `provider(org)`: the workspace's connected provider, or None while the app isn't connected.
+    provider: Callable[..., TimelineProvider | None]
 
 
-# Where contacts.timeline reads from. The integrations app, a layer above, gives each its provider (one that finds
-# the workspace's connection) when it loads (IntegrationsConfig.ready); until then a source reads as not connected.
-TIMELINE_SOURCES: dict[str, TimelineSource] = {
-    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads"),
-    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings"),
-}
-
-
-def timeline_provider_register(source: str, provider: Callable[..., TimelineProvider | None]) -> None:
-    """Give the timeline source `source` ("mail", "calendar") the function that finds a workspace's provider."""
-    TIMELINE_SOURCES[source] = dataclasses.replace(TIMELINE_SOURCES[source], provider=provider)
+# Where contacts.timeline reads from, in the order it reads them. The integrations app, a layer above, registers
+# each with its provider (one that finds the workspace's connection): integrations/hooks.py.
+TIMELINE_SOURCES: Registry[str, TimelineSource] = Registry("timeline source", TimelineSource,
+                                                           key=lambda source: source.source)
 
 
 def contact_timeline(*, org, actor, contact: Contact, limit: int) -> dict:

@@ -23,7 +23,7 @@ from core.locking import lock, set_if_unchanged
 from core.models import Change
 from core.services import change_record
 from core.timefmt import iso
-from core.undo import register_undo, restore, snapshot, undo_data
+from core.undo import restore, snapshot, undo_data
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
@@ -450,7 +450,7 @@ def contact_link_project(*, org, actor: Actor, contact: Contact, project) -> Log
 
 # --- the owner's own edits, from the contact's page -------------------------------------------------------------
 
-OWNER_EDIT = "contacts.owner_edit"  # the Change's tool: its Undo is registered below
+OWNER_EDIT = "contacts.owner_edit"  # the Change's tool: its Undo is registered in contacts/hooks.py
 OWNER_FIELDS = {"name": ("name", 1, 200), "phone": ("phone", 0, 80), "job_title": ("job title", 0, 200),
                 "context": ("Context", 0, 1500)}
 
@@ -534,7 +534,7 @@ def _short(text: str, most: int = 80) -> str:
     return text if len(text) <= most else text[: most - 1].rstrip() + "…"
 
 
-def _undo_owner_edit(*, org, actor, change) -> None:
+def undo_owner_edit(*, org, actor, change) -> None:
     contact = Contact.objects.filter(organization=org, id=change.target_id).first()
     if contact is None:
         raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
@@ -543,5 +543,3 @@ def _undo_owner_edit(*, org, actor, change) -> None:
     log_write(org=org, actor=actor, kind=LogEntry.Kind.RESTORED, contact=contact, text="Undid your change",
               before=data["after"], after=data["before"])
 
-
-register_undo(OWNER_EDIT, _undo_owner_edit)

@@ -16,7 +16,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
 from core.models import Card, Change, ModelEndpoint, Organization
-from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
+from core.undo import UNDOS
 
 
 def change_record(
@@ -46,7 +46,8 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
     change = Change.objects.filter(organization=org, id=change_id).first()
     if change is None:
         raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
-    if change.tool not in UNDO_CALLS_APPS:
+    declared = UNDOS.get(change.tool)
+    if declared is None or not declared.calls_apps:
         with transaction.atomic():
             change = Change.objects.select_for_update().get(id=change.id)
             handler = _undo_handler(change)
@@ -70,10 +71,10 @@ def _undo_handler(change: Change):
         raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
     if change.undone_at is not None:
         raise ToolError("changed", "That change was undone already.")
-    handler = UNDO_HANDLERS.get(change.tool)
-    if change.undo is None or handler is None:
+    declared = UNDOS.get(change.tool)
+    if change.undo is None or declared is None:
         raise ToolError("unsupported", f"{change.tool} has no Undo.")
-    return handler
+    return declared.handler
 
 
 def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) -> Change:

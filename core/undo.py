@@ -5,28 +5,31 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db import models
 
 from core.errors import ToolError
+from core.registry import Registry
 
 if TYPE_CHECKING:
     from core.models import Change
 
-# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The tools above
-# register theirs as they are declared (tools.registry), all of them when Django loads the apps, so core names none.
-UNDO_HANDLERS: dict = {}
-# The tools whose undo calls an app: it runs with no transaction open (core.services.change_undo).
-UNDO_CALLS_APPS: set[str] = set()
+@dataclass(frozen=True)
+class Undo:
+    """How the changes of one tool are undone: `handler(*, org, actor, change)`."""
+
+    tool: str  # the name of the tool whose changes it undoes
+    handler: Callable[..., Any]
+    # It calls an app (a Drive file, a calendar hold): it runs with no transaction open (core.services.change_undo).
+    calls_apps: bool = False
 
 
-def register_undo(tool_name: str, handler, *, calls_apps: bool = False) -> None:
-    if tool_name in UNDO_HANDLERS:
-        raise ValueError(f"an undo for {tool_name!r} is registered twice")
-    UNDO_HANDLERS[tool_name] = handler
-    if calls_apps:
-        UNDO_CALLS_APPS.add(tool_name)
+# The tools above register theirs as they are declared (tools.registry), all of them when Django loads the apps, so
+# core names none.
+UNDOS: Registry[str, Undo] = Registry("undo", Undo, key=lambda undo: undo.tool)
 
 
 def undo_data(change: Change) -> Any:

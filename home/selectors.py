@@ -256,7 +256,7 @@ def home_lines(*, org: Organization, before: datetime.datetime | None = None) ->
 
 
 def home_held(*, org: Organization) -> list[HeldLine]:
-    lines = [line for source in held.HELD_SOURCES for line in source(org)]
+    lines = [line for source in held.HELD_SOURCES.values() for line in source.lines(org)]
     return sorted(lines, key=lambda line: line.held_until)
 
 

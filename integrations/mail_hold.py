@@ -36,7 +36,7 @@ from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.shapes import local_time_words
 from core.actors import Actor
 from core.errors import ToolError
-from core.held import HeldLine, held_source
+from core.held import HeldLine
 from core.models import Card, Change
 from core.network import network_call
 from core.services import card_open
@@ -383,7 +383,6 @@ def email_try_again(*, org, held_id) -> HeldEmail:
 HOME_SHOWN = 50
 
 
-@held_source
 def held_lines(org) -> list[HeldLine]:
     """Home's held emails, each with its countdown and the Undo of the mail.send that held it (three queries)."""
     waiting = list(HeldEmail.objects.filter(organization=org, state=HeldEmail.State.HELD).order_by("send_at")[

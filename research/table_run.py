@@ -1,7 +1,7 @@
 """Building and researching a research table: planning, finding rows, filling each cell from a source.
 
-The model is above research in the layers, so it is handed in: the agents app registers `model_call_register` at
-its AppConfig.ready(), a function that makes one metered model call (its Usage, on the agents chart) and answers
+The model is above research in the layers, so it is handed in: the agents app registers a `TableModel` from
+its hooks.py, a function that makes one metered model call (its Usage, on the agents chart) and answers
 with the text and what it cost. Everything else, the prompts, the sources, the money and the claims, is here.
 
 Money is whole micro-dollars. Before every model call of a run, the most it can cost (every byte of the prompt a
@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from core.errors import ToolError
 from core.models import Organization
+from core.registry import Registry
 from research.models import Dataset, DatasetRow, DatasetRun, DatasetSource
 
 logger = logging.getLogger(__name__)
@@ -72,21 +73,23 @@ class RunHalted(Exception):
     stops with these words for the owner."""
 
 
-ModelCall = Callable[..., ModelAnswer]
-_model_call: ModelCall | None = None
-
-
-def model_call_register(call: ModelCall) -> None:
+@dataclass(frozen=True)
+class TableModel:
     """`call(org, agent_id, model_id, messages, json_schema, max_tokens) -> ModelAnswer`: one metered model call.
     It raises ToolError (no model, the model unreachable) or RunHalted."""
-    global _model_call
-    _model_call = call
+
+    name: str
+    call: Callable[..., ModelAnswer]
+
+
+TABLE_MODEL: Registry[str, TableModel] = Registry("table model call", TableModel, single=True)
 
 
 def model_call(**kwargs) -> ModelAnswer:
-    if _model_call is None:
+    handed = TABLE_MODEL.only()
+    if handed is None:
         raise ToolError("unsupported", "No model is connected to Roadstar, so no table can be researched.")
-    return _model_call(**kwargs)
+    return handed.call(**kwargs)
 
 
 # --- money -------------------------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ from pydantic.alias_generators import to_camel
 
 from core.errors import ERROR_KINDS
 from core.inputs import refuse_bad_characters
-from core.undo import register_undo
+from core.registry import Registry, RegistryError
+from core.undo import UNDOS, Undo
 
 if TYPE_CHECKING:
     from core.context import ToolContext
@@ -311,12 +312,9 @@ def _without_titles(schema):
     return schema
 
 
-class RegistryError(Exception):
-    pass
-
-
-GROUPS: dict[str, Group] = {}
-TOOLS: dict[str, Tool] = {}
+# RegistryError is core.registry's (imported above): a tool's declaration that can't stand is refused with it too.
+GROUPS: Registry[str, Group] = Registry("group", Group)
+TOOLS: Registry[str, Tool] = Registry("tool", Tool)
 
 # Every group the spec has (spec/tools/catalog.md), in the order browse_tools lists them, with the line it shows.
 # A group registers its own declaration (whose summary the tests hold to these words); one this Roadstar doesn't
@@ -370,15 +368,10 @@ def off_words(group: str) -> str:
 
 
 def register_group(group: Group) -> Group:
-    if group.name in GROUPS:
-        raise RegistryError(f"group {group.name!r} is registered twice")
-    GROUPS[group.name] = group
-    return group
+    return GROUPS.add(group)
 
 
 def register(tool: Tool) -> Tool:
-    if tool.name in TOOLS:
-        raise RegistryError(f"tool {tool.name!r} is registered twice")
     if tool.places:
         raise RegistryError(f"tool {tool.name!r} is held in places, so it is an agent tool: register_agent_tool")
     if tool.group not in GROUPS:
@@ -386,7 +379,7 @@ def register(tool: Tool) -> Tool:
     if tool.kind == "works":
         raise RegistryError(f"tool {tool.name!r}: only an agent tool arranges the agents' own work")
     _check_declaration(tool)
-    TOOLS[tool.name] = tool
+    TOOLS.add(tool)
     _register_undo(tool)
     return tool
 
@@ -398,18 +391,16 @@ ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE, MAC = "roadstar_chat", "chat", "thread", "
 PLACES = frozenset({ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE, MAC})
 # browse_tools' description lists the groups of the workspace reading it, so it is made when a prompt is.
 DESCRIBED_WHEN_READ = frozenset({"browse_tools"})
-AGENT_TOOLS: dict[str, Tool] = {}
+AGENT_TOOLS: Registry[str, Tool] = Registry("agent tool", Tool)
 
 
 def register_agent_tool(tool: Tool) -> Tool:
-    if tool.name in AGENT_TOOLS:
-        raise RegistryError(f"agent tool {tool.name!r} is registered twice")
     if not tool.places:
         raise RegistryError(f"agent tool {tool.name!r} is held nowhere: give its places")
     if tool.places - PLACES:
         raise RegistryError(f"agent tool {tool.name!r}: no such place {sorted(tool.places - PLACES)}")
     _check_declaration(tool)
-    AGENT_TOOLS[tool.name] = tool
+    AGENT_TOOLS.add(tool)
     _register_undo(tool)
     return tool
 
@@ -451,7 +442,7 @@ def _check_declaration(tool: Tool) -> None:
 
 def _register_undo(tool: Tool) -> None:
     if tool.undo is not None:
-        register_undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps))
+        UNDOS.add(Undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps)))
 
 
 def group_on(name: str, org) -> bool:
@@ -568,19 +559,22 @@ class DeclaredTool(Tool):
         return self.declared_schema
 
 
-WorkspaceGroupSource = Callable[[Any, "str | None"], list[tuple[Group, list[Tool]]]]
-_workspace_sources: list[WorkspaceGroupSource] = []
+@dataclass(frozen=True)
+class WorkspaceGroups:
+    """A source of workspace groups: `groups(org, only)`, the workspace's own groups and their tools (only the
+    group `only`, when given)."""
+
+    name: str
+    groups: Callable[[Any, str | None], list[tuple[Group, list[Tool]]]]
 
 
-def register_workspace_groups(source: WorkspaceGroupSource) -> None:
-    """`source(org, only)`: the workspace's own groups and their tools (only the group `only`, when given)."""
-    _workspace_sources.append(source)
+WORKSPACE_GROUPS: Registry[str, WorkspaceGroups] = Registry("workspace groups source", WorkspaceGroups)
 
 
 def workspace_groups(org, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
     if org is None:
         return []
-    return [found for source in _workspace_sources for found in source(org, only)]
+    return [found for source in WORKSPACE_GROUPS.values() for found in source.groups(org, only)]
 
 
 def workspace_group(org, name: str) -> tuple[Group, list[Tool]] | None:

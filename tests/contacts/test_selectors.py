@@ -184,8 +184,8 @@ def test_contact_timeline_does_not_ask_a_provider_about_a_contact_without_addres
             raise AssertionError("asked without addresses")
 
     entry = selectors.TIMELINE_SOURCES["mail"]
-    monkeypatch.setitem(selectors.TIMELINE_SOURCES, "mail", selectors.TimelineSource(
-        entry.source, entry.integration, entry.app, entry.what, lambda org: Provider()
+    monkeypatch.setattr(selectors, "TIMELINE_SOURCES", selectors.TIMELINE_SOURCES.with_entry(
+        selectors.TimelineSource(entry.source, entry.integration, entry.app, entry.what, lambda org: Provider())
     ))
     contact = ContactFactory(organization=org)
     out = selectors.contact_timeline(org=org, actor=None, contact=contact, limit=20)

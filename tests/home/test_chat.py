@@ -356,7 +356,8 @@ def test_a_held_line_counts_down_and_offers_undo(client, owner, org, monkeypatch
     until = timezone.now() + datetime.timedelta(seconds=90)
     line = held.HeldLine(id="m1", text="Client desk is sending Dana Whitfield “Your quote”",
                               held_until=until, undo_url="/mail/held/m1/undo")
-    monkeypatch.setattr(held, "HELD_SOURCES", [lambda o: [line] if o == org else []])
+    source = held.HeldSource("mail", lambda o: [line] if o == org else [])
+    monkeypatch.setattr(held, "HELD_SOURCES", held.HELD_SOURCES.with_entry(source))
     html = home(client)
     assert "Client desk is sending Dana Whitfield “Your quote”" in html
     assert f'data-held-until-ms="{int(until.timestamp() * 1000)}"' in html

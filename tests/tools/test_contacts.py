@@ -318,12 +318,11 @@ def connect(monkeypatch):
     def make(**providers):
         for source, provider in providers.items():
             entry = selectors.TIMELINE_SOURCES[source]
-            monkeypatch.setitem(
-                selectors.TIMELINE_SOURCES, source,
+            monkeypatch.setattr(selectors, "TIMELINE_SOURCES", selectors.TIMELINE_SOURCES.with_entry(
                 selectors.TimelineSource(
                     entry.source, entry.integration, entry.app, entry.what, lambda org, p=provider: p
                 ),
-            )
+            ))
 
     return make
 

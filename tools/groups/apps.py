@@ -117,8 +117,9 @@ def workspace_apps(org, only: str | None) -> list[tuple[Group, list]]:
     return [_group(app) for app in mcp_apps_services.mcp_apps(org=org)]
 
 
-registry.register_workspace_groups(workspace_apps)
-mcp_apps_services.reserved_names_register(lambda: set(registry.GROUPS) | set(registry.SPEC_GROUPS))
+registry.WORKSPACE_GROUPS.add(registry.WorkspaceGroups("mcp_apps", workspace_apps))
+mcp_apps_services.RESERVED_NAMES.add(mcp_apps_services.ReservedNames(
+    "tools", lambda: set(registry.GROUPS) | set(registry.SPEC_GROUPS)))
 
 
 # --- a call --------------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from pathlib import Path
 from django.conf import settings
 
 from checks import reasons
+from core.registry import Registry
 from tools import registry
 from tools.help import generate
 
@@ -157,14 +158,16 @@ class Library:
         return iter(self.pages.values())
 
 
-# Pages an app above this layer writes from its own declarations: the agent tools live in agents/, which registers
-# a source in its AppConfig.ready(). Each source returns markdown by address and is called when the library is built.
-PAGE_SOURCES: list[Callable[[], dict[str, str]]] = []
+@dataclass(frozen=True)
+class PageSource:
+    """Pages an app above this layer writes from its own declarations (the agent tools live in agents/, which
+    registers one in agents/hooks.py): `pages()` returns markdown by address, called when the library is built."""
+
+    name: str
+    pages: Callable[[], dict[str, str]]
 
 
-def add_page_source(source: Callable[[], dict[str, str]]) -> None:
-    if source not in PAGE_SOURCES:
-        PAGE_SOURCES.append(source)
+PAGE_SOURCES: Registry[str, PageSource] = Registry("docs page source", PageSource)
 
 
 _lock = threading.Lock()
@@ -178,14 +181,14 @@ def library() -> Library:
     key = (
         tuple((name, id(group)) for name, group in registry.GROUPS.items()),
         tuple((name, id(tool)) for name, tool in registry.TOOLS.items()),
-        tuple(id(source) for source in PAGE_SOURCES),
+        tuple((name, id(source)) for name, source in PAGE_SOURCES.items()),
     )
     with _lock:
         if key not in _built:
             pages = {a: _page(a, t, generated=False) for a, t in _hand_written().items()}
             generated = generate.generated_pages()
-            for source in PAGE_SOURCES:
-                generated.update(source())
+            for source in PAGE_SOURCES.values():
+                generated.update(source.pages())
             for address, text in generated.items():
                 if address in pages:
                     raise ValueError(f"the docs page {address} is both written by hand and generated")
