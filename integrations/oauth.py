@@ -7,7 +7,7 @@ Configuration (Django settings of the same name win over the environment, which 
   "production"), optional QUICKBOOKS_REDIRECT_URI (default /connections/quickbooks/callback).
 - Microsoft (OneDrive): MICROSOFT_CLIENT_ID, MICROSOFT_CLIENT_SECRET, MICROSOFT_TENANT ("common", the default),
   optional MICROSOFT_REDIRECT_URI (default /connections/microsoft/callback). The identity platform's v2.0
-  authorization code flow with PKCE, over plain HTTPS (see ARCHITECTURE.md, "OneDrive": why not MSAL).
+  authorization code flow with PKCE, over plain HTTPS (see integrations/__init__.py, "OneDrive": why not MSAL).
 
 Refresh: a token is refreshed when it has expired (google-auth's own margin for Google; a minute for QuickBooks),
 saved back encrypted with a compare-and-set (integrations.services.connection_tokens_save), and kept past a
