@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from datetime import timezone as dt_timezone
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import connection
 from django.db.models import (
@@ -18,6 +18,7 @@ from django.db.models import (
     Exists,
     Func,
     JSONField,
+    Model,
     OuterRef,
     Prefetch,
     Q,
@@ -47,7 +48,9 @@ def contact_queryset_for_record(*, org) -> QuerySet:
     return Contact.objects.filter(organization=org).prefetch_related(
         "emails",
         Prefetch("open_items", queryset=OpenItem.objects.filter(closed_at__isnull=True)),
-        "company_links__company__handler",
+        # The links with their companies, handlers and listings (a CompanyRef's ticker) in one query.
+        Prefetch("company_links", queryset=CompanyPerson.objects.select_related("company__handler",
+                                                                                "company__listing__edgar")),
         "project_links__project",
     )
 
@@ -125,7 +128,7 @@ _RECORD_SQL: dict[tuple[str, str], str] = {}
 
 def _json_row(columns: list[tuple], *, postgres: bool) -> str:
     """One row's columns (given as `_json_list` takes them) as one JSON array, as text."""
-    picked = [(alias, model._meta.get_field(name)) for model, alias, names in columns for name in names]
+    picked = [(alias, model._meta.get_field(name)) for model, alias, names, *_ in columns for name in names]
     # A JSON column is text in SQLite: it is put in as JSON, not as a string.
     values = [f'json({alias}."{field.column}")' if isinstance(field, JSONField) and not postgres
               else f'{alias}."{field.column}"' for alias, field in picked]
@@ -314,11 +317,16 @@ def contact_timeline(*, org, actor, contact: Contact, limit: int) -> dict:
 # --- the record of one contact, in one query ----------------------------------------------------------------
 
 # What contact_record reads of each relation, as `contact_queryset_for_record` prefetches it: (the cache name on
-# the contact, the model, the columns read, the table's alias, FROM and WHERE, ORDER BY). Every column of the
+# the contact, the rows' columns (model, the table's alias, the columns read and, where it isn't the group before,
+# the place of the group it hangs off), FROM and WHERE, ORDER BY). Every column of the
 # relation's own rows; of the company, its handler and the project only what the record shows (the rest is
 # deferred, read if something asks for it).
 def _record_parts() -> list[tuple]:
     company, handler = Company, Company._meta.get_field("handler").related_model
+    # The company's listing (research's, reached through the relation so this layer imports none of it).
+    listing = Company._meta.get_field("listing").related_model
+    edgar = cast("type[Model]", listing._meta.get_field("edgar").related_model)
+    listing_t, edgar_t = listing._meta.db_table, edgar._meta.db_table
     project = ProjectLink._meta.get_field("project").related_model
     email_t, item_t = ContactEmail._meta.db_table, OpenItem._meta.db_table
     link_t, company_t, handler_t = CompanyPerson._meta.db_table, company._meta.db_table, handler._meta.db_table
@@ -331,9 +339,13 @@ def _record_parts() -> list[tuple]:
          f'FROM "{item_t}" i WHERE i.contact_id = c.id AND i.closed_at IS NULL', "i.at, i.created_at, i.id"),
         ("company_links", [(CompanyPerson, "l", _all(CompanyPerson)),
                            (company, "co", ["id", "name", "labels", "handler_id", "context"]),
-                           (handler, "h", ["id", "name"])],
+                           (handler, "h", ["id", "name"]),
+                           (listing, "li", ["id", "company_id", "edgar_id"], 1),
+                           (edgar, "ed", ["cik", "ticker", "name"])],
          f'FROM "{link_t}" l JOIN "{company_t}" co ON co.id = l.company_id '
-         f'LEFT JOIN "{handler_t}" h ON h.id = co.handler_id WHERE l.contact_id = c.id', "l.created_at, l.id"),
+         f'LEFT JOIN "{handler_t}" h ON h.id = co.handler_id '
+         f'LEFT JOIN "{listing_t}" li ON li.company_id = co.id LEFT JOIN "{edgar_t}" ed ON ed.cik = li.edgar_id '
+         "WHERE l.contact_id = c.id", "l.created_at, l.id"),
         # Project links have no order of their own: the order they were made in.
         ("project_links", [(ProjectLink, "pl", _all(ProjectLink)), (project, "p", ["id", "name"])],
          f'FROM "{plink_t}" pl JOIN "{project_t}" p ON p.id = pl.project_id WHERE pl.contact_id = c.id', "pl.id"),
@@ -360,7 +372,7 @@ def contact_for_record(*, org, contact_id) -> Contact | None:
 
 def _json_list(columns: list[tuple], where: str, order: str, *, postgres: bool) -> str:
     """A subquery giving the relation's rows as a JSON list of lists (one value a column, in `columns`' order)."""
-    picked = [(alias, model._meta.get_field(name)) for model, alias, names in columns for name in names]
+    picked = [(alias, model._meta.get_field(name)) for model, alias, names, *_ in columns for name in names]
     if postgres:
         values = ", ".join(f'{alias}."{field.column}"' for alias, field in picked)
         return f"SELECT CAST(json_agg(json_build_array({values}) ORDER BY {order}) AS text) {where}"
@@ -375,7 +387,7 @@ def _rows_of(columns: list[tuple], values: list):
     """The relation's row (and the rows it points to, cached on it) from one JSON list."""
     rows: list[Any] = []
     at = 0
-    for model, _, names in columns:
+    for model, _, names, *_ in columns:
         own = values[at:at + len(names)]
         at += len(names)
         if own[0] is None:  # no handler: the LEFT JOIN's nulls
@@ -385,12 +397,24 @@ def _rows_of(columns: list[tuple], values: list):
         rows.append(model.from_db(connection.alias, names,
                                   [_from_json(meta.get_field(name), value) for name, value in zip(names, own,
                                                                                                   strict=True)]))
-    for (model, _, _), row, pointed in zip(columns, rows, rows[1:], strict=False):
-        # The first row points to the second (a link to its company or project), the second to the third (the
-        # company to its handler).
-        if row is not None and pointed is not None:
-            field = next(f for f in model._meta.concrete_fields if f.is_relation and f.related_model is type(pointed))
-            field.set_cached_value(row, pointed)
+    for n in range(1, len(columns)):
+        # Each row hangs off the one before it (a link off its company or project, a company off its handler, a
+        # listing off its public company) unless its columns name another (a company's listing off the company).
+        model, owner = columns[n][0], columns[n][3] if len(columns[n]) > 3 else n - 1
+        row, parent = rows[n], rows[owner]
+        if parent is None:
+            continue
+        forward = [f for f in columns[owner][0]._meta.concrete_fields if f.is_relation and f.related_model is model]
+        if forward:
+            if row is not None:
+                forward[0].set_cached_value(parent, row)
+            continue
+        # The parent is pointed to (a company by its listing): the reverse one-to-one, cached even when there is
+        # none, so reading it asks nothing.
+        back = next(f for f in model._meta.concrete_fields if f.one_to_one and f.related_model is type(parent))
+        back.remote_field.set_cached_value(parent, row)
+        if row is not None:
+            back.set_cached_value(row, parent)
     return rows[0]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 from zoneinfo import ZoneInfo
 
+from django.core.exceptions import ObjectDoesNotExist
+
 from core.timefmt import iso
 
 
@@ -51,8 +53,24 @@ def log_entry_shape(entry) -> dict:
     return shape
 
 
+def listing_of(company):
+    """The public company a company is linked to (research's CompanyListing, made by filings.link, loaded as
+    `listing__edgar`), or None. Read through the company's reverse relation, so this layer needn't import research."""
+    try:
+        return company.listing
+    except ObjectDoesNotExist:
+        return None
+
+
+def ticker_of(company) -> str | None:
+    """The ticker its filings are under where the company is listed, else the spec's null."""
+    listing = listing_of(company)
+    return (listing.edgar.ticker or None) if listing is not None else None
+
+
 def company_ref_shape(link, *, with_context: bool = False) -> dict:
-    """CompanyRef of a contact's link to a company (link: a CompanyPerson with its company loaded).
+    """CompanyRef of a contact's link to a company (link: a CompanyPerson with its company, its handler and its
+    listing loaded).
 
     `with_context` adds the company's Context, as contacts.find gives it: read it before writing to them.
     """
@@ -61,7 +79,7 @@ def company_ref_shape(link, *, with_context: bool = False) -> dict:
     return shape | {
         "id": str(company.id),
         "name": company.name,
-        "ticker": None,
+        "ticker": ticker_of(company),
         "handle": company.handler.name if company.handler_id and company.handler else "",
         "role": link.role,
         "since": link.since.isoformat() if link.since else None,
@@ -71,7 +89,8 @@ def company_ref_shape(link, *, with_context: bool = False) -> dict:
 
 
 def contact_record(contact, *, company_context: bool = False) -> dict:
-    """ContactRecord. Needs `emails`, `open_items`, `company_links__company__handler`, `project_links__project`.
+    """ContactRecord. Needs `emails`, `open_items`, `company_links` (with company, its handler and
+    `listing__edgar`), `project_links__project`.
 
     `company_context`: each company with its Context, as contacts.find returns them.
     """

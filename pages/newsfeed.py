@@ -41,6 +41,9 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
         "feeds": [{"feed": f, "words": STATE_WORDS.get(f.state, "")} for f in feeds],
         "projects": Project.objects.filter(organization=org).order_by("name"),
         "stories": selectors.stories_today(org=org, limit=30) if settings.newsfeed_on else [],
+        # Today's brief row: its projects once written, else the owner's words for why there is none (no model,
+        # the budget). The layout is the page's template's to give.
+        "brief": selectors.brief_today(org=org) if settings.newsfeed_on else None,
         "max_feeds": services.MAX_FEEDS,
     })
 

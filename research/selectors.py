@@ -23,6 +23,7 @@ from research.models import (
     DatasetSource,
     Feed,
     Filing,
+    NewsfeedBrief,
     ResearchSettings,
     Story,
 )
@@ -141,6 +142,20 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
             projects[same].add(str(story.feed.project_id))
         kept.setdefault(same, story)
     return [TodayStory(story, sorted(projects[same])) for same, story in list(kept.items())[:limit]]
+
+
+def owner_day(org, now: datetime.datetime | None = None) -> datetime.date:
+    return owner_today(org, now)[0].date()
+
+
+def brief_today(*, org, now: datetime.datetime | None = None) -> NewsfeedBrief | None:
+    """Today's brief row (written, or saying why it isn't), or None when none was tried today."""
+    return NewsfeedBrief.objects.filter(organization=org, day=owner_day(org, now)).first()
+
+
+def workspaces_with_newsfeed() -> list:
+    """The ids of the workspaces that have the newsfeed on, for the worker's brief sweep."""
+    return list(ResearchSettings.objects.filter(newsfeed_on=True).values_list("organization_id", flat=True))
 
 
 # --- tables -----------------------------------------------------------------------------------------------------
