@@ -11,13 +11,13 @@ api.shapes; `api.openapi` describes them for the schema.
 from __future__ import annotations
 
 import datetime
-import zoneinfo
 from decimal import Decimal
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.forms import MAX_BUDGET
+from core.owner_zone import owner_time
 
 MAX_OFFSET = 1_000_000_000  # past any workspace's rows, and within what a database takes as a number
 MAX_DAYS = 36_500
@@ -248,9 +248,9 @@ def _owner_time_utc(value: str, org) -> datetime.datetime:
         ) from exc
     try:
         if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=zoneinfo.ZoneInfo(org.time_zone) if org else datetime.UTC)
+            parsed = owner_time(org, parsed)
         return parsed.astimezone(datetime.UTC)
-    except (OverflowError, zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+    except (OverflowError, ValueError) as exc:
         raise serializers.ValidationError(f"{value!r} is out of range") from exc
 
 

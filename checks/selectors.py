@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
 from companies.models import Company, CompanyPerson
 from contacts.models import Contact, ContactEmail
+from core.inputs import as_uuid
 from core.models import Change
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
@@ -113,7 +113,7 @@ def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) ->
         companies = _json(companies) or []
         fields = _json(fields) or {}
         out.append(ContactRecord(
-            id=str(pk if isinstance(pk, uuid.UUID) else uuid.UUID(str(pk))),
+            id=str(as_uuid(pk)),
             name=name,
             emails=_json(emails) or [],
             company=companies[0][0] if companies else None,

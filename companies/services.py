@@ -20,6 +20,7 @@ from core import limits
 from core.actors import Actor
 from core.errors import ToolError, bad_input
 from core.locking import lock
+from core.owner_zone import owner_time
 from core.timefmt import iso
 from core.undo import restore, snapshot
 from team.models import Agent
@@ -286,7 +287,7 @@ def timeline_entry_record(
     else:
         resolved_ours = [_owner(org)]
     values = {
-        "kind": kind, "title": title, "at": selectors.owner_time(org, at).replace(microsecond=0), "summary": summary,
+        "kind": kind, "title": title, "at": owner_time(org, at).replace(microsecond=0), "summary": summary,
         "count": count, "minutes": minutes, "link": link, "thread": thread, "files": files, "state": state,
     }
     values = {k: v for k, v in values.items() if v is not UNSET}
@@ -423,7 +424,7 @@ def company_open(
         at = add.get("at")
         item = OpenItem.objects.create(
             organization=org, company=company, kind=add["kind"], text=add["text"],
-            at=selectors.owner_time(org, at) if at is not None else timezone.now(), thread=thread[:64],
+            at=owner_time(org, at) if at is not None else timezone.now(), thread=thread[:64],
             by_kind=actor.kind, by_id=actor.id,
         )
         outcome.opened = item

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -190,10 +189,7 @@ class HasLabel(Func):
 def companies_matching(*, org, company: str) -> list:
     """The workspace's companies a `company` filter names: an id, else a name (exact, else part of one)."""
     text = company.strip()
-    try:
-        company_id = uuid.UUID(text)
-    except ValueError:
-        company_id = None
+    company_id = as_uuid(text)
     if company_id is not None:
         found = list(Company.objects.filter(organization=org, id=company_id).only("id"))
         if not found:

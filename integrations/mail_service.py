@@ -11,7 +11,6 @@ import binascii
 import datetime
 import hashlib
 import json
-import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -183,14 +182,6 @@ def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limi
 # --- read -----------------------------------------------------------------------------------------------------
 
 
-def _zone(org) -> str:
-    try:
-        zoneinfo.ZoneInfo(org.time_zone)
-        return org.time_zone
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return "UTC"
-
-
 def _size_words(size: int) -> str:
     if size >= 1024 * 1024:
         return f"{size / (1024 * 1024):.1f} MB"
@@ -249,7 +240,7 @@ def mail_read(*, org, asker: Asker, thread_id: str, attachment: str | None, offs
     content = {
         "title": thread.subject or "(no subject)",
         "url": thread.url,
-        "text": thread_text(thread, time_zone=_zone(org)),
+        "text": thread_text(thread, time_zone=org.time_zone),
         "id": thread.id,
         "source": connection.account,
     }

@@ -8,8 +8,6 @@ It reads and writes through research's selectors and services, as the tools do. 
 
 from __future__ import annotations
 
-import uuid
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -17,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.errors import ToolError
+from core.inputs import as_uuid
 from docs.models import Project
 from pages.views import _back_to, _page, _workspace
 from research import selectors, services
@@ -69,7 +68,8 @@ def feed_add(request: HttpRequest) -> HttpResponse:
     project = None
     project_id = request.POST.get("project", "").strip()
     if project_id:
-        project = Project.objects.filter(organization=org, id=_uuid_or_none(project_id)).first()
+        wanted = as_uuid(project_id)
+        project = Project.objects.filter(organization=org, id=wanted).first() if wanted is not None else None
         if project is None:
             messages.error(request, "That project isn't in your workspace any more. Pick another.")
             return _back_to(back, "add-feed")
@@ -99,8 +99,3 @@ def feed_remove(request: HttpRequest, feed_id) -> HttpResponse:
     return _back_to(reverse("pages:newsfeed"), "feeds")
 
 
-def _uuid_or_none(value: str):
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None

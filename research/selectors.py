@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 from django.db.models import Sum
 from django.db.models.functions import Coalesce
@@ -15,6 +14,7 @@ from companies.models import Company
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
 from core.memo import kept
+from core.owner_zone import owner_zone
 from research.models import (
     CompanyListing,
     Dataset,
@@ -99,16 +99,15 @@ def feed_get(*, org, feed_id) -> Feed:
     return feed
 
 
-def owner_today(org, now: datetime.datetime | None = None) -> tuple[datetime.datetime, datetime.datetime]:
+def _owner_today_span(org, now: datetime.datetime | None = None) -> tuple[datetime.datetime, datetime.datetime]:
     """The owner's today, as a span of aware times."""
-    zone = ZoneInfo(org.time_zone)
-    local = (now or timezone.now()).astimezone(zone)
+    local = (now or timezone.now()).astimezone(owner_zone(org))
     start = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return start, start + datetime.timedelta(days=1)
 
 
 def stories_seen_today(*, org, now: datetime.datetime | None = None) -> int:
-    start, end = owner_today(org, now)
+    start, end = _owner_today_span(org, now)
     return Story.objects.filter(organization=org, seen_at__gte=start, seen_at__lt=end).count()
 
 
@@ -124,7 +123,7 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
     """Stories of the owner's today (published today, or first seen today when the feed gives no date), newest
     first, one per link across feeds, with every project whose feed carried it. A feed's backlog of older items,
     read the day it is added, is not today's news."""
-    start, end = owner_today(org, now)
+    start, end = _owner_today_span(org, now)
     rows = (
         Story.objects.filter(organization=org)
         .annotate(happened=Coalesce("published_at", "seen_at"))

@@ -35,6 +35,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.models import Organization
 from research.models import Dataset, DatasetRow, DatasetRun, DatasetSource
 
@@ -357,7 +358,7 @@ def _cap_message(run: DatasetRun) -> str:
 @dataclass
 class Claim:
     row: DatasetRow
-    token: uuid.UUID
+    token: Uuid
 
 
 def row_claim(run_id, *, now: datetime.datetime | None = None) -> Claim | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -22,6 +21,7 @@ from django.utils import timezone
 from companies.models import Company
 from contacts.models import Contact
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.models import Organization
 from docs.models import Doc, Project
 from integrations.files import content
@@ -63,7 +63,7 @@ class Entry:
     title: str
     body: str
     date: datetime.datetime
-    connection_id: uuid.UUID | None = None  # the app connection it was copied from; None for the workspace's own
+    connection_id: Uuid | None = None  # the app connection it was copied from; None for the workspace's own
     thread: str = ""
     people: list[tuple[str, str, str, bool]] = field(default_factory=list)  # (role, name, address, is the owner)
     sender: str = ""

@@ -164,7 +164,7 @@ def test_follow_up_without_an_offset_follows_summer_time(org, actor):
     # 9:00 in New York is 14:00 UTC in winter and 13:00 UTC once the clocks go forward (March 8, 2026).
     contact = ContactFactory(organization=org)
     item, _ = services.contact_follow_up(
-        org=org, actor=actor, contact=contact, text="Chase", at=datetime.datetime(2026, 3, 9, 9, 0)
+        org=org, actor=actor, contact=contact, text="Chase", at=datetime.datetime(2026, 3, 9, 9, 0)  # noqa: DTZ001 (no offset: the owner's local time)
     )
     assert item.at == datetime.datetime(2026, 3, 9, 13, tzinfo=datetime.UTC)
 

@@ -4,7 +4,6 @@ import datetime
 import json
 from unittest import mock
 from urllib.parse import parse_qs, urlparse
-from zoneinfo import ZoneInfo
 
 import pytest
 from freezegun import freeze_time
@@ -13,12 +12,13 @@ from googleapiclient.http import HttpMockSequence
 
 from core.errors import ToolError
 from core.models import Card
+from core.owner_zone import zone_named
 from integrations.models import Connection
 from integrations.providers.google_calendar import GoogleCalendarProvider
 from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
 from tests.integrations.fakes import GoogleTokenEndpoint
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 WRITE = [*GOOGLE_READ, G + "calendar.events"]
 
 

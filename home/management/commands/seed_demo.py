@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 from typing import NotRequired, TypedDict
-from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -27,6 +26,7 @@ from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from core.actors import Actor
 from core.models import Organization
+from core.owner_zone import owner_zone
 from docs import services as doc_services
 from docs.models import Doc, Project
 from integrations.files.example import seed_files as files_example
@@ -472,7 +472,7 @@ MEETINGS = [
 
 
 def seed_calendar(org: Organization, connection) -> list[str]:
-    zone = ZoneInfo(org.time_zone)
+    zone = owner_zone(org)
     known = set(LocalEvent.objects.filter(connection=connection).values_list("uid", flat=True))
     new = 0
     for uid, day, start, end, title, guests in MEETINGS:
@@ -554,9 +554,7 @@ MAIL = [
 
 
 def seed_mail(org: Organization, connection) -> list[str]:
-    import zoneinfo
-
-    zone = zoneinfo.ZoneInfo(org.time_zone)
+    zone = owner_zone(org)
     new = 0
     for key, box, sender, to, subject, day, time, text in MAIL:
         if LocalMailMessage.objects.filter(connection=connection, key=key).exists():
