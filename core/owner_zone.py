@@ -13,8 +13,9 @@ from __future__ import annotations
 import datetime
 import zoneinfo
 
-from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
+
+from core.http import user_workspace
 
 
 def zone_named(name: str | None) -> datetime.tzinfo:
@@ -53,9 +54,7 @@ class _RequestZone(datetime.tzinfo):
 
     def zone(self) -> datetime.tzinfo:
         if self._zone is None:
-            user = getattr(self._request, "user", None)
-            org = _organization(user) if user is not None and user.is_authenticated else None
-            self._zone = owner_zone(org)
+            self._zone = owner_zone(user_workspace(getattr(self._request, "user", None)))
         return self._zone
 
     def utcoffset(self, dt):
@@ -88,11 +87,3 @@ class OwnerTimeZoneMiddleware:
     def __call__(self, request):
         with timezone.override(_RequestZone(request)):
             return self.get_response(request)
-
-
-def _organization(user):
-    # A staff sign-in without a workspace has no `organization`: the reverse one-to-one raises, not None.
-    try:
-        return user.organization
-    except ObjectDoesNotExist:
-        return None

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.actors import Actor
 from core.errors import ToolError
-from core.http import workspace_or_404 as _workspace
+from core.http import workspace_or_404
 from core.models import Change
 from core.owner_zone import owner_zone
 from integrations import catalog, oauth, selectors, services
@@ -73,7 +73,7 @@ class ConnectionLine:
 @login_required
 @require_GET
 def index(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     copies = {c.connection_id: c for c in SearchCopy.objects.filter(connection__organization=org)}
     rows = [
         # Search is offered for the accounts whose mail, files or meetings it can copy; the copy's state shows.
@@ -92,7 +92,7 @@ def index(request):
 @login_required
 @require_GET
 def connect(request, app: str):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = _connectable(app)
     account_key = request.GET.get("account", "")
     again = _connection(org, app, account_key)
@@ -113,7 +113,7 @@ def connect(request, app: str):
 @login_required
 @require_POST
 def start(request, app: str):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = _connectable(app)
     if oauth.missing_settings(app):
         return redirect("integrations:connect", app=app)
@@ -179,7 +179,7 @@ def _connected(request, connection: Connection, cards) -> None:
 @login_required
 @require_GET
 def google_callback(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = catalog.GOOGLE
     pending = _pending(request, "google")
     if request.GET.get("error"):
@@ -211,7 +211,7 @@ def google_callback(request):
 @login_required
 @require_GET
 def quickbooks_callback(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = catalog.QUICKBOOKS
     pending = _pending(request, "quickbooks")
     if request.GET.get("error"):
@@ -239,7 +239,7 @@ def quickbooks_callback(request):
 @login_required
 @require_GET
 def microsoft_callback(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = catalog.MICROSOFT
     pending = _pending(request, "microsoft")
     if request.GET.get("error"):
@@ -285,7 +285,7 @@ HELD_STATE_WORDS = {
 def held_email(request, held_id):
     """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
     what the owner opens from its line on Home before it goes."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()
     if held is None:
         raise Http404("No such email in this workspace.")
@@ -313,7 +313,7 @@ def _owner_time(at, org) -> str:
 @require_POST
 def search_setting(request, account_key: str):
     """Turn search on or off for one account of the signed-in owner's workspace."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     on = request.POST.get("on") == "1"
     try:
         copy = services.connection_search_set(org=org, account_key=account_key, on=on)

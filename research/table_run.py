@@ -104,10 +104,6 @@ def micros(dollars: Decimal) -> int:
     return math.ceil(dollars * 1_000_000)
 
 
-def dollars(value: int) -> float:
-    return round(value / 1_000_000, 6)
-
-
 def call_bound(model_id: str, messages: list[dict], json_schema: dict, max_tokens: int) -> int:
     """The most a call can cost: no token is shorter than a byte, so the prompt's bytes (with room for each
     message's framing) bound its input tokens, and `max_tokens` bounds the answer."""
