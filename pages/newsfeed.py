@@ -15,9 +15,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.errors import ToolError
+from core.http import workspace_or_404
 from core.inputs import as_uuid
 from docs.models import Project
-from pages.views import _back_to, _page, _workspace
+from pages.views import _back_to, _page
 from research import selectors, services
 from research.models import Feed
 
@@ -32,7 +33,7 @@ STATE_WORDS: dict[str, str] = {  # by the feed's state (a text field)
 
 @login_required
 def newsfeed(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     settings = selectors.research_settings(org=org)
     feeds = selectors.feeds_of(org=org)
     return _page(request, org, "pages/newsfeed.html", {
@@ -47,7 +48,7 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def research_groups(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     filings, newsfeed_on = request.POST.get("filings") == "1", request.POST.get("newsfeed") == "1"
     tables_on, pages_on = request.POST.get("tables") == "1", request.POST.get("pages") == "1"
     services.research_settings_set(org=org, filings=filings, newsfeed=newsfeed_on, tables=tables_on, pages=pages_on)
@@ -62,7 +63,7 @@ def research_groups(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def feed_add(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     back = reverse("pages:newsfeed")
     url = request.POST.get("url", "").strip()
     project = None
@@ -88,7 +89,7 @@ def feed_add(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def feed_remove(request: HttpRequest, feed_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         feed = selectors.feed_get(org=org, feed_id=feed_id)
     except ToolError as exc:

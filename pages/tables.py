@@ -17,7 +17,8 @@ from django.views.decorators.http import require_POST
 
 from core.actors import Actor
 from core.errors import ToolError
-from pages.views import _back_to, _page, _workspace
+from core.http import workspace_or_404
+from pages.views import _back_to, _page
 from research import selectors, services
 from research.table_run import money_words
 
@@ -51,7 +52,7 @@ def _run_view(run) -> dict | None:
 
 @login_required
 def tables(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     datasets = selectors.datasets_of(org=org)
     runs = selectors.dataset_latest_runs(datasets=datasets)
     return _page(request, org, "pages/tables.html", {
@@ -87,7 +88,7 @@ def _cell(dataset, row, column: dict) -> dict:
 
 @login_required
 def table(request: HttpRequest, dataset_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
     except ToolError as exc:
@@ -110,7 +111,7 @@ def table(request: HttpRequest, dataset_id) -> HttpResponse:
 @login_required
 def table_source(request: HttpRequest, dataset_id, source_id) -> HttpResponse:
     """The words a cell was filled from, marked in the text the researcher read, with the page's address."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
         source = selectors.dataset_source_get(org=org, dataset_id=dataset_id, source_id=source_id)
@@ -133,7 +134,7 @@ def table_source(request: HttpRequest, dataset_id, source_id) -> HttpResponse:
 @login_required
 def table_edit(request: HttpRequest, dataset_id) -> HttpResponse:
     """The owner writes a cell by hand: it stands as theirs (edited), what it was kept with it."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
     except ToolError as exc:
@@ -156,7 +157,7 @@ def table_edit(request: HttpRequest, dataset_id) -> HttpResponse:
 @require_POST
 def table_accept(request: HttpRequest, dataset_id) -> HttpResponse:
     """The owner accepts a value waiting for review (on their own page their press is the yes)."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
     except ToolError as exc:
