@@ -66,10 +66,6 @@ def contact_get_plain(*, org, contact_id) -> Contact:
     return contact
 
 
-def contact_with_emails(*, org, contact_id) -> Contact | None:
-    return Contact.objects.filter(organization=org, id=contact_id).prefetch_related("emails").first()
-
-
 def contact_by_email(*, org, email: str) -> Contact | None:
     """The contact with this address (any letter case), with everything ContactRecord reads, in one query
     (_contact_with_record). contacts.find runs this on every call; the address, the contact and its four

@@ -64,11 +64,6 @@ def companies_get(*, org, company_ids: list[str]) -> list[Company]:
     return companies
 
 
-def listings_of(*, org, companies: list[Company]) -> dict:
-    rows = CompanyListing.objects.filter(organization=org, company__in=companies).select_related("edgar")
-    return {row.company_id: row for row in rows}
-
-
 def latest_filings(*, cik: int, limit: int) -> list[Filing]:
     return list(Filing.objects.filter(edgar_id=cik).order_by("-filed_at", "-accession")[:limit])
 
@@ -177,13 +172,6 @@ def dataset_spent(*, dataset: Dataset) -> int:
 
 def dataset_rows(*, dataset: Dataset) -> list[DatasetRow]:
     return list(DatasetRow.objects.filter(dataset=dataset).order_by("position", "id"))
-
-
-def dataset_row_get(*, dataset: Dataset, key: str, field: str = "key") -> DatasetRow:
-    row = DatasetRow.objects.filter(dataset=dataset, key=key).first()
-    if row is None:
-        raise ToolError("bad_input", f"{field}: the table has no row {key!r}; tables.read lists its rows' keys")
-    return row
 
 
 def dataset_source_get(*, org, dataset_id, source_id) -> DatasetSource:
