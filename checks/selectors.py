@@ -14,10 +14,9 @@ from checks.models import CheckDecision
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
-from companies.models import Company, CompanyPerson
-from contacts.models import Contact, ContactEmail
 from core.inputs import as_uuid
 from core.models import Change
+from records.models import Company, CompanyPerson, Contact, ContactEmail
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200

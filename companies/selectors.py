@@ -14,13 +14,11 @@ from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from companies.models import Company, CompanyPerson, TimelineEntry
-from contacts.models import Contact, OpenItem
 from contacts.selectors import HasLabel, emails_taken
 from core.errors import ToolError, bad_input
 from core.inputs import Uuid, as_uuid
 from core.owner_zone import owner_time
-from docs.models import Doc, ProjectLink
+from records.models import Company, CompanyPerson, Contact, Doc, OpenItem, ProjectLink, TimelineEntry
 from team.models import Agent
 
 PAGE_SIZE = 50

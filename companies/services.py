@@ -1,4 +1,4 @@
-"""Writes to companies. Every change to a company is written on its own log (contacts.models.LogEntry, which
+"""Writes to companies. Every change to a company is written on its own log (records.models.LogEntry, which
 serves contacts and companies), whoever made it: that is where a change that isn't listed on Home shows.
 """
 
@@ -13,8 +13,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from companies import selectors
-from companies.models import Company, CompanyPerson, TimelineEntry
-from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
 from core import limits
 from core.actors import Actor
@@ -23,6 +21,7 @@ from core.locking import lock
 from core.owner_zone import owner_time
 from core.timefmt import iso
 from core.undo import restore, snapshot
+from records.models import Company, CompanyPerson, Contact, LogEntry, OpenItem, TimelineEntry
 from team.models import Agent
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from django.db.models.functions import Lower
 
-from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.services import log_write
 from contacts.shapes import local_time_words
 from core.actors import Actor
@@ -37,6 +36,7 @@ from integrations.providers.base import FileData, Hit, MailProvider, MailQuery, 
 from integrations.providers.registry import provider_for
 from integrations.selectors import connections_for, join_id, require_connection, split_id
 from integrations.services import Asker
+from records.models import Contact, ContactEmail, LogEntry
 
 TEXT_PAGE = 30_000  # as files.read: the rest comes with nextOffset
 HELD_PREFIX = "held-"  # a new email's thread id until it has gone: `<account>:held-<trigger>`

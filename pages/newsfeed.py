@@ -17,8 +17,8 @@ from django.views.decorators.http import require_POST
 from core.errors import ToolError
 from core.http import workspace_or_404
 from core.inputs import as_uuid
-from docs.models import Project
 from pages.views import _back_to, _page
+from records.models import Project
 from research import selectors, services
 from research.models import Feed
 

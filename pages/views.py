@@ -31,7 +31,6 @@ from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from contacts import shapes as contact_shapes
-from contacts.models import OpenItem
 from core import services as roadstar_services
 from core.actors import Actor
 from core.errors import ToolError
@@ -43,6 +42,7 @@ from docs import services as doc_services
 from pages import mdx, selectors
 from pages.links import WorkspaceLinks
 from pages.routine_words import routine_words
+from records.models import OpenItem
 from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine

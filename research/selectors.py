@@ -10,11 +10,11 @@ from django.db.models import Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from companies.models import Company
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
 from core.memo import kept
 from core.owner_zone import owner_zone
+from records.models import Company
 from research.models import (
     CompanyListing,
     Dataset,

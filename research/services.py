@@ -19,11 +19,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django_q.models import Schedule
 
-from companies.models import Company
 from core.errors import ToolError, bad_input
 from core.inputs import as_uuid
-from docs.models import Project
 from integrations.web.services import NOT_SET_UP, web_available
+from records.models import Company, Project
 from research import edgar as edgar_client
 from research import feeds as feed_reader
 from research import netguard, table_run

@@ -7,12 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from freezegun import freeze_time
 
-from companies.models import Company
 from contacts import services
-from contacts.models import ContactEmail, LogEntry
 from core.actors import Actor
 from core.errors import ToolError
-from docs.models import ProjectLink
+from records.models import Company, ContactEmail, LogEntry, ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 
 

@@ -16,9 +16,9 @@ from agents.models import Conversation, Message, Work
 from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime.scheduler import drain
 from checks.models import Ask, CheckDecision
-from contacts.models import Contact
 from core import held
 from core.models import Card, Change
+from records.models import Contact
 from routines.models import Summary
 from tests.factories import AgentFactory, ContactFactory
 

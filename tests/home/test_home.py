@@ -14,12 +14,12 @@ from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Usage
-from contacts.models import Contact
 from core import selectors as core_selectors
 from core.models import Card, Change
 from core.owner_zone import zone_named
 from core.services import card_open
 from home.views import exact_time, relative_time
+from records.models import Contact
 from tests.factories import ContactFactory
 
 NOW = timezone.now()

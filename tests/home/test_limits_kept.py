@@ -11,8 +11,8 @@ from agents.models import Message
 from core.actors import Actor
 from core.models import Card
 from docs import services as doc_services
-from docs.models import DocNote, Project
 from home.views import ANSWER_LIMIT
+from records.models import DocNote, Project
 from tests.factories import AgentFactory
 
 

@@ -158,7 +158,7 @@ def test_ortiz_bakery_is_customer_58_as_the_events_examples_say(fernhill):
 
 @freeze_time(STORY)
 def test_rosas_timeline_shows_her_meeting(bookkeeper):
-    from contacts.models import Contact
+    from records.models import Contact
 
     rosa = Contact.objects.get(organization=bookkeeper.org, name="Rosa Ortiz")
     items = use_tool(bookkeeper, "contacts.timeline", {"contactId": str(rosa.id)})["items"]

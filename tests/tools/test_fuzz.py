@@ -19,13 +19,13 @@ from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given, settings
 from pydantic import ValidationError
 
-from companies.models import TimelineEntry
 from core.actors import Actor
 from core.context import ToolContext
 from core.errors import ERROR_KINDS
 from core.inputs import as_uuid
 from docs import services as doc_services
 from integrations.services import connection_create_local
+from records.models import TimelineEntry
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tests.tools.schema_inputs import inputs
 from tools import registry

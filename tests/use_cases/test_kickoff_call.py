@@ -9,10 +9,10 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
-from contacts.models import Contact, OpenItem
 from core.models import Change
 from core.owner_zone import zone_named
 from integrations.local.models_calendar import LocalEvent
+from records.models import Contact, OpenItem
 from tests.use_cases.staff_script import StaffScript
 
 NY = zone_named("America/New_York")

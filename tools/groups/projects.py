@@ -7,8 +7,8 @@ from typing import Annotated
 
 from core.inputs import Chars, Offset, ProjectId
 from docs import selectors, services
-from docs.models import Project
 from docs.shapes import activity_item, project_shape
+from records.models import Project
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(

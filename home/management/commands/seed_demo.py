@@ -21,14 +21,12 @@ from django.db import transaction
 from agents import services as agent_services
 from agents.models import Agent
 from companies import services as company_services
-from companies.models import Company, TimelineEntry
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from core.actors import Actor
 from core.models import Organization
 from core.owner_zone import owner_zone
 from docs import services as doc_services
-from docs.models import Doc, Project
 from integrations.files.example import seed_files as files_example
 from integrations.local.mailbox import Incoming, message_store
 from integrations.local.models_books import LocalInvoice
@@ -38,6 +36,7 @@ from integrations.models import Connection
 from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
 from integrations.providers.local_calendar import event_put
 from integrations.services import connection_create_local
+from records.models import Company, Doc, Project, TimelineEntry
 
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 
