@@ -40,8 +40,8 @@ from agents.runtime.model import model_connected
 from checks import services as check_services
 from checks.judge import configured_judge
 from checks.models import Ask, CheckDecision
+from core import limits, services
 from core import selectors as core_selectors
-from core import services
 from core.actors import Actor
 from core.errors import ToolError
 from core.http import workspace_of, workspace_or_404
@@ -118,8 +118,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "here": here,
         "live_src": reverse("home_live") + (f"?{query}" if query else ""),
         "now_ms": _ms(now),
-        "answer_limit": ANSWER_LIMIT,
-        "answer_limit_words": f"{ANSWER_LIMIT:,}",
+        "answer_limit": limits.MESSAGE,
+        "answer_limit_words": f"{limits.MESSAGE:,}",
     }
 
 
@@ -490,7 +490,6 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     return _back(request)
 
 
-ANSWER_LIMIT = 4000  # characters of an owner's answer typed on Home or in a chat
 DEFAULT_YES = "Yes, go ahead."
 DEFAULT_NO = "No, don't do that."
 
@@ -509,9 +508,9 @@ def _home_refused(request: HttpRequest, org: Organization, *, key: str, text: st
 
 def _too_long(text: str) -> str | None:
     """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
-    if len(text) <= ANSWER_LIMIT:
+    if len(text) <= limits.MESSAGE:
         return None
-    return (f"That is {len(text):,} characters; a message here holds up to {ANSWER_LIMIT:,}. Shorten it, or put the "
+    return (f"That is {len(text):,} characters; a message here holds up to {limits.MESSAGE:,}. Shorten it, or put the "
             "long part in a doc; nothing was sent.")
 
 
@@ -763,7 +762,7 @@ def _agent_or_404(org: Organization, agent_id) -> Agent:
 
 def _chat_context(org: Organization, agent: Agent) -> dict:
     tz = owner_zone(org)
-    limit_words = f"{ANSWER_LIMIT:,}"
+    limit_words = f"{limits.MESSAGE:,}"
     now = timezone.now()
     conversation = selectors.chat_of(agent=agent)
     lines = []
@@ -789,7 +788,7 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
         "no_model": not model_connected(org),
         "live_src": reverse("chat_live", args=[agent.id]),
-        "answer_limit": ANSWER_LIMIT,
+        "answer_limit": limits.MESSAGE,
         "answer_limit_words": limit_words,
     }
 

@@ -31,6 +31,7 @@ from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from contacts import shapes as contact_shapes
+from core import limits
 from core import services as roadstar_services
 from core.actors import Actor
 from core.errors import ToolError
@@ -47,7 +48,6 @@ from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine
 
-NOTE_LIMIT = 4000
 NOTE_ON_LIMIT = 2000
 TIMELINE_PAGE = 20
 
@@ -373,14 +373,14 @@ def _doc_page(request: HttpRequest, org: Organization, found, *, text, version, 
     rendered = mdx.render(text, links=WorkspaceLinks(org), id_prefix="doc-chart")
     return _page(request, org, "pages/doc.html", {
         **(kept or {}),
-        "note_limit_words": f"{NOTE_LIMIT:,}",
+        "note_limit_words": f"{limits.DOC_NOTE:,}",
         "note_on_limit_words": f"{NOTE_ON_LIMIT:,}",
         "doc": found,
         "body": rendered,
         "version": version,
         "versions": selectors.doc_versions(doc=found),
         "notes": doc_selectors.doc_notes_with_answers(doc=found),
-        "note_limit": NOTE_LIMIT,
+        "note_limit": limits.DOC_NOTE,
         "note_on_limit": NOTE_ON_LIMIT,
     }, status=status)
 
@@ -396,8 +396,8 @@ def doc_note(request: HttpRequest, doc_id) -> HttpResponse:
     error = ""
     if not note:
         error = "Write the note first: what should change, or what you'd like to know."
-    elif len(note) > NOTE_LIMIT:
-        error = (f"Your note is {len(note):,} characters; a note holds up to {NOTE_LIMIT:,}. Shorten it (it is "
+    elif len(note) > limits.DOC_NOTE:
+        error = (f"Your note is {len(note):,} characters; a note holds up to {limits.DOC_NOTE:,}. Shorten it (it is "
                  "below, as you wrote it) and leave it again. Nothing was added.")
     elif len(on) > NOTE_ON_LIMIT:
         error = (f"The words it is on are {len(on):,} characters; up to {NOTE_ON_LIMIT:,} fit. Paste a shorter part "
