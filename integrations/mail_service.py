@@ -22,6 +22,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from integrations.errors import failure
 from integrations.files.services import file_ref
+from integrations.ids import join_id, split_id
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_text import (
     MAX_ATTACHMENTS,
@@ -34,7 +35,7 @@ from integrations.mail_text import (
 from integrations.models import Connection
 from integrations.providers.base import FileData, Hit, MailProvider, MailQuery, MailThread, OutgoingMail
 from integrations.providers.registry import provider_for
-from integrations.selectors import connections_for, join_id, require_connection, split_id
+from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
 from records.models import Contact, ContactEmail, LogEntry
 

@@ -20,10 +20,11 @@ from core.owner_zone import owner_time
 from integrations.errors import failure
 from integrations.files import content, sheets
 from integrations.files.content import GOOGLE_SHEET, PAGE_CHARS
+from integrations.ids import split_id
 from integrations.models import Connection
 from integrations.providers.base import FileData, FileMeta, FilesProvider
 from integrations.providers.registry import provider_class, provider_for
-from integrations.selectors import connections_for, require_connection, split_id
+from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
 
 FOLDER_PAGE = 50
