@@ -273,6 +273,11 @@ class FileMeta:
 Values = list[list[str | int | float]]
 
 
+def file_changed_since(what: str, why: str) -> ToolError:
+    """The Undo of a file's change refused: the file moved on since, and putting it back would lose that."""
+    return ToolError("changed", f"{what}: {why}, so Undo would lose that later change; nothing was put back.")
+
+
 class FilesProvider(Provider):
     @classmethod
     @abstractmethod
