@@ -102,4 +102,4 @@ def test_home_answers_show_their_limit(client, owner, org, desk):
     card = Card.objects.create(organization=org, kind=Card.Kind.ASK, subject="ask:1", title="Client desk asks",
                                data={"agent_id": str(desk.id)})
     page = client.get(reverse("home")).content.decode()
-    assert f'id="answer-{card.id}-count"' in page and "Up to 4,000 characters" in page
+    assert f'id="answer-{card.id}-count"' in page and "Up to 20,000 characters" in page
