@@ -16,11 +16,11 @@ from django.utils.text import slugify
 from pydantic import ValidationError
 
 from agent_templates import selectors
-from agent_templates.catalogue import ANSWER_LIMIT, TemplateBody, fill
+from agent_templates.catalogue import TemplateBody, fill
 from agent_templates.models import SharedTemplate
 from agents import services as agent_services
 from agents.models import Agent, Message, Work
-from core import live
+from core import limits, live
 from core.actors import Actor
 from core.errors import ToolError
 from core.models import Card, Change, Organization
@@ -72,8 +72,8 @@ def check_answer(*, org, body: TemplateBody, blank: str, value: str, where: str)
         raise ToolError("bad_input", f"{where}: an answer can't be empty")
     if "{{" in value or "}}" in value:
         raise ToolError("bad_input", f"{where}: an answer can't hold {{{{ or }}}}")
-    if len(value) > ANSWER_LIMIT:
-        raise ToolError("bad_input", f"{where}: {len(value)} characters; an answer is at most {ANSWER_LIMIT}")
+    if len(value) > limits.TEMPLATE_ANSWER:
+        raise ToolError("bad_input", f"{where}: {len(value)} characters; an answer is at most {limits.TEMPLATE_ANSWER}")
     if question.kind == "choice" and value not in question.choices:
         raise ToolError("bad_input", f"{where}: {value!r} is not one of the choices: {', '.join(question.choices)}")
     if question.kind == "web" and not value.startswith(("https://", "http://")):

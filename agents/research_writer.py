@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from decimal import Decimal
 
 from django.db import transaction
@@ -40,6 +39,7 @@ from agents.runtime.model import ModelNotConfigured, ModelUnavailable, cost_of, 
 from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
 from core.errors import ToolError
+from core.inputs import as_uuid
 from core.models import Card, Change
 from core.network import network_call
 from core.services import card_open
@@ -134,12 +134,9 @@ def _report_failure(page: ResearchPage, message: str) -> None:
                                       target_type="page", target_id=str(page.id))
                 .values_list("conversation_id", flat=True).first())
     conversation = None
-    if asked_in:
-        try:
-            conversation = Conversation.objects.filter(organization_id=page.organization_id,
-                                                       id=uuid.UUID(asked_in)).first()
-        except ValueError:  # a conversation id of an outside app's call, not one of ours
-            conversation = None
+    # An outside app's call may carry a conversation id that isn't one of ours: then no conversation.
+    if (conversation_id := as_uuid(asked_in)) is not None:
+        conversation = Conversation.objects.filter(organization_id=page.organization_id, id=conversation_id).first()
     with transaction.atomic():
         if conversation is not None:
             agent_services.message_append(

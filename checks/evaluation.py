@@ -19,9 +19,8 @@ from checks import reasons
 from checks.decide import decide
 from checks.judge import Judge, JudgeRequest, JudgeUnreachable, JudgeVerdict, parse_verdict
 from checks.selectors import request_for_workspace
-from companies.models import Company, CompanyPerson
-from contacts.models import Contact, ContactEmail
 from core.models import Organization
+from records.models import Company, CompanyPerson, Contact, ContactEmail
 
 FAULT_REASONS = {"unreachable": reasons.UNREACHABLE, "timeout": reasons.UNREACHABLE, "garbage": reasons.UNDECIDED}
 JudgeFault = Literal["unreachable", "timeout", "garbage"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -15,9 +14,9 @@ from checks.models import CheckDecision
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
-from companies.models import Company, CompanyPerson
-from contacts.models import Contact, ContactEmail
+from core.inputs import as_uuid
 from core.models import Change
+from records.models import Company, CompanyPerson, Contact, ContactEmail
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200
@@ -113,7 +112,7 @@ def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) ->
         companies = _json(companies) or []
         fields = _json(fields) or {}
         out.append(ContactRecord(
-            id=str(pk if isinstance(pk, uuid.UUID) else uuid.UUID(str(pk))),
+            id=str(as_uuid(pk)),
             name=name,
             emails=_json(emails) or [],
             company=companies[0][0] if companies else None,

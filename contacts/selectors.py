@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -68,10 +67,6 @@ def contact_get_plain(*, org, contact_id) -> Contact:
     if contact is None:
         raise ToolError("not_found", f"No contact with id {contact_id} in this workspace.")
     return contact
-
-
-def contact_with_emails(*, org, contact_id) -> Contact | None:
-    return Contact.objects.filter(organization=org, id=contact_id).prefetch_related("emails").first()
 
 
 def contact_by_email(*, org, email: str) -> Contact | None:
@@ -193,10 +188,7 @@ class HasLabel(Func):
 def companies_matching(*, org, company: str) -> list:
     """The workspace's companies a `company` filter names: an id, else a name (exact, else part of one)."""
     text = company.strip()
-    try:
-        company_id = uuid.UUID(text)
-    except ValueError:
-        company_id = None
+    company_id = as_uuid(text)
     if company_id is not None:
         found = list(Company.objects.filter(organization=org, id=company_id).only("id"))
         if not found:

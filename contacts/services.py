@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Lower
@@ -19,8 +18,10 @@ from contacts.shapes import local_time_words
 from core import limits
 from core.actors import Actor
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.locking import lock, set_if_unchanged
 from core.models import Change
+from core.owner_zone import owner_time
 from core.services import change_record
 from core.timefmt import iso
 from core.undo import restore, snapshot, undo_data
@@ -30,7 +31,7 @@ EMAIL_RACE = "One of those addresses was just added to another contact; find it 
 
 
 def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text: str = "", before=None, after=None,
-              why: str = "", extra: dict | None = None, change_id: uuid.UUID | None = None) -> LogEntry:
+              why: str = "", extra: dict | None = None, change_id: Uuid | None = None) -> LogEntry:
     return LogEntry.objects.create(
         organization=org, contact=contact, company=company, by_kind=actor.kind, by_id=actor.id, kind=kind,
         text=text, before=before, after=after, why=why, extra=extra or {}, change_id=change_id,
@@ -300,7 +301,7 @@ def _log_value(value):
 
 
 def contact_update(
-    *, org, actor: Actor, contact: Contact, changes: dict, change_id: uuid.UUID | None = None,
+    *, org, actor: Actor, contact: Contact, changes: dict, change_id: Uuid | None = None,
 ) -> list[tuple[FieldChange, LogEntry]]:
     """Change fields and labels, each change on the contact's log with its before and after. Nothing changes
     (and nothing is logged) for values already as given. The contact is read again under its lock first, so
@@ -417,8 +418,7 @@ def contact_follow_up(
     *, org, actor: Actor, contact: Contact, text: str, at: datetime, thread: str = "",
 ) -> tuple[OpenItem, LogEntry]:
     """Open a follow-up at `at` that wakes whoever set it; a time without an offset is the owner's local time."""
-    if timezone.is_naive(at):
-        at = at.replace(tzinfo=ZoneInfo(org.time_zone))
+    at = owner_time(org, at)
     if at <= timezone.now():
         raise ToolError("bad_input", f"at: {iso(at)} is past; a follow-up needs a time still to come.")
     with transaction.atomic():

@@ -7,10 +7,10 @@ of contacts costs no query per contact.
 from __future__ import annotations
 
 import datetime
-from zoneinfo import ZoneInfo
 
 from django.core.exceptions import ObjectDoesNotExist
 
+from core.owner_zone import zone_named
 from core.timefmt import iso
 
 
@@ -138,7 +138,7 @@ def contact_compact(contact) -> dict:
 
 def local_time_words(value: datetime.datetime, time_zone: str) -> str:
     """A time as the owner reads it, in their time zone: "Fri Nov 13, 2026, 9:00 AM EST"."""
-    local = value.astimezone(ZoneInfo(time_zone))
+    local = value.astimezone(zone_named(time_zone))
     hour = local.hour % 12 or 12
     return (
         f"{local:%a %b} {local.day}, {local.year}, {hour}:{local:%M} {'AM' if local.hour < 12 else 'PM'} "

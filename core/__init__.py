@@ -9,7 +9,7 @@
   `core.services.change_undo` finds the tool's registered undo, which restores exactly what was there or answers
   `changed` when the record moved on; the Undo is itself recorded. An undo in an app runs with no transaction open:
   the change is claimed first (a conditional write), the claim given back if the app's undo fails. Changes that
-  "show on the record itself" also write a `contacts.models.LogEntry` (one log model for contacts and companies,
+  "show on the record itself" also write a `records.models.LogEntry` (one log model for contacts and companies,
   linked to the Change).
 - **Records**: `contacts` (Contact, ContactEmail unique per workspace case-insensitively, OpenItem, LogEntry),
   `companies` (Company, CompanyPerson, TimelineEntry soft-removed so Undo can restore it), `docs` (Project,

@@ -49,11 +49,18 @@ def _uuid_text(value: Any) -> str:
         ) from exc
 
 
-def as_uuid(value) -> uuid.UUID | None:
+# An id's type, for annotations. Text becomes one only here (ruff's banned-api rule keeps `uuid.UUID` in this
+# module): `as_uuid`, or a tool's `Id` input, so a bad id is "not found" or `bad_input`, never a ValueError.
+type Uuid = uuid.UUID
+
+
+def as_uuid(value) -> Uuid | None:
     """The id as a UUID, or None when it is not one (then no row can have it: not_found, not a crash)."""
+    if isinstance(value, uuid.UUID):
+        return value
     try:
         return uuid.UUID(str(value).strip())
-    except ValueError:
+    except (TypeError, ValueError):
         return None
 
 

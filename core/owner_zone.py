@@ -13,16 +13,36 @@ from __future__ import annotations
 import datetime
 import zoneinfo
 
-from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
+
+from core.http import user_workspace
+
+
+def zone_named(name: str | None) -> datetime.tzinfo:
+    """The zone a name names; a name Python doesn't know (edited in the admin, an app's own) is UTC, not a crash.
+
+    The one place a zone is made from a name (ruff's banned-api rule keeps `zoneinfo.ZoneInfo` here)."""
+    if not name:
+        return datetime.UTC
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+        return datetime.UTC
 
 
 def owner_zone(org) -> datetime.tzinfo:
-    """The workspace's zone; a name Python doesn't know (edited in the admin) falls back to UTC, not a crash."""
-    try:
-        return zoneinfo.ZoneInfo(org.time_zone or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
+    """The workspace's zone (UTC for no workspace, or one whose zone Python doesn't know)."""
+    return zone_named(org.time_zone) if org is not None else datetime.UTC
+
+
+def owner_time(org, value: datetime.datetime) -> datetime.datetime:
+    """A time as given: one without an offset is the owner's local time."""
+    return value.replace(tzinfo=owner_zone(org)) if value.tzinfo is None else value
+
+
+def owner_today(org, now: datetime.datetime | None = None) -> datetime.date:
+    """The owner's date now (or at `now`)."""
+    return (now or timezone.now()).astimezone(owner_zone(org)).date()
 
 
 class _RequestZone(datetime.tzinfo):
@@ -34,9 +54,7 @@ class _RequestZone(datetime.tzinfo):
 
     def zone(self) -> datetime.tzinfo:
         if self._zone is None:
-            user = getattr(self._request, "user", None)
-            org = _organization(user) if user is not None and user.is_authenticated else None
-            self._zone = owner_zone(org) if org is not None else datetime.UTC
+            self._zone = owner_zone(user_workspace(getattr(self._request, "user", None)))
         return self._zone
 
     def utcoffset(self, dt):
@@ -69,11 +87,3 @@ class OwnerTimeZoneMiddleware:
     def __call__(self, request):
         with timezone.override(_RequestZone(request)):
             return self.get_response(request)
-
-
-def _organization(user):
-    # A staff sign-in without a workspace has no `organization`: the reverse one-to-one raises, not None.
-    try:
-        return user.organization
-    except ObjectDoesNotExist:
-        return None

@@ -14,6 +14,7 @@ from django.utils import timezone
 from core import crypto, live
 from core.actors import Actor
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
 from core.models import Card, Change, ModelEndpoint, Organization
 from core.undo import UNDOS
@@ -22,7 +23,7 @@ from core.undo import UNDOS
 def change_record(
     *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
     target_id: str = "", undo: Mapping[str, Any] | None = None, conversation_id: str | None = None,
-    work_id: str | None = None, created: bool = False, change_id: uuid.UUID | None = None,
+    work_id: str | None = None, created: bool = False, change_id: Uuid | None = None,
 ) -> Change:
     """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
     the target is a record this change brought into being (the check lets the same work change it freely).

@@ -32,7 +32,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from checks.models import Ask, CheckDecision
-from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.shapes import local_time_words
 from core.actors import Actor
 from core.errors import ToolError
@@ -42,12 +41,14 @@ from core.network import network_call
 from core.services import card_open
 from core.timefmt import iso
 from integrations.durable import kept
+from integrations.ids import join_id
 from integrations.local.mailbox import blob_get, blob_put
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_service import HELD_PREFIX, Outgoing, contacts_log, mail_provider
 from integrations.mail_text import new_message_id
 from integrations.providers.base import FileData, OutgoingMail, SentRef
-from integrations.selectors import join_id, require_connection
+from integrations.selectors import require_connection
+from records.models import Contact, ContactEmail, LogEntry
 
 logger = logging.getLogger(__name__)
 

@@ -97,6 +97,13 @@ def _tokens_of(connection: Connection) -> dict:
 
 
 def credentials_for(connection: Connection):
+    """What a provider calls its app with, refreshed when it has expired (the new tokens are saved back).
+
+    google: a `google.oauth2.credentials.Credentials` that also saves any later refresh (googleapiclient refreshes
+    on a 401 by itself). quickbooks and microsoft: the access token (str), refreshed under a claim; the new refresh
+    token is kept after every refresh. local: None. A refresh the app refuses (invalid_grant) marks the connection
+    needs_reconnect and raises ToolError("reauth", card=…); a network failure raises ToolError("unavailable").
+    """
     if connection.app == Connection.App.GOOGLE:
         return google_credentials(connection)
     if connection.app == Connection.App.QUICKBOOKS:

@@ -165,7 +165,8 @@ def _date_text(value: str | None) -> str:
     value = (value or "").strip()[:10]
     for length, form in ((10, "%Y-%m-%d"), (7, "%Y-%m"), (4, "%Y")):
         try:
-            datetime.datetime.strptime(value[:length], form)
+            # Only whether it reads as a date: the zone is any.
+            datetime.datetime.strptime(value[:length], form).replace(tzinfo=datetime.UTC)
             return value[:length]
         except ValueError:
             continue

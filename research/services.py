@@ -19,11 +19,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django_q.models import Schedule
 
-from companies.models import Company
 from core.errors import ToolError, bad_input
 from core.inputs import as_uuid
-from docs.models import Project
+from core.owner_zone import owner_today
 from integrations.web.services import NOT_SET_UP, web_available
+from records.models import Company, Project
 from research import edgar as edgar_client
 from research import feeds as feed_reader
 from research import netguard, table_run
@@ -42,7 +42,7 @@ from research.models import (
     ResearchSettings,
     Story,
 )
-from research.selectors import companies_get, latest_filings, owner_day
+from research.selectors import companies_get, latest_filings
 from research.shapes import filing_pick
 from research.table_run import identifying, money_words, rerun_costs, row_key
 
@@ -423,7 +423,7 @@ def brief_claim(*, org, story_ids: list[str], now: datetime.datetime | None = No
     was written over these stories already, or less than BRIEF_AGAIN ago. A conditional write only one worker
     wins, so two never pay for the same brief."""
     now = now or timezone.now()
-    day = owner_day(org, now)
+    day = owner_today(org, now)
     try:
         with transaction.atomic():
             NewsfeedBrief.objects.get_or_create(organization=org, day=day)

@@ -35,6 +35,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.models import Organization
 from core.registry import Registry
 from research.models import Dataset, DatasetRow, DatasetRun, DatasetSource
@@ -104,10 +105,6 @@ def _prices(model_id: str) -> tuple[Decimal, Decimal]:
 def micros(dollars: Decimal) -> int:
     """Dollars as whole micro-dollars, rounded up: the books never say less than was spent."""
     return math.ceil(dollars * 1_000_000)
-
-
-def dollars(value: int) -> float:
-    return round(value / 1_000_000, 6)
 
 
 def call_bound(model_id: str, messages: list[dict], json_schema: dict, max_tokens: int) -> int:
@@ -360,7 +357,7 @@ def _cap_message(run: DatasetRun) -> str:
 @dataclass
 class Claim:
     row: DatasetRow
-    token: uuid.UUID
+    token: Uuid
 
 
 def row_claim(run_id, *, now: datetime.datetime | None = None) -> Claim | None:

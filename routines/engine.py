@@ -22,12 +22,12 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.scheduler import wake
-from contacts.models import OpenItem
 from core import rows
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Card, Change, Organization
 from core.network import network_call
+from records.models import OpenItem
 from routines import services
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Summary
 from tools.pipeline import use_tool

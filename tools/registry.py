@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import difflib
 import pkgutil
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -34,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
 from core.errors import ERROR_KINDS
-from core.inputs import refuse_bad_characters
+from core.inputs import Uuid, refuse_bad_characters
 from core.registry import Registry, RegistryError
 from core.undo import UNDOS, Undo
 
@@ -118,7 +117,7 @@ class Done:
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
     # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
     # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
-    change_id: uuid.UUID | None = None
+    change_id: Uuid | None = None
     # The target is a record this run created (a new contact, file, doc, entry). Only such a record counts as made
     # by this piece of work, which the check lets it change without a yes; a note, a follow-up, a link or an item
     # on a record that was there never does. Off unless a tool says so: forgetting it asks more, never less.

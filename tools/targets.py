@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from core.errors import ToolError
 from core.inputs import Record
-from integrations.selectors import split_id
+from integrations.ids import split_id
 
 # Each kind: the model holding it and how the owner calls it. Every one is scoped by `organization`.
 KINDS = {

@@ -4,7 +4,7 @@ whichever way the record is read."""
 
 import pytest
 
-from companies.models import CompanyPerson
+from records.models import CompanyPerson
 from research.models import CompanyListing, EdgarCompany
 from tests.factories import CompanyFactory, ContactFactory
 

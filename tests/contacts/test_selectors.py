@@ -7,12 +7,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from companies.models import CompanyPerson
 from contacts import selectors
-from contacts.models import LogEntry, OpenItem
 from contacts.shapes import contact_record, ticker_of
 from core.errors import ToolError
-from docs.models import ProjectLink
+from records.models import CompanyPerson, LogEntry, OpenItem, ProjectLink
 from research.models import CompanyListing, EdgarCompany
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 

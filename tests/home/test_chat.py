@@ -16,9 +16,9 @@ from agents.models import Conversation, Message, Work
 from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime.scheduler import drain
 from checks.models import Ask, CheckDecision
-from contacts.models import Contact
-from core import held
+from core import held, limits
 from core.models import Card, Change
+from records.models import Contact
 from routines.models import Summary
 from tests.factories import AgentFactory, ContactFactory
 
@@ -129,11 +129,9 @@ def test_a_message_sent_by_the_page_script_gets_no_redirect(client, owner, desk)
 
 
 def test_a_message_past_the_limit_is_refused_whole_never_cut(client, owner, desk):
-    from home.views import ANSWER_LIMIT
-
-    long = "w" * (ANSWER_LIMIT + 1)
+    long = "w" * (limits.MESSAGE + 1)
     response = client.post(chat_url(desk), {"text": long}, follow=True)
-    assert f"a message here holds up to {ANSWER_LIMIT:,}" in response.content.decode()
+    assert f"a message here holds up to {limits.MESSAGE:,}" in response.content.decode()
     fetched = client.post(chat_url(desk), {"text": long}, headers={"X-Requested-With": "fetch"})
     assert fetched.status_code == 400 and "nothing was sent" in fetched.content.decode()
     assert not Message.objects.exists()

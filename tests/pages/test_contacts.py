@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from contacts.models import Contact, LogEntry
+from records.models import Contact, LogEntry
 from tests.factories import ContactFactory
 
 pytestmark = pytest.mark.django_db

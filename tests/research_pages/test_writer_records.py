@@ -9,7 +9,7 @@ import pytest
 
 from agents import research_writer
 from agents.runtime.model import ModelResponse
-from companies.models import CompanyPerson
+from records.models import CompanyPerson
 from research.models import PageSource
 from research.page_services import page_request
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory

@@ -10,7 +10,6 @@ from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field
 from pydantic.json_schema import SkipJsonSchema
 
 from contacts import selectors, services
-from contacts.models import Contact, LogEntry
 from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
 from core.errors import ToolError
 from core.inputs import (
@@ -26,6 +25,7 @@ from core.inputs import (
 )
 from core.undo import restore, snapshot
 from docs.selectors import project_get
+from records.models import Contact, LogEntry
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(

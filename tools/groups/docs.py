@@ -8,8 +8,8 @@ from pydantic import Field, PrivateAttr
 
 from core.inputs import Chars, DocId, DocNoteId, Offset, ProjectId
 from docs import selectors, services
-from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
+from records.models import Doc
 from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
 
 # The spec's page lost what was written in angle brackets; the components and the link form are restored as

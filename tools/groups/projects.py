@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from core import limits
 from core.inputs import Chars, Offset, ProjectId
 from docs import selectors, services
-from docs.models import Project
 from docs.shapes import activity_item, project_shape
+from records.models import Project
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 register_group(
@@ -67,8 +68,8 @@ register(
 
 
 class CreateInput(ToolInput):
-    name: Annotated[str, Chars(1, 120)]
-    description: Annotated[str, Chars(0, 4000)] = ""
+    name: Annotated[str, Chars(1, limits.PROJECT_NAME)]
+    description: Annotated[str, Chars(0, limits.PROJECT_DESCRIPTION)] = ""
 
 
 def create(ctx, inp: CreateInput):
@@ -99,8 +100,8 @@ register(
 
 class UpdateInput(ToolInput):
     project_id: ProjectId
-    name: Annotated[str, Chars(1, 120)]
-    description: Annotated[str, Chars(0, 4000)]
+    name: Annotated[str, Chars(1, limits.PROJECT_NAME)]
+    description: Annotated[str, Chars(0, limits.PROJECT_DESCRIPTION)]
 
 
 def _update_sentence(before_name: str, before_description: str, project: Project) -> str:

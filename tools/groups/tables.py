@@ -14,8 +14,8 @@ from pydantic import Field, field_validator
 
 from core.errors import not_found
 from core.inputs import Chars, DatasetId, ProjectId, Whole
-from docs.models import Project
 from docs.services import project_filed_into
+from records.models import Project
 from research import selectors, services
 from research.shapes import dataset_item, dataset_shape, row_shape
 from research.table_run import money_words
