@@ -35,7 +35,7 @@ class FaultyJudge:
     timeout as the endpoint would (no answer), garbage through the same parser a real answer goes through. It
     records what it was sent, so an evaluation can count the calls the rules should never have made."""
 
-    def __init__(self, fault: JudgeFault, inner: Judge | None = None):
+    def __init__(self, fault: JudgeFault, inner: Judge | None = None) -> None:
         if fault not in FAULT_REASONS:
             raise ValueError(f"judge_fault: {fault!r} is not one of {', '.join(FAULT_REASONS)}")
         self.fault = fault

@@ -159,7 +159,7 @@ class OpenAIJudge:
         client: Any = None,
         http_client: Any = None,
         max_retries: int = 1,
-    ):
+    ) -> None:
         from openai import OpenAI
 
         self.model = model
@@ -233,7 +233,7 @@ class ScriptedJudge:
         verdicts: Iterable[JudgeVerdict | Exception] = (),
         *,
         answer: Callable[[JudgeRequest], JudgeVerdict] | None = None,
-    ):
+    ) -> None:
         self._script = list(verdicts)
         self._answer = answer
         self.sent: list[JudgeRequest] = []

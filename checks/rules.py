@@ -89,7 +89,7 @@ def evaluate(request: CheckRequest) -> RuleResult:
 class _Context:
     """The request with what several rules read from it, computed once."""
 
-    def __init__(self, request: CheckRequest, kind: Kind):
+    def __init__(self, request: CheckRequest, kind: Kind) -> None:
         self.request = request
         self.kind = kind
         self.action = request.action

@@ -17,7 +17,7 @@ from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
 from companies.models import Company, CompanyPerson
 from contacts.models import Contact, ContactEmail
-from core.models import Change
+from core.models import Change, Organization
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200
@@ -32,7 +32,7 @@ class MadeBy:
 
 
 def request_for_workspace(
-    *, org, conversation: Iterable, action, made_here: Iterable[str] = (), made_by: MadeBy | None = None,
+    *, org: Organization, conversation: Iterable, action, made_here: Iterable[str] = (), made_by: MadeBy | None = None,
 ) -> CheckRequest:
     """The check's request for an action in `org`: the business and its records from the database, the
     conversation (turns as FORMAT.md gives them, or their models) and the action (`{tool, input, replaces?}`).
@@ -67,7 +67,7 @@ def _turn_texts(turns: list[dict]) -> list[str]:
     return texts
 
 
-def made_here(*, org, made_by: MadeBy) -> list[str]:
+def made_here(*, org: Organization, made_by: MadeBy) -> list[str]:
     """What this piece of work made (`contact:<id>`, `doc:<id>` …), newest first: the check lets it change those
     freely."""
     where, params = _made_where(org, made_by)
@@ -77,7 +77,7 @@ def made_here(*, org, made_by: MadeBy) -> list[str]:
         return _made_items(cursor.fetchall())
 
 
-def _made_where(org, made_by: MadeBy) -> tuple[str, list]:
+def _made_where(org: Organization, made_by: MadeBy) -> tuple[str, list]:
     # Only what this work created and is not undone: a "makes" change on a record that was there (a note on a
     # contact, an item on a company) must not make that record this work's own, or a note would unlock a checked
     # rewrite of it.
@@ -91,7 +91,9 @@ def _made_items(rows: Iterable[tuple]) -> list[str]:
     return [f"{kind}:{target}" for kind, target in rows if kind and target]
 
 
-def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) -> tuple[list[ContactRecord], list[str]]:
+def _contacts(
+    org: Organization, turns: list[dict], action: Action, made_by: MadeBy | None
+) -> tuple[list[ContactRecord], list[str]]:
     """The contacts the check reads, and (with `made_by`) what this work made, read with them."""
     made, rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1, made_by=made_by)
     if len(rows) > _ALL_CONTACTS_UP_TO:
@@ -128,7 +130,7 @@ def _json(value):
 
 
 def _contact_rows(
-    org, *, limit: int | None = None, ids: list | None = None, made_by: MadeBy | None = None,
+    org: Organization, *, limit: int | None = None, ids: list | None = None, made_by: MadeBy | None = None,
 ) -> tuple[list[str], list[tuple]]:
     """The workspace's contacts (not ignored) as the check reads them, in one query: id, name, fields, their
     addresses (a JSON list, in their order) and the companies they are at now (a JSON list of [name, always_ask],

@@ -22,7 +22,7 @@ ERROR_KINDS = (
 class ToolError(Exception):
     """Raised by services and tools for a failure the agent should read; `use_tool` returns it as JSON."""
 
-    def __init__(self, kind: str, message: str, *, card: str | None = None):
+    def __init__(self, kind: str, message: str, *, card: str | None = None) -> None:
         if kind not in ERROR_KINDS:
             raise ValueError(f"{kind!r} is not one of the spec's error kinds")
         super().__init__(message)

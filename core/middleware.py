@@ -23,7 +23,7 @@ RETRY_AFTER_SECONDS = 2
 
 
 class BusyDatabaseMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response) -> None:
         self.get_response = get_response
 
     def __call__(self, request):

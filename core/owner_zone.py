@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import datetime
 import zoneinfo
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
 
+if TYPE_CHECKING:
+    from core.models import Organization
 
-def owner_zone(org) -> datetime.tzinfo:
+
+def owner_zone(org: Organization) -> datetime.tzinfo:
     """The workspace's zone; a name Python doesn't know (edited in the admin) falls back to UTC, not a crash."""
     try:
         return zoneinfo.ZoneInfo(org.time_zone or "UTC")
@@ -28,7 +32,7 @@ def owner_zone(org) -> datetime.tzinfo:
 class _RequestZone(datetime.tzinfo):
     """The signer's workspace zone, found on first use; UTC for a request with no owner signed in."""
 
-    def __init__(self, request):
+    def __init__(self, request) -> None:
         self._request = request
         self._zone: datetime.tzinfo | None = None
 
@@ -63,7 +67,7 @@ class _RequestZone(datetime.tzinfo):
 
 
 class OwnerTimeZoneMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response) -> None:
         self.get_response = get_response
 
     def __call__(self, request):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.context import ToolContext
 from core.memo import reads_kept
 from tools import registry
 from tools.pipeline import use_tool
+
+if TYPE_CHECKING:
+    from core.models import Organization
 
 MAX_BROWSE_GROUPS = 3
 MAX_FIND_TOOLS = 8
@@ -27,7 +32,7 @@ USE_DESCRIPTION = (
 NOT_AVAILABLE = "not available yet"
 
 
-def ordered_groups(org=None) -> list[registry.Group]:
+def ordered_groups(org: Organization | None = None) -> list[registry.Group]:
     """The registered groups, in the spec's order; a group the spec doesn't list goes last. Given a workspace,
     only those it has (an optional group may be off)."""
     rank = {name: i for i, name in enumerate(registry.SPEC_GROUPS)}
@@ -35,7 +40,7 @@ def ordered_groups(org=None) -> list[registry.Group]:
     return [g for g in groups if g.on_for(org)] if org is not None else groups
 
 
-def browse_description(org=None) -> str:
+def browse_description(org: Organization | None = None) -> str:
     """browse_tools' own description: every group, one line each, so a thread always sees them. A group the spec
     has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
     than counted, so a thread knows it exists and doesn't try it. Given a workspace, an optional group it has off
@@ -44,7 +49,7 @@ def browse_description(org=None) -> str:
         return _browse_description(org)
 
 
-def _browse_description(org) -> str:
+def _browse_description(org: Organization) -> str:
     lines = [BROWSE_INTRO]
     for name, summary in _all_group_lines():
         if name in registry.GROUPS:

@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 class Recording:
     """A caller's record of one call, written in the transaction that commits the call's own writes."""
 
-    def __init__(self, write: Callable[[dict | None], None]):
+    def __init__(self, write: Callable[[dict | None], None]) -> None:
         self.write = write
         self.done = False
 

@@ -39,6 +39,7 @@ from core.undo import register_undo
 
 if TYPE_CHECKING:
     from core.context import ToolContext
+    from core.models import Organization
 
 # What a tool does to the owner's things, as the spec's "Owner's yes" says. An agent tool may also be "works": it
 # arranges the agents' own work (a hand-off, a thread, an agent's notes or skills, a routine turned on or off),
@@ -98,10 +99,10 @@ class Group:
     # turns it on, on the Newsfeed page" unless the group says otherwise.
     turn_on: str = ""
 
-    def how_to_in(self, ctx) -> str:
+    def how_to_in(self, ctx: ToolContext) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
 
-    def on_for(self, org) -> bool:
+    def on_for(self, org: Organization) -> bool:
         return self.enabled is None or org is None or bool(self.enabled(org))
 
 
@@ -177,7 +178,7 @@ class Tool:
     places: frozenset[str] = frozenset()
     group: str = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.places:
             if "." in self.name:
                 raise ValueError(f"agent tool name {self.name!r} has no group")
@@ -454,7 +455,7 @@ def _register_undo(tool: Tool) -> None:
         register_undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps))
 
 
-def group_on(name: str, org) -> bool:
+def group_on(name: str, org: Organization) -> bool:
     """Whether the group `name` is there for the workspace `org` (an optional group may be off)."""
     group = GROUPS.get(name)
     return group is not None and group.on_for(org)
@@ -464,7 +465,7 @@ def tools_of(group: str) -> list[Tool]:
     return [t for t in TOOLS.values() if t.group == group]
 
 
-def tool_on(tool: Tool, org) -> bool:
+def tool_on(tool: Tool, org: Organization) -> bool:
     """Whether `tool` is there for the workspace `org`: its group is, and the group keeps that tool there."""
     group = GROUPS.get(tool.group)
     if group is None:
@@ -474,7 +475,7 @@ def tool_on(tool: Tool, org) -> bool:
     return group.tool_on is None or org is None or bool(group.tool_on(org, tool.name))
 
 
-def tools_on(group: str, org) -> list[Tool]:
+def tools_on(group: str, org: Organization) -> list[Tool]:
     """The group's tools a workspace has (all of them without `org`)."""
     return [t for t in tools_of(group) if tool_on(t, org)]
 
@@ -577,19 +578,19 @@ def register_workspace_groups(source: WorkspaceGroupSource) -> None:
     _workspace_sources.append(source)
 
 
-def workspace_groups(org, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
+def workspace_groups(org: Organization, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
     if org is None:
         return []
     return [found for source in _workspace_sources for found in source(org, only)]
 
 
-def workspace_group(org, name: str) -> tuple[Group, list[Tool]] | None:
+def workspace_group(org: Organization, name: str) -> tuple[Group, list[Tool]] | None:
     if name in GROUPS or name in SPEC_GROUPS:
         return None  # a declared group's name is never a workspace's
     return next(iter(workspace_groups(org, name)), None)
 
 
-def workspace_tool(org, name: str) -> Tool | None:
+def workspace_tool(org: Organization, name: str) -> Tool | None:
     found = workspace_group(org, name.partition(".")[0]) if isinstance(name, str) else None
     if found is None:
         return None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 # jsonschema: the MCP SDK's own dependency, which ships no type stubs.
 from jsonschema import SchemaError  # type: ignore[import-untyped]
@@ -33,6 +33,10 @@ from integrations.errors import signed_out
 from integrations.models import Connection, McpApp
 from tools import registry
 from tools.registry import DeclaredTool, Done, Group, Kind, ToolInput
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
+    from core.models import Organization
 
 RESULT_LIMIT = 50_000
 DEFAULT_HOW_TO = (
@@ -110,7 +114,7 @@ def _group(app: McpApp) -> tuple[Group, list]:
     return Group(name=app.group, summary=summary, how_to=how_to), [_tool(app, t) for t in app.tools]
 
 
-def workspace_apps(org, only: str | None) -> list[tuple[Group, list]]:
+def workspace_apps(org: Organization, only: str | None) -> list[tuple[Group, list]]:
     if only is not None:
         app = mcp_apps_services.mcp_app(org=org, group=only)
         return [_group(app)] if app is not None else []
@@ -159,7 +163,7 @@ def _shaped(result, label: str) -> dict:
     return shaped
 
 
-def _run(ctx, inp, *, group: str, tool_name: str, kind: Kind, title: str):
+def _run(ctx: ToolContext, inp, *, group: str, tool_name: str, kind: Kind, title: str):
     app = mcp_apps_services.mcp_app(org=ctx.org, group=group)
     if app is None:
         raise ToolError("not_connected", f"The app of the {group} tools isn't connected any more.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from types import SimpleNamespace
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -28,6 +28,10 @@ from core.undo import restore, snapshot
 from docs.selectors import project_get
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
+if TYPE_CHECKING:
+    from core.context import ToolContext
+    from core.models import Organization
+
 register_group(
     Group(
         name="contacts",
@@ -44,7 +48,7 @@ register_group(
 )
 
 
-def _record(ctx, contact_id) -> dict:
+def _record(ctx: ToolContext, contact_id) -> dict:
     return contact_record(selectors.contact_get(org=ctx.org, contact_id=contact_id))
 
 
@@ -64,7 +68,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput):
     contacts, total = selectors.contact_list(
         org=ctx.org, label=inp.label, company=inp.company, query=inp.query, open_kind=inp.open,
         quiet_days=inp.quiet_days, offset=inp.offset,
@@ -95,7 +99,7 @@ class FindInput(ToolInput):
     email: str
 
 
-def find(ctx, inp: FindInput):
+def find(ctx: ToolContext, inp: FindInput):
     contact = selectors.contact_by_email(org=ctx.org, email=inp.email)
     return contact_record(contact, company_context=True) if contact is not None else None
 
@@ -119,7 +123,7 @@ class ReadInput(ToolInput):
     contact_id: ContactId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput):
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     return contact_read_shape(contact, selectors.contact_log(contact=contact))
 
@@ -143,7 +147,7 @@ class TimelineInput(ToolInput):
     limit: Annotated[int, Whole(1, 100)] = 20
 
 
-def timeline(ctx, inp: TimelineInput):
+def timeline(ctx: ToolContext, inp: TimelineInput):
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     return selectors.contact_timeline(org=ctx.org, actor=ctx.actor, contact=contact, limit=inp.limit)
 
@@ -173,7 +177,7 @@ class CreateInput(ToolInput):
     fields: dict = {}
 
 
-def create(ctx, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput):
     try:
         contact = services.contact_create(
             org=ctx.org, actor=ctx.actor, name=inp.name, emails=inp.emails, phone=inp.phone,
@@ -239,7 +243,7 @@ def _person(row: int, raw: dict) -> services.PersonIn | str:
     )
 
 
-def add_many(ctx, inp: AddManyInput):
+def add_many(ctx: ToolContext, inp: AddManyInput):
     people, invalid = [], []
     for row, raw in enumerate(inp.people):
         person = _person(row, raw)
@@ -317,13 +321,13 @@ class UpdateInput(ToolInput):
         return {name: getattr(self, name) for name in given}
 
 
-def _contact_for_update(ctx, inp: UpdateInput) -> Contact | None:
+def _contact_for_update(ctx: ToolContext, inp: UpdateInput) -> Contact | None:
     if inp._read is None or str(inp._read.organization_id) != str(ctx.org.id):
         inp._read = selectors.contact_for_record(org=ctx.org, contact_id=inp.contact_id)
     return inp._read
 
 
-def update(ctx, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput):
     contact = _contact_for_update(ctx, inp)
     if contact is None:
         raise ToolError("not_found", f"No contact with id {inp.contact_id} in this workspace.")
@@ -353,13 +357,13 @@ def update(ctx, inp: UpdateInput):
     )
 
 
-def update_reads_first(ctx, inp: UpdateInput) -> frozenset[tuple[str, str]]:
+def update_reads_first(ctx: ToolContext, inp: UpdateInput) -> frozenset[tuple[str, str]]:
     # The contact as read for the check is read in this workspace: found, it need not be looked for again.
     contact = _contact_for_update(ctx, inp)
     return frozenset({("contact", str(contact.id))}) if contact is not None else frozenset()
 
 
-def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict | None:
     # Another workspace's contact replaces nothing here; running the tool answers not_found.
     contact = _contact_for_update(ctx, inp)
     return services.contact_update_replaces(contact, inp.changes()) if contact is not None else None
@@ -388,7 +392,7 @@ class ContextInput(ToolInput):
     why: Annotated[str, Chars(1, 2000)]
 
 
-def context(ctx, inp: ContextInput):
+def context(ctx: ToolContext, inp: ContextInput):
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     before = snapshot(contact, ["context"])
     entry = services.contact_set_context(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, why=inp.why)
@@ -402,14 +406,14 @@ def context(ctx, inp: ContextInput):
     )
 
 
-def context_replaces(ctx, inp: ContextInput) -> dict | None:
+def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict | None:
     contact = Contact.objects.filter(organization=ctx.org, id=inp.contact_id).only("name", "context").first()
     if contact is None or not contact.context:
         return None
     return {"name": contact.name, "context": contact.context}
 
 
-def undo_context(*, org, actor, change):
+def undo_context(*, org: Organization, actor, change) -> None:
     contact = Contact.objects.filter(organization=org, id=change.target_id).first()
     if contact is None:
         raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
@@ -443,7 +447,7 @@ class NoteInput(ToolInput):
     text: Annotated[str, Chars(1, 2000)]
 
 
-def note(ctx, inp: NoteInput):
+def note(ctx: ToolContext, inp: NoteInput):
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     entry = services.contact_note(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text)
     return Done(
@@ -483,7 +487,7 @@ class FollowUpInput(ToolInput):
     at: Annotated[IsoDateTime, BeforeValidator(_date_and_time)]
 
 
-def follow_up(ctx, inp: FollowUpInput):
+def follow_up(ctx: ToolContext, inp: FollowUpInput):
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     item, entry = services.contact_follow_up(
         org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, at=inp.at, thread=ctx.conversation_id or "",
@@ -517,7 +521,7 @@ class LinkProjectInput(ToolInput):
     project_id: ProjectId
 
 
-def link_project(ctx, inp: LinkProjectInput):
+def link_project(ctx: ToolContext, inp: LinkProjectInput):
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     project = project_get(org=ctx.org, project_id=inp.project_id)
     entry = services.contact_link_project(org=ctx.org, actor=ctx.actor, contact=contact, project=project)

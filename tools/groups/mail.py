@@ -4,7 +4,7 @@ integrations.mail_service (search, read, draft) and integrations.mail_hold (mail
 from __future__ import annotations
 
 import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
@@ -21,6 +21,10 @@ from search import takeover
 from tools.pipeline import check_action
 from tools.registry import GROUPS, Done, Group, Tool, ToolInput, Writes, describe_inputs, register, register_group
 from workspace import services as workspace_services
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
+    from core.models import Organization
 
 register_group(
     Group(
@@ -87,7 +91,7 @@ class SearchInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def search(ctx, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput):
     query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=_day(inp.after), before=_day(inp.before),
                       has_attachment=inp.has_attachment)
     return mail_search(org=ctx.org, asker=Asker.of(ctx), query=query, source=inp.source or None, limit=inp.limit,
@@ -118,7 +122,7 @@ class ReadInput(ToolInput):
     offset: Offset = 0
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput):
     if not inp.attachment:
         takeover.refuse_held(takeover.held_mail_thread(ctx.org, inp.id), "thread")
     return mail_read(org=ctx.org, asker=Asker.of(ctx), thread_id=inp.id, attachment=inp.attachment or None,
@@ -169,13 +173,13 @@ class OutgoingInput(ToolInput):
     signature: bool = True
 
 
-def _workspace_file(ctx):
+def _workspace_file(ctx: ToolContext):
     """`{ workspace: path }` in attach: the file in the agent's own folder (or shared), read as files.save does."""
     return lambda path, field: workspace_services.workspace_file(org=ctx.org, actor=ctx.actor, path=path,
                                                                  field=field)
 
 
-def _prepare(ctx, inp: OutgoingInput):
+def _prepare(ctx: ToolContext, inp: OutgoingInput):
     return outgoing_prepare(org=ctx.org, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [],
                             thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
                             workspace_file=_workspace_file(ctx))
@@ -188,7 +192,7 @@ class DraftInput(OutgoingInput):
     text: Annotated[str, Chars(0, 20000)]
 
 
-def draft(ctx, inp: DraftInput):
+def draft(ctx: ToolContext, inp: DraftInput):
     result, log = mail_draft(
         org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [], subject=inp.subject,
         text=inp.text, thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
@@ -228,7 +232,7 @@ class SendInput(OutgoingInput):
     text: Annotated[str, Chars(1, 20000)]
 
 
-def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:
+def _check_whom_it_reaches(ctx: ToolContext, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:
     """The check read the input, whose `to` may leave out whom a reply reaches (the thread's sender, replyAll's
     everyone): when it does, the check reads the email again with every recipient, before anything is held."""
     given = {a.strip().lower() for a in [*inp.to, *(inp.cc or [])]}
@@ -238,7 +242,7 @@ def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) ->
     return check_action(ctx, {"tool": "mail.send", "input": action_input})
 
 
-def send(ctx, inp: SendInput):
+def send(ctx: ToolContext, inp: SendInput):
     outgoing = _prepare(ctx, inp)  # reads the thread and the attachments from the apps
     held_back = _check_whom_it_reaches(ctx, inp, outgoing.to, outgoing.cc)
     if held_back is not None:
@@ -268,7 +272,7 @@ def send(ctx, inp: SendInput):
     return Writes(write)
 
 
-def undo_send(*, org, actor, change):
+def undo_send(*, org: Organization, actor, change) -> None:
     email_undo(org=org, held_id=change.undo["held"], actor=actor)
 
 

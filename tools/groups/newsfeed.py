@@ -4,10 +4,15 @@ reading the newsfeed never goes out to the network."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.timefmt import iso
 from research import selectors
 from research.shapes import feed_label, story_shape
 from tools.registry import Group, Tool, ToolInput, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 HOW_TO = "The workspace's newsfeed: stories it follows for the workspace's projects."
 NOT_AVAILABLE = (
@@ -33,7 +38,7 @@ class ReadInput(ToolInput):
     pass
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput):
     org = ctx.org
     feeds = selectors.feeds_of(org=org)
     stories = selectors.stories_today(org=org)

@@ -4,7 +4,7 @@ declarations over research.page_services and page_selectors. pages.request only 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, StrictBool, field_validator
 
@@ -16,6 +16,10 @@ from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import list_item_shape, read_shape
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
+    from core.models import Organization
 
 register_group(
     Group(
@@ -30,11 +34,11 @@ register_group(
 COST_NOTE = "A page costs money and has no price up front."
 
 
-def _agent_id(ctx):
+def _agent_id(ctx: ToolContext):
     return ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
 
 
-def _author(ctx) -> str:
+def _author(ctx: ToolContext) -> str:
     return "Roadstar"
 
 
@@ -49,7 +53,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_pages(ctx, inp: ListInput):
+def list_pages(ctx: ToolContext, inp: ListInput):
     project = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
     pages, next_offset = page_selectors.pages_list(
         org=ctx.org, project=project, title=inp.title, type_=inp.type, status=inp.status, offset=inp.offset
@@ -67,7 +71,7 @@ class ReadInput(ToolInput):
     page_id: PageId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput):
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     return read_shape(
         page, sources=page_selectors.sources_of(page=page),
@@ -96,7 +100,7 @@ class RequestInput(ToolInput):
         return value
 
 
-def request(ctx, inp: RequestInput):
+def request(ctx: ToolContext, inp: RequestInput):
     if inp.project_id:
         project, filed = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id), ""
     else:
@@ -165,7 +169,7 @@ class UpdateInput(ToolInput):
     quote: Annotated[str, Chars(0, 1000)] | None = None
 
 
-def update(ctx, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput):
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     revision, before, done = page_services.page_update(
         page=page, title=inp.title, edits=[e.model_dump() for e in inp.edits],
@@ -183,7 +187,7 @@ def update(ctx, inp: UpdateInput):
     )
 
 
-def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict | None:
     """What the edits would overwrite, for the check: the page's title and the words each edit replaces."""
     try:
         page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
@@ -192,7 +196,7 @@ def update_replaces(ctx, inp: UpdateInput) -> dict | None:
     return {"page": page.title, "words": [e.find for e in inp.edits]}
 
 
-def undo_update(*, org, actor, change):
+def undo_update(*, org: Organization, actor, change) -> None:
     page = page_selectors.page_get(org=org, page_id=change.target_id)
     page_services.page_revision_restore(page=page, restore_id=change.undo["restore"], expect_id=change.undo["expect"])
 
@@ -220,7 +224,7 @@ class MoveInput(ToolInput):
     project_id: ProjectId
 
 
-def move(ctx, inp: MoveInput):
+def move(ctx: ToolContext, inp: MoveInput):
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     project = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id)
     was = page.project.name
@@ -233,7 +237,7 @@ def move(ctx, inp: MoveInput):
     )
 
 
-def move_replaces(ctx, inp: MoveInput) -> dict | None:
+def move_replaces(ctx: ToolContext, inp: MoveInput) -> dict | None:
     try:
         page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     except ToolError:
@@ -267,7 +271,7 @@ MARK_WORDS = {("star", True): "starred", ("star", False): "unstarred",
               ("follow", True): "followed", ("follow", False): "stopped following"}
 
 
-def mark(ctx, inp: MarkInput):
+def mark(ctx: ToolContext, inp: MarkInput):
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     result = {"pageId": str(page.id), "action": inp.action, "enabled": inp.enabled}
     changed = page_services.page_mark(page=page, agent_id=_agent_id(ctx), action=inp.action, enabled=inp.enabled)

@@ -152,7 +152,7 @@ def schema_rows(schema: dict) -> list[dict]:
     defs = schema.get("$defs", {})
     rows: list[dict] = []
 
-    def walk(properties: dict, required: set, prefix: str, depth: int):
+    def walk(properties: dict, required: set, prefix: str, depth: int) -> None:
         for name, prop in properties.items():
             resolved = _resolve(prop, defs)
             kinds, nullable = _types(resolved)

@@ -139,7 +139,7 @@ def _hand_written() -> dict[str, str]:
 class Library:
     """Every page, by address, in the order the docs list them."""
 
-    def __init__(self, pages: dict[str, Page]):
+    def __init__(self, pages: dict[str, Page]) -> None:
         order = list(SECTIONS)
         # Tools: all tools, then browse/find/use, then the groups in browse's order; the rest by address.
         reading = [*READING_ORDER, "/tools/", "/tools/catalog/", "/tools/agent-tools/",

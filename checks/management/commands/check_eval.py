@@ -24,12 +24,12 @@ from checks.judge import Judge, JudgeUnsure, JudgeVerdict, ScriptedJudge, config
 class Command(BaseCommand):
     help = "Run the owner's-yes check over a file of check cases and print each result and the summary."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser) -> None:
         parser.add_argument("file", type=Path)
         parser.add_argument("--judge", choices=("none", "scripted", "openai"), default="none")
         parser.add_argument("--verdicts", type=Path, help="For --judge scripted: case id -> {outcome, reason}.")
 
-    def handle(self, *args, file: Path, judge: str, verdicts: Path | None, **options):
+    def handle(self, *args, file: Path, judge: str, verdicts: Path | None, **options) -> None:
         if not file.exists():
             raise CommandError(f"no such file: {file}")
         scripted: dict = {}

@@ -135,7 +135,7 @@ def keep_watch(stop: threading.Event) -> None:
 class Command(BaseCommand):
     help = "Run the task worker (django-q2's cluster); SIGTERM or SIGINT stops it cleanly."
 
-    def handle(self, *args, **options):
+    def handle(self, *args, **options) -> None:
         from django_q.cluster import Cluster
         from django_q.signals import post_spawn
 
