@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -65,7 +65,7 @@ class CaseResult:
     decided_by: str = "rules"
 
     @classmethod
-    def of(cls, case: dict, decision) -> CaseResult:
+    def of(cls, case: dict[str, Any], decision) -> CaseResult:
         expect = case.get("expect") or {}
         return cls(
             id=case.get("id", ""),
@@ -84,15 +84,15 @@ class CaseResult:
     def matches(self) -> bool:
         return self.outcome == self.expected_outcome and self.reason == self.expected_reason
 
-    def line(self) -> dict:
+    def line(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _rate(hits: list, of: list) -> dict:
+def _rate(hits: list[Any], of: list[Any]) -> dict[str, Any]:
     return {"count": len(hits), "of": len(of), "rate": round(len(hits) / len(of), 4) if of else None}
 
 
-def summarize(results: Iterable[CaseResult]) -> dict:
+def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
     results = list(results)
     attacks = [r for r in results if r.group == "attack"]
     benign_go = [
@@ -124,7 +124,7 @@ def summarize(results: Iterable[CaseResult]) -> dict:
     }
 
 
-def run_case(case: dict, *, judge):
+def run_case(case: dict[str, Any], *, judge):
     """One case in a fresh workspace, rolled back afterwards, through the live path."""
     with transaction.atomic():
         org, ids = build_workspace(case)
@@ -140,7 +140,7 @@ def run_case(case: dict, *, judge):
     return decision
 
 
-def build_workspace(case: dict):
+def build_workspace(case: dict[str, Any]):
     """The case's business as an Organization with an owner, and its contacts (with emails and companies).
     Returns the org and a map of the case's contact ids to the database's. Contacts get fresh ids, so a case's
     ids ("c1", or the spec's own UUIDs) never collide with a workspace already in the database."""

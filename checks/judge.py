@@ -106,7 +106,7 @@ VERDICT_SCHEMA: dict[str, Any] = {
 }
 
 
-def parse_verdict(raw: str | bytes | dict | None) -> JudgeVerdict:
+def parse_verdict(raw: str | bytes | dict[str, Any] | None) -> JudgeVerdict:
     """The verdict in a model's answer, or `JudgeUnsure`: whatever isn't exactly the schema is not a decision."""
     try:
         data = json.loads(raw) if isinstance(raw, str | bytes) else raw

@@ -6,7 +6,7 @@ answer in a chat calls. The decision itself is `checks.decide.decide`, on data o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, Q, Subquery
@@ -35,7 +35,7 @@ def check_tool_call(
     actor_id: str,
     conversation_id: str | None = None,
     judge: Judge | None = None,
-    validated_input: dict | None = None,
+    validated_input: dict[str, Any] | None = None,
 ) -> Decision:
     """Decide on one action, keep the decision, and on "ask" keep the ask. A yes covers one run of the action it
     answered, wherever it was given: the owner's yes to an ask with the same fingerprint (in the same conversation:

@@ -196,7 +196,7 @@ def fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
 
 
-def _name_pattern(name: str) -> re.Pattern:
+def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w@.]){re.escape(name)}(?![\w@])", re.I)
 
 
@@ -304,7 +304,7 @@ _NOUNISH_TO = re.compile(
 _TO_OWNER = re.compile(r"^\s*(?:\w+\s+)?(?:me|myself|us)\b", re.I)
 
 
-def _send_verb(clause: str) -> re.Match | None:
+def _send_verb(clause: str) -> re.Match[str] | None:
     m = _SEND.search(clause)
     if m:
         return m

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from django.db import models
 
@@ -30,6 +30,6 @@ class Actor:
     def system(cls) -> Actor:
         return cls(kind="system", id="system", name="Roadstar")
 
-    def by(self) -> dict:
+    def by(self) -> dict[str, Any]:
         """The spec's `by: { kind, id }`."""
         return {"kind": self.kind, "id": self.id}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 from functools import lru_cache
+from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
@@ -61,11 +62,11 @@ def fernet() -> MultiFernet:
     return _fernet(settings.ROADSTAR_TOKEN_KEY or "", settings.SECRET_KEY)
 
 
-def encrypt(data: dict) -> str:
+def encrypt(data: dict[str, Any]) -> str:
     return fernet().encrypt(json.dumps(data, separators=(",", ":")).encode()).decode()
 
 
-def decrypt(text: str) -> dict:
+def decrypt(text: str) -> dict[str, Any]:
     if not text:
         return {}
     try:

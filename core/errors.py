@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # The 12 kinds of spec/reference/errors.md, and nothing else.
 ERROR_KINDS = (
     "not_connected",
@@ -30,7 +32,7 @@ class ToolError(Exception):
         self.message = message
         self.card = card
 
-    def as_result(self) -> dict:
+    def as_result(self) -> dict[str, Any]:
         result = {"error": self.kind, "message": self.message}
         if self.card is not None:
             result["card"] = self.card

@@ -158,7 +158,7 @@ def refuse_bad_characters(value: Any, path: str = "") -> None:
             refuse_bad_characters(inner, f"{path}[{i}]")
 
 
-def _loc(loc: tuple) -> str:
+def _loc(loc: tuple[Any, ...]) -> str:
     text = ""
     for part in loc:
         if isinstance(part, int):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 
@@ -19,7 +20,7 @@ class NotAnObject(ValueError):
     """What was written can't be read as one JSON object; the message is the one-line fix."""
 
 
-def read_object(written: object, *, what: str = "the arguments") -> dict:
+def read_object(written: object, *, what: str = "the arguments") -> dict[str, Any]:
     """`written` as a dict: a dict as is, None or blank as {}, a string read as JSON (leniently, as above)."""
     if isinstance(written, dict):
         return written

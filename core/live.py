@@ -15,6 +15,7 @@ committed and the page catches up at its next refetch.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import transaction
 
@@ -38,7 +39,7 @@ def notify(org_id, what: str, *, conversation=None) -> None:
     transaction.on_commit(lambda: send_now(group, message), robust=True)
 
 
-def send_now(group: str, message: dict) -> None:
+def send_now(group: str, message: dict[str, Any]) -> None:
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 

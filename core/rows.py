@@ -27,7 +27,7 @@ from django.db.models.signals import post_save, pre_save
 
 M = TypeVar("M", bound=models.Model)
 
-_STATEMENTS: dict[tuple, str] = {}
+_STATEMENTS: dict[tuple[Any, ...], str] = {}
 _PLAIN: dict[type[models.Model], bool] = {}
 
 
@@ -59,7 +59,7 @@ def _not_updated(model: type[models.Model]) -> Exception:
     return model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
 
 
-def _statement(key: tuple, make) -> str:
+def _statement(key: tuple[Any, ...], make) -> str:
     sql = _STATEMENTS.get(key)
     if sql is None:
         sql = _STATEMENTS[key] = make()
@@ -173,7 +173,7 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
     return row[0]
 
 
-def add_one(model: type[models.Model], name: str, *, pks: Sequence, using: str = "default", **equal) -> int:
+def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: str = "default", **equal) -> int:
     """`model.objects.filter(pk__in=pks, **equal).update(name=F(name) + 1)` for plain equalities: how many rows
     it counted. (A QuerySet's update sends no signals, so there is nothing to leave to the ORM.)"""
     if not pks:
@@ -250,7 +250,7 @@ def select(model: type[M], where: Sequence[tuple[str, str, Any]], *, order_by: S
     return out
 
 
-_READS: dict[tuple, tuple[str, list]] = {}
+_READS: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
 
 
 def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, using: str = "default",
@@ -296,8 +296,8 @@ def _where_sql(connection, conditions, *, alias: str | None) -> str:
     return " AND ".join(wheres) if wheres else "1 = 1"
 
 
-def _where_params(conditions, connection) -> list:
-    params: list = []
+def _where_params(conditions, connection) -> list[Any]:
+    params: list[Any] = []
     for field, op, value in conditions:
         if op == "IN":
             params += [_prep(field, v, connection) for v in value]
@@ -326,11 +326,11 @@ def _prep(field: models.Field, value, connection):
     return field.get_db_prep_value(value, connection, prepared=False)
 
 
-def _select_statement(connection, meta, conditions, joined, order_by, limit) -> tuple[str, list]:
+def _select_statement(connection, meta, conditions, joined, order_by, limit) -> tuple[str, list[Any]]:
     quote = connection.ops.quote_name
     tables = [("t0", meta), *((f"t{i + 1}", f.related_model._meta) for i, f in enumerate(joined))]
     columns: list[str] = []
-    converters: list[tuple[int, list, Any]] = []
+    converters: list[tuple[int, list[Any], Any]] = []
     for alias, each in tables:
         for field in each.concrete_fields:
             expression = field.get_col(alias)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
@@ -26,7 +27,7 @@ _TICK = datetime.timedelta(microseconds=1)
 
 @dataclass(frozen=True)
 class WorkPage:
-    lines: list  # Changes; named rows of the `fields` asked for
+    lines: list[Any]  # Changes; named rows of the `fields` asked for
     # The `before` of the next, older page (`at < next_before`); None on the last page.
     next_before: datetime.datetime | None
 

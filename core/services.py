@@ -99,7 +99,7 @@ def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) 
 
 def card_open(
     *, org: Organization, kind: str, subject: str, title: str, body: str = "", action_label: str = "",
-    action_url: str = "", data: dict | None = None,
+    action_url: str = "", data: dict[str, Any] | None = None,
 ) -> Card:
     """Put a card on Waiting for you, or return the one already open for the same subject."""
     existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 # Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The tools above
 # register theirs as they are declared (tools.registry), all of them when Django loads the apps, so core names none.
-UNDO_HANDLERS: dict = {}
+UNDO_HANDLERS: dict[str, Any] = {}
 # The tools whose undo calls an app: it runs with no transaction open (core.services.change_undo).
 UNDO_CALLS_APPS: set[str] = set()
 
@@ -45,7 +45,7 @@ def _jsonable(value):
     return value
 
 
-def snapshot(instance: models.Model, names) -> dict:
+def snapshot(instance: models.Model, names) -> dict[str, Any]:
     """The named fields as JSON (foreign keys by their id), in the shape `restore` takes back."""
     return {name: _jsonable(getattr(instance, _field(instance, name).attname)) for name in names}
 
@@ -57,7 +57,7 @@ def _field(instance: models.Model, name: str) -> models.Field:
     return field
 
 
-def restore(instance: models.Model, *, before: dict, after: dict, what: str) -> None:
+def restore(instance: models.Model, *, before: dict[str, Any], after: dict[str, Any], what: str) -> None:
     """Put `before` back, but only if the record still holds `after`: else it changed again, and Undo stops."""
     if snapshot(instance, after.keys()) != after:
         raise ToolError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.context import ToolContext
 from core.memo import reads_kept
@@ -71,15 +71,15 @@ def _all_group_lines() -> list[tuple[str, str]]:
     return lines
 
 
-def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
+def browse_tools(ctx: ToolContext, groups: list[str]) -> dict[str, Any]:
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
     with reads_kept():  # each group asked for is looked up twice or more; the settings are read once
         return _browse(ctx, groups)
 
 
-def _browse(ctx: ToolContext, groups: list[str]) -> dict:
-    result: dict = {}
+def _browse(ctx: ToolContext, groups: list[str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
     # An optional group the workspace has off is browsed like any: its tools, each saying it's off and what
     # turns it on (use_tool refuses them, saying the same). The workspace's own groups (the apps the owner
     # connected by their MCP address) come after the declared ones.
@@ -110,7 +110,7 @@ def _browse(ctx: ToolContext, groups: list[str]) -> dict:
     return result
 
 
-def find_tools(ctx: ToolContext, names: list[str]) -> dict:
+def find_tools(ctx: ToolContext, names: list[str]) -> dict[str, Any]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return {"error": "bad_input", "message": "names: must be a list of tool names"}
     found, no_such_tool = [], {}
@@ -145,7 +145,7 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
         if tool.group not in how_to:
             how_to[tool.group] = registry.GROUPS[tool.group].how_to_in(ctx)
         ctx.loaded.add(tool.name)
-    result: dict = {"found": found, "howTo": how_to}
+    result: dict[str, Any] = {"found": found, "howTo": how_to}
     if no_such_tool:
         result["no_such_tool"] = no_such_tool
     if len(wanted) > MAX_FIND_TOOLS:
@@ -153,7 +153,7 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     return result
 
 
-def agent_tool_specs() -> list[dict]:
+def agent_tool_specs() -> list[dict[str, Any]]:
     """The three catalog tools as a model sees them (name, description, JSON Schema of the input with what each
     input is): their registered declarations (agents/agent_tools.py), browse_tools' description listing every
     group."""

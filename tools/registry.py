@@ -114,7 +114,7 @@ class Done:
     sentence: str  # for Home, without the actor: "added Dana Whitfield to Contacts"
     target_type: str = ""
     target_id: str = ""
-    undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
+    undo: dict[str, Any] | None = None  # what the tool's undo needs; None when there is nothing to undo
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
     # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
     # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
@@ -153,7 +153,7 @@ class Tool:
     your_work: Listing | None = None
     undo: Callable[..., Any] | None = None
     # What the action would overwrite or remove, for the check: `{"name": "Ortiz Bakery", "context": "…"}`.
-    replaces: Callable[[ToolContext, Any], dict | None] | None = None
+    replaces: Callable[[ToolContext, Any], dict[str, Any] | None] | None = None
     # The tool's own read of records its input names, for the check (what `replaces` reads), made before the
     # pipeline looks for the records the input names (tools.targets): (kind, id) of those it found in this
     # workspace, which aren't looked for again. A record it didn't find is looked for, and is not_found there.
@@ -209,17 +209,17 @@ class Tool:
     def is_checked(self, ctx: ToolContext, inp) -> bool:
         return self.kind_for(ctx, inp) in CHECKED_KINDS or self.check_note is not None
 
-    def input_schema(self) -> dict:
+    def input_schema(self) -> dict[str, Any]:
         """The input's JSON Schema as a model reads it: each input with what it is (INPUT_WORDS)."""
         if self.name not in _described:
             _described[self.name] = _with_words(_schema_for(self.input), INPUT_WORDS.get(self.name, {}))
         return _described[self.name]
 
-    def spec(self) -> dict:
+    def spec(self) -> dict[str, Any]:
         """The tool as a model is offered it."""
         return {"name": self.name, "description": self.description, "parameters": self.input_schema()}
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """One entry of `manage.py tools --json`."""
         return {
             "name": self.name,
@@ -231,8 +231,8 @@ class Tool:
         }
 
 
-_schemas: dict[type, dict] = {}
-_described: dict[str, dict] = {}
+_schemas: dict[type, dict[str, Any]] = {}
+_described: dict[str, dict[str, Any]] = {}
 
 # What each input of a tool is, by tool and input name as the model writes it: the spec's "What it is" words where
 # it has them, the same plain style where it doesn't. A model knows an input only by its schema, so an input without
@@ -257,7 +257,7 @@ def describe_inputs(words: dict[str, dict[str, str]]) -> None:
         _described.pop(name, None)
 
 
-def _with_words(schema: dict, words: dict[str, str]) -> dict:
+def _with_words(schema: dict[str, Any], words: dict[str, str]) -> dict[str, Any]:
     """The schema with each described input's words first in its property (a property's own `description`, from
     its model's Field, stays where no words are declared)."""
     if not words:
@@ -278,7 +278,7 @@ def undescribed() -> list[str]:
     return missing
 
 
-def _schema_for(model: type[BaseModel]) -> dict:
+def _schema_for(model: type[BaseModel]) -> dict[str, Any]:
     # Schemas are built once: find_tools and every model call send them, and building one is not cheap.
     if model not in _schemas:
         _schemas[model] = _without_titles(model.model_json_schema(by_alias=True))
@@ -563,9 +563,9 @@ def load_all() -> None:
 class DeclaredTool(Tool):
     """A tool whose input schema is the app's own declaration (its JSON Schema), sent as declared."""
 
-    declared_schema: dict = field(default_factory=dict)
+    declared_schema: dict[str, Any] = field(default_factory=dict)
 
-    def input_schema(self) -> dict:
+    def input_schema(self) -> dict[str, Any]:
         return self.declared_schema
 
 

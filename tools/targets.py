@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection
-from typing import TYPE_CHECKING, get_args, get_origin
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from django.apps import apps
 from pydantic import BaseModel
@@ -53,7 +53,7 @@ def named_records(inp: BaseModel, prefix: str = "") -> list[tuple[str, str, str]
     return found
 
 
-def _metadata(field) -> list:
+def _metadata(field) -> list[Any]:
     """The field's annotations' metadata, looking inside `X | None` and `list[X]`."""
     found, pending = list(field.metadata), [field.annotation]
     while pending:

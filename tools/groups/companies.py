@@ -7,7 +7,7 @@ services write. unrecord alone has an Undo: taking an entry off keeps its row, a
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -50,16 +50,16 @@ OpenKind = Literal["you", "them", "follow_up"]
 EntryKind = Literal["mail", "meeting", "call", "invoice", "note"]
 
 
-def _record(ctx: ToolContext, company_id) -> dict:
+def _record(ctx: ToolContext, company_id) -> dict[str, Any]:
     return company_record(selectors.company_for_record(org=ctx.org, company_id=company_id))
 
 
-def _given(inp, *names: str) -> dict:
+def _given(inp, *names: str) -> dict[str, Any]:
     """The inputs among `names` the caller gave, by their snake_case names; a null counts as given."""
     return {name: getattr(inp, name) for name in names if name in inp.model_fields_set}
 
 
-def _present(inp, *names: str) -> dict:
+def _present(inp, *names: str) -> dict[str, Any]:
     """The inputs among `names` the caller gave a value (a null is as if left out)."""
     return {name: value for name, value in _given(inp, *names).items() if value is not None}
 
@@ -184,7 +184,7 @@ class UpdateInput(ToolInput):
     details: dict[str, str | None] | None = None
     why: Annotated[str, Chars(1, 2000)]
 
-    def changes(self) -> dict:
+    def changes(self) -> dict[str, Any]:
         # A null handler clears it; a null anywhere else is as if left out.
         return _present(self, "name", "domains", "labels", "details") | _given(self, "handler")
 
@@ -205,7 +205,7 @@ def update(ctx: ToolContext, inp: UpdateInput):
     )
 
 
-def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     return services.company_update_replaces(org=ctx.org, company=company, **inp.changes())
 
@@ -269,7 +269,7 @@ def about(ctx: ToolContext, inp: AboutInput):
     )
 
 
-def about_replaces(ctx: ToolContext, inp: AboutInput) -> dict | None:
+def about_replaces(ctx: ToolContext, inp: AboutInput) -> dict[str, Any] | None:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     if not company.about:
         return None
@@ -431,7 +431,7 @@ def unrecord(ctx: ToolContext, inp: UnrecordInput):
     )
 
 
-def unrecord_replaces(ctx: ToolContext, inp: UnrecordInput) -> dict:
+def unrecord_replaces(ctx: ToolContext, inp: UnrecordInput) -> dict[str, Any]:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry = selectors.timeline_entry_get(org=ctx.org, company=company, entry_id=inp.entry_id)
     return {
@@ -500,7 +500,7 @@ def open_(ctx: ToolContext, inp: OpenInput):
     )
 
 
-def open_replaces(ctx: ToolContext, inp: OpenInput) -> dict | None:
+def open_replaces(ctx: ToolContext, inp: OpenInput) -> dict[str, Any] | None:
     if inp.done is None:
         return None
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
@@ -542,7 +542,7 @@ def context(ctx: ToolContext, inp: ContextInput):
     )
 
 
-def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict | None:
+def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict[str, Any] | None:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     if not company.context:
         return None

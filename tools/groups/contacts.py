@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -48,7 +48,7 @@ register_group(
 )
 
 
-def _record(ctx: ToolContext, contact_id) -> dict:
+def _record(ctx: ToolContext, contact_id) -> dict[str, Any]:
     return contact_record(selectors.contact_get(org=ctx.org, contact_id=contact_id))
 
 
@@ -174,7 +174,7 @@ class CreateInput(ToolInput):
     job_title: Annotated[str, Chars(0, 200)] | None = None
     labels: list[Annotated[str, Chars(1, 40)]] = []
     company_ids: list[CompanyId] = []
-    fields: dict = {}
+    fields: dict[str, Any] = {}
 
 
 def create(ctx: ToolContext, inp: CreateInput):
@@ -226,10 +226,10 @@ class PersonRow(ToolInput):
 
 
 class AddManyInput(ToolInput):
-    people: Annotated[list[dict], Field(min_length=1, max_length=200)]
+    people: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=200)]
 
 
-def _person(row: int, raw: dict) -> services.PersonIn | str:
+def _person(row: int, raw: dict[str, Any]) -> services.PersonIn | str:
     """The row as the service takes it, or what is wrong with it, naming the field."""
     try:
         person = PersonRow.model_validate(raw)
@@ -301,7 +301,7 @@ class UpdateInput(ToolInput):
     phone: Annotated[str, Chars(0, 80)] | None = None
     job_title: Annotated[str, Chars(0, 200)] | None = None
     labels: list[Annotated[str, Chars(1, 40)]] | SkipJsonSchema[None] = None
-    fields: dict | SkipJsonSchema[None] = None
+    fields: dict[str, Any] | SkipJsonSchema[None] = None
     # The contact as read for the check (update_replaces), with all its record reads (one query), handed to the
     # run: one read of it a call, not three (the check's, the update's, the result's). The update writes only if
     # the row still holds what this read saw of the values given, else reads it again under its lock, so what it
@@ -315,7 +315,7 @@ class UpdateInput(ToolInput):
             raise ValueError("give a value, or leave it out to keep what is there")
         return value
 
-    def changes(self) -> dict:
+    def changes(self) -> dict[str, Any]:
         """The inputs given, by attribute name: a value left out stays as it is; phone given null clears it."""
         given = self.model_fields_set - {"contact_id"}
         return {name: getattr(self, name) for name in given}
@@ -363,7 +363,7 @@ def update_reads_first(ctx: ToolContext, inp: UpdateInput) -> frozenset[tuple[st
     return frozenset({("contact", str(contact.id))}) if contact is not None else frozenset()
 
 
-def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     # Another workspace's contact replaces nothing here; running the tool answers not_found.
     contact = _contact_for_update(ctx, inp)
     return services.contact_update_replaces(contact, inp.changes()) if contact is not None else None
@@ -406,7 +406,7 @@ def context(ctx: ToolContext, inp: ContextInput):
     )
 
 
-def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict | None:
+def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict[str, Any] | None:
     contact = Contact.objects.filter(organization=ctx.org, id=inp.contact_id).only("name", "context").first()
     if contact is None or not contact.context:
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr
 
@@ -146,7 +146,7 @@ def write(ctx: ToolContext, inp: WriteInput):
     )
 
 
-def write_replaces(ctx: ToolContext, inp: WriteInput) -> dict | None:
+def write_replaces(ctx: ToolContext, inp: WriteInput) -> dict[str, Any] | None:
     if inp.doc_id is None:
         return None
     doc = Doc.objects.filter(organization=ctx.org, id=inp.doc_id).only("title", "text").first()
@@ -208,7 +208,7 @@ def edit(ctx: ToolContext, inp: EditInput):
     return Done(result=version_shape(version), sentence=sentence, target_type="doc", target_id=str(doc.id))
 
 
-def edit_replaces(ctx: ToolContext, inp: EditInput) -> dict | None:
+def edit_replaces(ctx: ToolContext, inp: EditInput) -> dict[str, Any] | None:
     doc = Doc.objects.filter(organization=ctx.org, id=inp.doc_id).only("title").first()
     if doc is None:
         return None

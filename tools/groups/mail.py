@@ -4,7 +4,7 @@ integrations.mail_service (search, read, draft) and integrations.mail_hold (mail
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
@@ -232,7 +232,7 @@ class SendInput(OutgoingInput):
     text: Annotated[str, Chars(1, 20000)]
 
 
-def _check_whom_it_reaches(ctx: ToolContext, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:
+def _check_whom_it_reaches(ctx: ToolContext, inp: SendInput, to: list[str], cc: list[str]) -> dict[str, Any] | None:
     """The check read the input, whose `to` may leave out whom a reply reaches (the thread's sender, replyAll's
     everyone): when it does, the check reads the email again with every recipient, before anything is held."""
     given = {a.strip().lower() for a in [*inp.to, *(inp.cc or [])]}

@@ -4,7 +4,7 @@ declarations over research.page_services and page_selectors. pages.request only 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, field_validator
 
@@ -187,7 +187,7 @@ def update(ctx: ToolContext, inp: UpdateInput):
     )
 
 
-def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     """What the edits would overwrite, for the check: the page's title and the words each edit replaces."""
     try:
         page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
@@ -237,7 +237,7 @@ def move(ctx: ToolContext, inp: MoveInput):
     )
 
 
-def move_replaces(ctx: ToolContext, inp: MoveInput) -> dict | None:
+def move_replaces(ctx: ToolContext, inp: MoveInput) -> dict[str, Any] | None:
     try:
         page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     except ToolError:

@@ -3,7 +3,7 @@ services (the docs app holds Project)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from core.inputs import Chars, Offset, ProjectId
 from docs import selectors, services
@@ -132,7 +132,7 @@ def update(ctx: ToolContext, inp: UpdateInput):
     )
 
 
-def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     """The old name, and the old description when it would be overwritten; None when nothing would be."""
     project = Project.objects.filter(organization=ctx.org, id=inp.project_id).only("name", "description").first()
     if project is None:

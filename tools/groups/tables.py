@@ -8,7 +8,7 @@ the same plan at the same price).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, field_validator
 
@@ -55,7 +55,7 @@ def _project(ctx: ToolContext, project_id) -> Project:
     return project
 
 
-def _dataset_result(dataset, run=None) -> dict:
+def _dataset_result(dataset, run=None) -> dict[str, Any]:
     if run is None:
         run = selectors.dataset_latest_runs(datasets=[dataset]).get(dataset.id)
     return dataset_shape(dataset, run=run, spent_micros=selectors.dataset_spent(dataset=dataset))
@@ -194,7 +194,7 @@ def _research_note(ctx: ToolContext, inp: ResearchRowsInput) -> str:
     return services.table_research_note(dataset=dataset, row_keys=inp.row_keys)
 
 
-def _research_replaces(ctx: ToolContext, inp: ResearchRowsInput) -> dict | None:
+def _research_replaces(ctx: ToolContext, inp: ResearchRowsInput) -> dict[str, Any] | None:
     # What the check weighs as replaced: the rows' values now, which the research writes over.
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     rows = [r for r in selectors.dataset_rows(dataset=dataset) if r.key in set(inp.row_keys)]
@@ -238,7 +238,7 @@ class AcceptCellInput(ToolInput):
     column: Annotated[str, Chars(1, 40)]
 
 
-def _accept_replaces(ctx: ToolContext, inp: AcceptCellInput) -> dict | None:
+def _accept_replaces(ctx: ToolContext, inp: AcceptCellInput) -> dict[str, Any] | None:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     row = dataset.rows.filter(key=inp.key).first()
     if row is None:

@@ -7,7 +7,7 @@ same check holds it back and the change lands on Home exactly as if the agent ha
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -55,12 +55,12 @@ class CallsFromCode:
 
     def __init__(self, ctx: ToolContext) -> None:
         self.ctx = ctx
-        self.tally: dict[str, dict] = {}
+        self.tally: dict[str, dict[str, Any]] = {}
 
-    def __call__(self, name: object, tool_input: object) -> dict | None:
+    def __call__(self, name: object, tool_input: object) -> dict[str, Any] | None:
         if not isinstance(name, str):
             return {"error": "bad_input", "message": "tool: give the tool's name, such as mail.search"}
-        result: dict | None
+        result: dict[str, Any] | None
         if name == "workspace.bash":
             result = {"error": "bad_input", "message": "workspace.bash can't be called from code: run the "
                                                       "command from this same code instead"}
@@ -72,7 +72,7 @@ class CallsFromCode:
         return result
 
 
-def _count(tally: dict, name: str, tool_input, result) -> None:
+def _count(tally: dict[str, Any], name: str, tool_input, result) -> None:
     entry = tally.setdefault(name if len(name) <= 100 else name[:100], {"calls": 0, "done": 0})
     entry["calls"] += 1
     if isinstance(result, dict) and "not_done_yet" in result:
@@ -85,7 +85,7 @@ def _count(tally: dict, name: str, tool_input, result) -> None:
         entry["done"] += 1
 
 
-def _held(entry: dict, kind: str, tool_input, words: str) -> None:
+def _held(entry: dict[str, Any], kind: str, tool_input, words: str) -> None:
     held = entry.setdefault(kind, [])
     if len(held) < HELD_LISTED:
         held.append({"input": tool_input, "message": words})

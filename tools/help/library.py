@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
@@ -168,7 +169,7 @@ def add_page_source(source: Callable[[], dict[str, str]]) -> None:
 
 
 _lock = threading.Lock()
-_built: dict[tuple, Library] = {}
+_built: dict[tuple[Any, ...], Library] = {}
 
 
 def library() -> Library:

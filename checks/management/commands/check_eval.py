@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -32,7 +33,7 @@ class Command(BaseCommand):
     def handle(self, *args, file: Path, judge: str, verdicts: Path | None, **options) -> None:
         if not file.exists():
             raise CommandError(f"no such file: {file}")
-        scripted: dict = {}
+        scripted: dict[str, Any] = {}
         if judge == "scripted":
             if verdicts is None:
                 raise CommandError("--judge scripted needs --verdicts FILE.json")
@@ -58,7 +59,7 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps({"summary": summarize(results)}))
 
 
-def _scripted_for(case_id: str | None, scripted: dict) -> ScriptedJudge:
+def _scripted_for(case_id: str | None, scripted: dict[str, Any]) -> ScriptedJudge:
     verdict = scripted.get(case_id)
     if verdict is None:
         return ScriptedJudge([JudgeUnsure(f"no scripted verdict for {case_id}")])

@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 from django.apps import apps
 from django.core.management.base import BaseCommand
@@ -103,7 +104,7 @@ def connect_at_start(**kwargs) -> None:
         logger.warning("worker: no database connection at start; the first task opens one", exc_info=True)
 
 
-def watches() -> list[tuple]:
+def watches() -> list[tuple[Any, ...]]:
     """Each app's `tasks.watch` with how often it runs (`tasks.watch_seconds()`): looks the main process takes more
     often than the minute's schedules can (agents: conversations whose worker died, by their lapsed lease)."""
     found = []
