@@ -32,11 +32,11 @@ class AskAdmin(admin.ModelAdmin):
     raw_id_fields = ("decision", "used_by")
 
     @admin.display(description="tool")
-    def tool(self, obj):
+    def tool(self, obj: SpentYes) -> str:
         return obj.decision.tool
 
     @admin.display(boolean=True, description="used")
-    def used(self, obj):
+    def used(self, obj: SpentYes) -> bool:
         return obj.used_by_id is not None
 
 
@@ -49,8 +49,8 @@ class SpentYesAdmin(admin.ModelAdmin):
     list_select_related = ("organization", "decision")
     readonly_fields = ("organization", "ref", "decision", "at")
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False

@@ -19,6 +19,7 @@ from checks import reasons
 from checks.decide import decide
 from checks.judge import Judge, JudgeRequest, JudgeUnreachable, JudgeVerdict, parse_verdict
 from checks.selectors import request_for_workspace
+from checks.types import Decision
 from companies.models import Company, CompanyPerson
 from contacts.models import Contact, ContactEmail
 from core.models import Organization
@@ -124,7 +125,7 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
     }
 
 
-def run_case(case: dict[str, Any], *, judge):
+def run_case(case: dict[str, Any], *, judge) -> Decision:
     """One case in a fresh workspace, rolled back afterwards, through the live path."""
     with transaction.atomic():
         org, ids = build_workspace(case)
@@ -140,7 +141,7 @@ def run_case(case: dict[str, Any], *, judge):
     return decision
 
 
-def build_workspace(case: dict[str, Any]):
+def build_workspace(case: dict[str, Any]) -> tuple[Organization, dict[str, str]]:
     """The case's business as an Organization with an owner, and its contacts (with emails and companies).
     Returns the org and a map of the case's contact ids to the database's. Contacts get fresh ids, so a case's
     ids ("c1", or the spec's own UUIDs) never collide with a workspace already in the database."""
@@ -178,7 +179,7 @@ def build_workspace(case: dict[str, Any]):
     return org, ids
 
 
-def _with_ids(value, ids: dict[str, str]):
+def _with_ids(value: object, ids: dict[str, str]) -> object:
     """The action with the case's contact ids replaced by the workspace's, as a live action has them."""
     if isinstance(value, dict):
         return {k: _with_ids(v, ids) for k, v in value.items()}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import OuterRef, Q
+from django.db.models import OuterRef, Q, QuerySet
 
 from checks.models import CheckDecision
 from checks.rules import recipients_of
@@ -126,7 +126,7 @@ def _contacts(
     return out, made
 
 
-def _json(value):
+def _json(value: object) -> Any:
     # SQLite gives JSON as text; PostgreSQL as text too (cast), or, for a jsonb column, as Django's loader reads it.
     return json.loads(value) if isinstance(value, str) else value
 
@@ -188,7 +188,7 @@ def _contact_rows(
     return made, [row[2:] for row in rows if row[0] == 1]
 
 
-def went_since(*, exclude=None):
+def went_since(*, exclude=None) -> QuerySet[CheckDecision, CheckDecision]:
     """For an `Ask` queryset (OuterRef): the runs of the same action that went after it was asked, newest first.
     The same action: the same fingerprint anywhere in the workspace, or, in the ask's conversation, the same tool to
     the same people or records (`action_key`)."""

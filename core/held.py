@@ -32,7 +32,7 @@ class HeldLine:
 HELD_SOURCES: list[Callable[[Organization], list[HeldLine]]] = []
 
 
-def held_source(fn: Callable[[Organization], list[HeldLine]]):
+def held_source(fn: Callable[[Organization], list[HeldLine]]) -> Callable[[Organization], list[HeldLine]]:
     if fn not in HELD_SOURCES:
         HELD_SOURCES.append(fn)
     return fn

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -67,7 +68,7 @@ def _kind(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def _scan(text: str):
+def _scan(text: str) -> Iterator[tuple[int, str, bool]]:
     """Yield (index, char, inside_a_string) for each character, reading escapes."""
     inside = escaped = False
     for i, char in enumerate(text):

@@ -46,7 +46,7 @@ class Organization(models.Model):
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     @property
@@ -112,7 +112,7 @@ class Change(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.sentence
 
     @property
@@ -164,7 +164,7 @@ class Card(models.Model):
             )
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title
 
 
@@ -180,7 +180,7 @@ class ModelEndpoint(models.Model):
     names = models.JSONField(default=dict, blank=True, help_text="Each Roadstar model id: the endpoint's model name.")
     updated_at = models.DateTimeField(auto_now=True)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.base_url or "OpenAI"
 
     def read_key(self) -> str:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import datetime
 import zoneinfo
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ObjectDoesNotExist
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 if TYPE_CHECKING:
@@ -43,16 +45,16 @@ class _RequestZone(datetime.tzinfo):
             self._zone = owner_zone(org) if org is not None else datetime.UTC
         return self._zone
 
-    def utcoffset(self, dt):
+    def utcoffset(self, dt) -> datetime.timedelta | None:
         return self.zone().utcoffset(dt)
 
-    def dst(self, dt):
+    def dst(self, dt) -> datetime.timedelta | None:
         return self.zone().dst(dt)
 
-    def tzname(self, dt):
+    def tzname(self, dt) -> str | None:
         return self.zone().tzname(dt)
 
-    def fromutc(self, dt):
+    def fromutc(self, dt) -> datetime.datetime:
         # The real zone does the conversion (and sets fold for the repeated hour); the result carries it.
         zone = self.zone()
         return zone.fromutc(dt.replace(tzinfo=zone))
@@ -67,15 +69,15 @@ class _RequestZone(datetime.tzinfo):
 
 
 class OwnerTimeZoneMiddleware:
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         with timezone.override(_RequestZone(request)):
             return self.get_response(request)
 
 
-def _organization(user):
+def _organization(user: Any) -> Organization | None:
     # A staff sign-in without a workspace has no `organization`: the reverse one-to-one raises, not None.
     try:
         return user.organization

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from django.db import connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models.signals import post_save, pre_save
 
 M = TypeVar("M", bound=models.Model)
@@ -320,7 +321,7 @@ def _join_of(meta, name: str) -> models.ForeignKey:
     return field
 
 
-def _prep(field: models.Field, value, connection):
+def _prep(field: models.Field[Any, Any], value: object, connection: BaseDatabaseWrapper) -> object:
     if isinstance(value, models.Model):
         value = value.pk
     return field.get_db_prep_value(value, connection, prepared=False)

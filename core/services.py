@@ -16,7 +16,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
 from core.models import Card, Change, ModelEndpoint, Organization
-from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
+from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS, UndoHandler
 
 
 def change_record(
@@ -65,7 +65,7 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
         return _undo_recorded(org, change, actor, at=now)
 
 
-def _undo_handler(change: Change):
+def _undo_handler(change: Change) -> UndoHandler:
     if change.undoes_id is not None:
         raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
     if change.undone_at is not None:

@@ -5,23 +5,32 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db import models
 
 from core.errors import ToolError
 
 if TYPE_CHECKING:
-    from core.models import Change
+    from core.actors import Actor
+    from core.models import Change, Organization
 
-# Undo handlers by the name of the tool whose changes they undo: `handler(*, org, actor, change)`. The tools above
-# register theirs as they are declared (tools.registry), all of them when Django loads the apps, so core names none.
-UNDO_HANDLERS: dict[str, Any] = {}
+
+class UndoHandler(Protocol):
+    """Undoes one change its tool made, from what the tool kept (`undo_data(change)`); raises a ToolError when it
+    can't (the record changed again since)."""
+
+    def __call__(self, *, org: Organization, actor: Actor, change: Change) -> None: ...
+
+
+# Undo handlers by the name of the tool whose changes they undo. The tools above register theirs as they are
+# declared (tools.registry), all of them when Django loads the apps, so core names none.
+UNDO_HANDLERS: dict[str, UndoHandler] = {}
 # The tools whose undo calls an app: it runs with no transaction open (core.services.change_undo).
 UNDO_CALLS_APPS: set[str] = set()
 
 
-def register_undo(tool_name: str, handler, *, calls_apps: bool = False) -> None:
+def register_undo(tool_name: str, handler: UndoHandler, *, calls_apps: bool = False) -> None:
     if tool_name in UNDO_HANDLERS:
         raise ValueError(f"an undo for {tool_name!r} is registered twice")
     UNDO_HANDLERS[tool_name] = handler
@@ -37,7 +46,7 @@ def undo_data(change: Change) -> Any:
     return change.undo
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
     if isinstance(value, (uuid.UUID, decimal.Decimal)):

@@ -272,7 +272,7 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict[str, An
     return _jsonable(outcome.result)
 
 
-def _jsonable(result):
+def _jsonable(result: object) -> Any:
     # Results are built from the spec's types and are JSON already; this proves it before the model sees them.
     if result is None:
         return None

@@ -35,7 +35,7 @@ from pydantic.alias_generators import to_camel
 
 from core.errors import ERROR_KINDS
 from core.inputs import refuse_bad_characters
-from core.undo import register_undo
+from core.undo import UndoHandler, register_undo
 
 if TYPE_CHECKING:
     from core.context import ToolContext
@@ -71,7 +71,7 @@ class ToolInput(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_bad_characters(cls, value):
+    def _no_bad_characters(cls, value: object) -> object:
         # Every input, whatever its type says: NUL and lone surrogates never reach a record (core.inputs).
         refuse_bad_characters(value)
         return value
@@ -151,7 +151,7 @@ class Tool:
     # A kind, or for the spec's "Depends" tools a function of the context and input that gives one.
     kind: Kind | Callable[[ToolContext, Any], Kind]
     your_work: Listing | None = None
-    undo: Callable[..., Any] | None = None
+    undo: UndoHandler | None = None
     # What the action would overwrite or remove, for the check: `{"name": "Ortiz Bakery", "context": "…"}`.
     replaces: Callable[[ToolContext, Any], dict[str, Any] | None] | None = None
     # The tool's own read of records its input names, for the check (what `replaces` reads), made before the
@@ -285,7 +285,7 @@ def _schema_for(model: type[BaseModel]) -> dict[str, Any]:
     return _schemas[model]
 
 
-def _without_titles(schema):
+def _without_titles(schema: object) -> object:
     """The schema as the model reads it on every step, without what it learns nothing from: pydantic's titles
     (each field's own name again; a property literally named "title" stays), `"default": null` (leaving an input
     out means that already), and `anyOf: [{type: X, …}, {type: null}]` written as `type: [X, "null"]`."""
@@ -415,11 +415,11 @@ def register_agent_tool(tool: Tool) -> Tool:
     return tool
 
 
-def agent_tool(name: str, description: str, input: type[ToolInput], places: set[str], **declared):
+def agent_tool(name: str, description: str, input: type[ToolInput], places: set[str], **declared) -> bytes:
     """Declare the decorated `run(ctx, inp)` as the agent tool `name`, held in `places`; `declared` are the rest of
     its Tool fields (kind, your_work, undo, replaces, calls_apps, nullable), as a group tool declares them."""
 
-    def declare(run):
+    def declare(run) -> bytes:
         register_agent_tool(Tool(name=name, description=description, input=input, run=run,
                                  places=frozenset(places), **declared))
         return run

@@ -52,7 +52,7 @@ class AppToolInput(ToolInput):
 
     @model_validator(mode="before")
     @classmethod
-    def _as_declared(cls, data: Any):
+    def _as_declared(cls, data: Any) -> Any:
         refuse_bad_characters(data)
         schema = cls.declared_schema or {"type": "object"}
         try:
@@ -163,7 +163,7 @@ def _shaped(result, label: str) -> dict[str, Any]:
     return shaped
 
 
-def _run(ctx: ToolContext, inp, *, group: str, tool_name: str, kind: Kind, title: str):
+def _run(ctx: ToolContext, inp, *, group: str, tool_name: str, kind: Kind, title: str) -> dict[str, Any] | Done:
     app = mcp_apps_services.mcp_app(org=ctx.org, group=group)
     if app is None:
         raise ToolError("not_connected", f"The app of the {group} tools isn't connected any more.")

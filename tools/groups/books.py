@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import StringConstraints
 
@@ -35,7 +35,7 @@ class InvoicesInput(ToolInput):
     limit: Annotated[int, Whole(1, 50)] = 20
 
 
-def invoices_(ctx: ToolContext, inp: InvoicesInput):
+def invoices_(ctx: ToolContext, inp: InvoicesInput) -> dict[str, Any]:
     return invoices.invoice_list(org=ctx.org, status=inp.status, customer=inp.customer, limit=inp.limit,
                                  asked_by=Asker.of(ctx))
 
@@ -61,7 +61,7 @@ class InvoiceInput(ToolInput):
     id: Annotated[str, StringConstraints(max_length=30, pattern=r"^\d+$")]
 
 
-def invoice(ctx: ToolContext, inp: InvoiceInput):
+def invoice(ctx: ToolContext, inp: InvoiceInput) -> dict[str, Any]:
     return invoices.invoice_get(org=ctx.org, invoice_id=inp.id, asked_by=Asker.of(ctx))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from contacts.shapes import local_time_words
 from core.inputs import Chars, TimeText, Whole
@@ -32,7 +32,7 @@ class ListInput(ToolInput):
     limit: Annotated[int, Whole(1, 50)] = 20
 
 
-def list_(ctx: ToolContext, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> list[dict[str, Any]]:
     return meetings.meeting_list(org=ctx.org, after=inp.after, before=inp.before, query=inp.query, limit=inp.limit,
                                  asked_by=Asker.of(ctx))
 
@@ -58,7 +58,7 @@ class HoldInput(ToolInput):
     note: Annotated[str, Chars(0, 2000)] | None = None
 
 
-def hold(ctx: ToolContext, inp: HoldInput):
+def hold(ctx: ToolContext, inp: HoldInput) -> Done:
     connection, written = meetings.meeting_hold(org=ctx.org, title=inp.title, start=inp.start, end=inp.end,
                                                 note=inp.note, asked_by=Asker.of(ctx))
     meeting = written.value

@@ -3,7 +3,7 @@ writes shows as Roadstar. Thin declarations over research.page_services and page
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from core.inputs import Chars, Id, PageId
 from research import page_selectors, page_services
@@ -31,7 +31,7 @@ class ListInput(ToolInput):
     cursor: Annotated[str, Chars(0, 400)] | None = None
 
 
-def list_comments(ctx: ToolContext, inp: ListInput):
+def list_comments(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     window, next_cursor = page_selectors.comment_window(page=page, cursor=inp.cursor or None)
     owner = ctx.org.owner_first_name
@@ -51,7 +51,7 @@ class CommentInput(ToolInput):
     parent_id: Id | None = None
 
 
-def comment(ctx: ToolContext, inp: CommentInput):
+def comment(ctx: ToolContext, inp: CommentInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     parent = page_selectors.comment_get(page=page, comment_id=inp.parent_id) if inp.parent_id else None
     agent_id = ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None

@@ -76,7 +76,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx: ToolContext, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     rows, total = selectors.company_list(
         org=ctx.org, label=inp.label, query=inp.query, open_kind=inp.open, quiet_days=inp.quiet_days,
         handled_by=inp.handled_by, offset=inp.offset,
@@ -103,7 +103,7 @@ class ReadInput(ToolInput):
     company_id: CompanyId
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return company_read_shape(*selectors.company_read(org=ctx.org, company_id=inp.company_id))
 
 
@@ -138,7 +138,7 @@ class CreateInput(ToolInput):
     people: Annotated[list[PersonInput], Field(max_length=200)] = []
 
 
-def create(ctx: ToolContext, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput) -> dict[str, Any] | Done:
     try:
         company = services.company_create(
             org=ctx.org, actor=ctx.actor, name=inp.name, website=inp.website, domains=inp.domains,
@@ -189,7 +189,7 @@ class UpdateInput(ToolInput):
         return _present(self, "name", "domains", "labels", "details") | _given(self, "handler")
 
 
-def update(ctx: ToolContext, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry = services.company_update(org=ctx.org, actor=ctx.actor, company=company, why=inp.why, **inp.changes())
     if entry is None:
@@ -253,7 +253,7 @@ class AboutInput(ToolInput):
     sources: Annotated[list[SourceInput], Field(min_length=1, max_length=20)]
 
 
-def about(ctx: ToolContext, inp: AboutInput):
+def about(ctx: ToolContext, inp: AboutInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     dumped = inp.model_dump(mode="json", exclude_none=True)
     entry = services.company_set_about(
@@ -316,7 +316,7 @@ class TimelineInput(ToolInput):
     before: Annotated[str, Chars(0, 64), AfterValidator(_reads_as_time)] | None = None
 
 
-def timeline(ctx: ToolContext, inp: TimelineInput):
+def timeline(ctx: ToolContext, inp: TimelineInput) -> dict[str, Any]:
     page = selectors.timeline_page(
         org=ctx.org, company_id=inp.company_id, kind=inp.kind, contact_id=inp.contact_id, query=inp.query,
         before=_time(inp.before) if inp.before is not None else None,
@@ -366,7 +366,7 @@ class RecordInput(ToolInput):
     state: Literal["waiting_you", "waiting_them", "paid", "overdue"] | None = None
 
 
-def record(ctx: ToolContext, inp: RecordInput):
+def record(ctx: ToolContext, inp: RecordInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     given = _present(inp, "summary", "people", "ours", "count", "minutes", "link", "thread") | _given(inp, "state")
     if inp.files is not None:
@@ -414,7 +414,7 @@ class UnrecordInput(ToolInput):
     entry_id: Annotated[str, Chars(1)]
 
 
-def unrecord(ctx: ToolContext, inp: UnrecordInput):
+def unrecord(ctx: ToolContext, inp: UnrecordInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry, log, undo = services.timeline_entry_unrecord(
         org=ctx.org, actor=ctx.actor, company=company, entry_id=inp.entry_id
@@ -478,7 +478,7 @@ def open_kind(ctx: ToolContext, inp: OpenInput) -> Kind:
     return "changes" if inp.done is not None else "makes"
 
 
-def open_(ctx: ToolContext, inp: OpenInput):
+def open_(ctx: ToolContext, inp: OpenInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     outcome = services.company_open(
         org=ctx.org, actor=ctx.actor, company=company, add=inp.add.model_dump() if inp.add else None,
@@ -530,7 +530,7 @@ class ContextInput(ToolInput):
     why: Annotated[str, Chars(1, 2000)]
 
 
-def context(ctx: ToolContext, inp: ContextInput):
+def context(ctx: ToolContext, inp: ContextInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry = services.company_set_context(org=ctx.org, actor=ctx.actor, company=company, text=inp.text, why=inp.why)
     return Done(
@@ -573,7 +573,7 @@ class LinkPersonInput(ToolInput):
     ended: IsoDate | None = None
 
 
-def link_person(ctx: ToolContext, inp: LinkPersonInput):
+def link_person(ctx: ToolContext, inp: LinkPersonInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     entry = services.company_person_link(

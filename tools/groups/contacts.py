@@ -68,7 +68,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx: ToolContext, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     contacts, total = selectors.contact_list(
         org=ctx.org, label=inp.label, company=inp.company, query=inp.query, open_kind=inp.open,
         quiet_days=inp.quiet_days, offset=inp.offset,
@@ -99,7 +99,7 @@ class FindInput(ToolInput):
     email: str
 
 
-def find(ctx: ToolContext, inp: FindInput):
+def find(ctx: ToolContext, inp: FindInput) -> dict[str, Any]:
     contact = selectors.contact_by_email(org=ctx.org, email=inp.email)
     return contact_record(contact, company_context=True) if contact is not None else None
 
@@ -123,7 +123,7 @@ class ReadInput(ToolInput):
     contact_id: ContactId
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     return contact_read_shape(contact, selectors.contact_log(contact=contact))
 
@@ -147,7 +147,7 @@ class TimelineInput(ToolInput):
     limit: Annotated[int, Whole(1, 100)] = 20
 
 
-def timeline(ctx: ToolContext, inp: TimelineInput):
+def timeline(ctx: ToolContext, inp: TimelineInput) -> dict[str, Any]:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     return selectors.contact_timeline(org=ctx.org, actor=ctx.actor, contact=contact, limit=inp.limit)
 
@@ -177,7 +177,7 @@ class CreateInput(ToolInput):
     fields: dict[str, Any] = {}
 
 
-def create(ctx: ToolContext, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput) -> dict[str, Any] | Done:
     try:
         contact = services.contact_create(
             org=ctx.org, actor=ctx.actor, name=inp.name, emails=inp.emails, phone=inp.phone,
@@ -243,7 +243,7 @@ def _person(row: int, raw: dict[str, Any]) -> services.PersonIn | str:
     )
 
 
-def add_many(ctx: ToolContext, inp: AddManyInput):
+def add_many(ctx: ToolContext, inp: AddManyInput) -> dict[str, Any] | Done:
     people, invalid = [], []
     for row, raw in enumerate(inp.people):
         person = _person(row, raw)
@@ -310,7 +310,7 @@ class UpdateInput(ToolInput):
 
     @field_validator("name", "emails", "labels", "fields")
     @classmethod
-    def _not_null(cls, value):
+    def _not_null(cls, value: object) -> object:
         if value is None:
             raise ValueError("give a value, or leave it out to keep what is there")
         return value
@@ -327,7 +327,7 @@ def _contact_for_update(ctx: ToolContext, inp: UpdateInput) -> Contact | None:
     return inp._read
 
 
-def update(ctx: ToolContext, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     contact = _contact_for_update(ctx, inp)
     if contact is None:
         raise ToolError("not_found", f"No contact with id {inp.contact_id} in this workspace.")
@@ -392,7 +392,7 @@ class ContextInput(ToolInput):
     why: Annotated[str, Chars(1, 2000)]
 
 
-def context(ctx: ToolContext, inp: ContextInput):
+def context(ctx: ToolContext, inp: ContextInput) -> Done:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     before = snapshot(contact, ["context"])
     entry = services.contact_set_context(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, why=inp.why)
@@ -447,7 +447,7 @@ class NoteInput(ToolInput):
     text: Annotated[str, Chars(1, 2000)]
 
 
-def note(ctx: ToolContext, inp: NoteInput):
+def note(ctx: ToolContext, inp: NoteInput) -> Done:
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     entry = services.contact_note(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text)
     return Done(
@@ -474,7 +474,7 @@ register(
 # --- follow_up --------------------------------------------------------------------------------------------
 
 
-def _date_and_time(value):
+def _date_and_time(value) -> str:
     # A date alone would mean midnight, which is never what a follow-up wants: ask for the time too.
     if not isinstance(value, str) or len(value.strip()) <= len("2026-11-13"):
         raise ValueError("must be an ISO 8601 date and time, such as 2026-11-13T09:00:00-05:00")
@@ -487,7 +487,7 @@ class FollowUpInput(ToolInput):
     at: Annotated[IsoDateTime, BeforeValidator(_date_and_time)]
 
 
-def follow_up(ctx: ToolContext, inp: FollowUpInput):
+def follow_up(ctx: ToolContext, inp: FollowUpInput) -> Done:
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     item, entry = services.contact_follow_up(
         org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, at=inp.at, thread=ctx.conversation_id or "",
@@ -521,7 +521,7 @@ class LinkProjectInput(ToolInput):
     project_id: ProjectId
 
 
-def link_project(ctx: ToolContext, inp: LinkProjectInput):
+def link_project(ctx: ToolContext, inp: LinkProjectInput) -> dict[str, Any] | Done:
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     project = project_get(org=ctx.org, project_id=inp.project_id)
     entry = services.contact_link_project(org=ctx.org, actor=ctx.actor, contact=contact, project=project)

@@ -55,7 +55,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx: ToolContext, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
     docs, next_offset = selectors.doc_page(org=ctx.org, project=project, title=inp.title, offset=inp.offset)
     return {"items": [doc_list_item(d) for d in docs], "nextOffset": next_offset}
@@ -71,7 +71,7 @@ class ReadInput(ToolInput):
     doc_id: DocId
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id)
     return doc_read_shape(doc, selectors.doc_open_notes(doc=doc))
 
@@ -118,7 +118,7 @@ def write_kind(ctx: ToolContext, inp: WriteInput) -> Kind:
     return inp._kind
 
 
-def write(ctx: ToolContext, inp: WriteInput):
+def write(ctx: ToolContext, inp: WriteInput) -> Done:
     write_kind(ctx, inp)  # decided on the doc as it is before the write, however the pipeline asked
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id) if inp.doc_id else None
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
@@ -192,7 +192,7 @@ class EditInput(ToolInput):
     answers: Annotated[list[EditAnswer], Field(max_length=40)] = []
 
 
-def edit(ctx: ToolContext, inp: EditInput):
+def edit(ctx: ToolContext, inp: EditInput) -> Done:
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id)
     version = services.doc_edit(
         org=ctx.org,
@@ -241,7 +241,7 @@ class AnswerInput(ToolInput):
     text: Annotated[str, Chars(1, 1000)]
 
 
-def answer(ctx: ToolContext, inp: AnswerInput):
+def answer(ctx: ToolContext, inp: AnswerInput) -> Done:
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id)
     reply = services.doc_note_answer(
         org=ctx.org, actor=ctx.actor, doc=doc, note_id=inp.note_id, outcome=inp.outcome, text=inp.text

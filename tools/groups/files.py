@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -68,7 +68,7 @@ class SearchInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def search(ctx: ToolContext, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     return services.files_search(org=ctx.org, asker=_asker(ctx), query=inp.query, source=inp.source,
                                  modified_after=inp.modified_after, limit=inp.limit, page=inp.page,
                                  skip_accounts=takeover.skipped_keys(ctx.org, "files"))
@@ -95,7 +95,7 @@ class ReadInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     takeover.refuse_held(takeover.held_file(ctx.org, inp.id), "file")
     return services.files_read(org=ctx.org, asker=_asker(ctx), id=inp.id, offset=inp.offset, page=inp.page)
 
@@ -121,7 +121,7 @@ class CopyInput(ToolInput):
     folder_id: FileId | None = None
 
 
-def copy(ctx: ToolContext, inp: CopyInput):
+def copy(ctx: ToolContext, inp: CopyInput) -> Done:
     return _done(services.file_copy(org=ctx.org, asker=_asker(ctx), id=inp.id, name=inp.name,
                                     folder_id=inp.folder_id))
 
@@ -148,7 +148,7 @@ class FolderInput(ToolInput):
     parent_id: FileId | None = None
 
 
-def folder(ctx: ToolContext, inp: FolderInput):
+def folder(ctx: ToolContext, inp: FolderInput) -> Done:
     return _done(services.folder_create(org=ctx.org, asker=_asker(ctx), name=inp.name, parent_id=inp.parent_id))
 
 
@@ -173,7 +173,7 @@ class MoveInput(ToolInput):
     folder_id: FileId
 
 
-def move(ctx: ToolContext, inp: MoveInput):
+def move(ctx: ToolContext, inp: MoveInput) -> Done:
     return _done(services.files_move(org=ctx.org, asker=_asker(ctx), ids=inp.ids, folder_id=inp.folder_id))
 
 
@@ -199,7 +199,7 @@ class RenameInput(ToolInput):
     name: Name
 
 
-def rename(ctx: ToolContext, inp: RenameInput):
+def rename(ctx: ToolContext, inp: RenameInput) -> Done:
     return _done(services.file_rename(org=ctx.org, asker=_asker(ctx), id=inp.id, name=inp.name))
 
 
@@ -226,7 +226,7 @@ class CreateDocInput(ToolInput):
     folder_id: FileId | None = None
 
 
-def create_doc(ctx: ToolContext, inp: CreateDocInput):
+def create_doc(ctx: ToolContext, inp: CreateDocInput) -> Done:
     return _done(services.doc_create(org=ctx.org, asker=_asker(ctx), name=inp.name, markdown=inp.markdown,
                                      folder_id=inp.folder_id))
 
@@ -252,7 +252,7 @@ class AppendTextInput(ToolInput):
     text: Annotated[str, Chars(1, 50_000)]
 
 
-def append_text(ctx: ToolContext, inp: AppendTextInput):
+def append_text(ctx: ToolContext, inp: AppendTextInput) -> Done:
     return _done(services.text_append(org=ctx.org, asker=_asker(ctx), id=inp.id, text=inp.text))
 
 
@@ -279,7 +279,7 @@ class CreateSheetInput(ToolInput):
     folder_id: FileId | None = None
 
 
-def create_sheet(ctx: ToolContext, inp: CreateSheetInput):
+def create_sheet(ctx: ToolContext, inp: CreateSheetInput) -> Done:
     return _done(services.sheet_create(org=ctx.org, asker=_asker(ctx), name=inp.name, rows=inp.rows,
                                        folder_id=inp.folder_id))
 
@@ -308,7 +308,7 @@ class SaveInput(ToolInput):
     over: FileId | None = None
 
 
-def save(ctx: ToolContext, inp: SaveInput):
+def save(ctx: ToolContext, inp: SaveInput) -> Done:
     return _done(workspace_services.workspace_file_save(
         org=ctx.org, actor=ctx.actor, asker=_asker(ctx), workspace=inp.workspace, folder_id=inp.folder_id,
         name=inp.name, as_google=inp.as_google, over=inp.over,
@@ -342,7 +342,7 @@ class SaveAttachmentInput(ToolInput):
     name: Name | None = None
 
 
-def save_attachment(ctx: ToolContext, inp: SaveAttachmentInput):
+def save_attachment(ctx: ToolContext, inp: SaveAttachmentInput) -> Done:
     return _done(services.attachment_save(org=ctx.org, asker=_asker(ctx), email=inp.email,
                                           attachment=inp.attachment, folder_id=inp.folder_id, name=inp.name))
 
@@ -370,7 +370,7 @@ class SheetRowsInput(ToolInput):
     range: Range
 
 
-def sheet_rows(ctx: ToolContext, inp: SheetRowsInput):
+def sheet_rows(ctx: ToolContext, inp: SheetRowsInput) -> dict[str, Any]:
     return services.sheet_rows(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range)
 
 
@@ -394,7 +394,7 @@ class AppendRowsInput(ToolInput):
     values: Rows
 
 
-def append_rows(ctx: ToolContext, inp: AppendRowsInput):
+def append_rows(ctx: ToolContext, inp: AppendRowsInput) -> Done:
     return _done(services.rows_append(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range,
                                       values=inp.values))
 
@@ -423,7 +423,7 @@ class UpdateCellsInput(ToolInput):
     values: Rows
 
 
-def update_cells(ctx: ToolContext, inp: UpdateCellsInput):
+def update_cells(ctx: ToolContext, inp: UpdateCellsInput) -> Done:
     return _done(services.cells_update(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range,
                                        values=inp.values))
 
@@ -452,7 +452,7 @@ class ReplaceTextInput(ToolInput):
     replace: Annotated[str, Chars(0, 5000)]
 
 
-def replace_text(ctx: ToolContext, inp: ReplaceTextInput):
+def replace_text(ctx: ToolContext, inp: ReplaceTextInput) -> Done | dict[str, Any]:
     outcome = services.text_replace(org=ctx.org, asker=_asker(ctx), id=inp.id, find=inp.find, replace=inp.replace)
     # Nothing matched: nothing changed, so nothing is listed on Home.
     return _done(outcome) if isinstance(outcome, services.Outcome) else outcome

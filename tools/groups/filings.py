@@ -4,7 +4,7 @@ research.services, which reads SEC EDGAR (rate-limited, identified) and stores w
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -34,7 +34,7 @@ class LatestInput(ToolInput):
     company_ids: Annotated[list[CompanyId], Field(min_length=1, max_length=50)]
 
 
-def latest(ctx: ToolContext, inp: LatestInput):
+def latest(ctx: ToolContext, inp: LatestInput) -> dict[str, Any]:
     return services.filings_latest(org=ctx.org, company_ids=inp.company_ids)
 
 
@@ -59,7 +59,7 @@ class ReadInput(ToolInput):
     accession: Annotated[str, Chars(1, 40)]
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     match = ACCESSION.match(inp.accession.strip())
     if match is None:
         raise bad_input("accession", "an SEC accession number looks like 0000320193-24-000123; take it from "

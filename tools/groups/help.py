@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from core.errors import ToolError
 from core.inputs import Chars, Whole
@@ -34,7 +34,7 @@ class SearchInput(ToolInput):
     limit: Annotated[int, Whole(1, 20)] = 8
 
 
-def search(ctx: ToolContext, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     if not help_search.query_words(inp.query):
         raise ToolError("bad_input", "query: has no words to search for; use words you'd expect on the page, "
                                      "such as a tool's name")
@@ -62,7 +62,7 @@ class ReadInput(ToolInput):
     page: Annotated[str, Chars(1, 300)]
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     address, anchor = split_address(inp.page)
     docs = library()
     page = docs.get(address)

@@ -4,6 +4,7 @@ integrations.mail_service (search, read, draft) and integrations.mail_hold (mail
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -14,8 +15,8 @@ from contacts.shapes import local_time_words
 from core.inputs import AppItem, Chars, Offset, Whole, in_range
 from core.timefmt import iso
 from integrations.mail_hold import email_hold, email_undo
-from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
-from integrations.providers.base import MailQuery
+from integrations.mail_service import Outgoing, mail_draft, mail_read, mail_search, outgoing_prepare
+from integrations.providers.base import FileData, MailQuery
 from integrations.services import Asker
 from search import takeover
 from tools.pipeline import check_action
@@ -91,7 +92,7 @@ class SearchInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def search(ctx: ToolContext, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=_day(inp.after), before=_day(inp.before),
                       has_attachment=inp.has_attachment)
     return mail_search(org=ctx.org, asker=Asker.of(ctx), query=query, source=inp.source or None, limit=inp.limit,
@@ -122,7 +123,7 @@ class ReadInput(ToolInput):
     offset: Offset = 0
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     if not inp.attachment:
         takeover.refuse_held(takeover.held_mail_thread(ctx.org, inp.id), "thread")
     return mail_read(org=ctx.org, asker=Asker.of(ctx), thread_id=inp.id, attachment=inp.attachment or None,
@@ -156,7 +157,7 @@ class Attach(ToolInput):
     workspace: Annotated[str, Chars(1, 500)] | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self):
+    def _one_kind(self) -> Attach:
         given = [k for k in ("file", "attachment", "workspace") if getattr(self, k) is not None]
         if len(given) != 1 or (self.email is not None and self.attachment is None):
             raise ValueError("give one of { file }, { email?, attachment } or { workspace }")
@@ -173,13 +174,13 @@ class OutgoingInput(ToolInput):
     signature: bool = True
 
 
-def _workspace_file(ctx: ToolContext):
+def _workspace_file(ctx: ToolContext) -> Callable[[str, str], FileData]:
     """`{ workspace: path }` in attach: the file in the agent's own folder (or shared), read as files.save does."""
     return lambda path, field: workspace_services.workspace_file(org=ctx.org, actor=ctx.actor, path=path,
                                                                  field=field)
 
 
-def _prepare(ctx: ToolContext, inp: OutgoingInput):
+def _prepare(ctx: ToolContext, inp: OutgoingInput) -> Outgoing:
     return outgoing_prepare(org=ctx.org, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [],
                             thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
                             workspace_file=_workspace_file(ctx))
@@ -192,7 +193,7 @@ class DraftInput(OutgoingInput):
     text: Annotated[str, Chars(0, 20000)]
 
 
-def draft(ctx: ToolContext, inp: DraftInput):
+def draft(ctx: ToolContext, inp: DraftInput) -> Writes:
     result, log = mail_draft(
         org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [], subject=inp.subject,
         text=inp.text, thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
@@ -242,7 +243,7 @@ def _check_whom_it_reaches(ctx: ToolContext, inp: SendInput, to: list[str], cc: 
     return check_action(ctx, {"tool": "mail.send", "input": action_input})
 
 
-def send(ctx: ToolContext, inp: SendInput):
+def send(ctx: ToolContext, inp: SendInput) -> dict[str, Any] | Writes:
     outgoing = _prepare(ctx, inp)  # reads the thread and the attachments from the apps
     held_back = _check_whom_it_reaches(ctx, inp, outgoing.to, outgoing.cc)
     if held_back is not None:

@@ -4,7 +4,7 @@ reading the newsfeed never goes out to the network."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.timefmt import iso
 from research import selectors
@@ -38,7 +38,7 @@ class ReadInput(ToolInput):
     pass
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     org = ctx.org
     feeds = selectors.feeds_of(org=org)
     stories = selectors.stories_today(org=org)

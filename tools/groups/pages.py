@@ -4,6 +4,7 @@ declarations over research.page_services and page_selectors. pages.request only 
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, field_validator
@@ -34,7 +35,7 @@ register_group(
 COST_NOTE = "A page costs money and has no price up front."
 
 
-def _agent_id(ctx: ToolContext):
+def _agent_id(ctx: ToolContext) -> uuid.UUID | None:
     return ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
 
 
@@ -53,7 +54,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_pages(ctx: ToolContext, inp: ListInput):
+def list_pages(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     project = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
     pages, next_offset = page_selectors.pages_list(
         org=ctx.org, project=project, title=inp.title, type_=inp.type, status=inp.status, offset=inp.offset
@@ -71,7 +72,7 @@ class ReadInput(ToolInput):
     page_id: PageId
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     return read_shape(
         page, sources=page_selectors.sources_of(page=page),
@@ -100,7 +101,7 @@ class RequestInput(ToolInput):
         return value
 
 
-def request(ctx: ToolContext, inp: RequestInput):
+def request(ctx: ToolContext, inp: RequestInput) -> Done:
     if inp.project_id:
         project, filed = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id), ""
     else:
@@ -169,7 +170,7 @@ class UpdateInput(ToolInput):
     quote: Annotated[str, Chars(0, 1000)] | None = None
 
 
-def update(ctx: ToolContext, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     revision, before, done = page_services.page_update(
         page=page, title=inp.title, edits=[e.model_dump() for e in inp.edits],
@@ -224,7 +225,7 @@ class MoveInput(ToolInput):
     project_id: ProjectId
 
 
-def move(ctx: ToolContext, inp: MoveInput):
+def move(ctx: ToolContext, inp: MoveInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     project = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id)
     was = page.project.name
@@ -271,7 +272,7 @@ MARK_WORDS = {("star", True): "starred", ("star", False): "unstarred",
               ("follow", True): "followed", ("follow", False): "stopped following"}
 
 
-def mark(ctx: ToolContext, inp: MarkInput):
+def mark(ctx: ToolContext, inp: MarkInput) -> dict[str, Any] | Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     result = {"pageId": str(page.id), "action": inp.action, "enabled": inp.enabled}
     changed = page_services.page_mark(page=page, agent_id=_agent_id(ctx), action=inp.action, enabled=inp.enabled)

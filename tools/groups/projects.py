@@ -33,7 +33,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx: ToolContext, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     projects, next_offset = selectors.project_page(org=ctx.org, offset=inp.offset)
     return {"items": [project_shape(p) for p in projects], "nextOffset": next_offset}
 
@@ -50,7 +50,7 @@ class ActivityInput(ToolInput):
     offset: Offset = 0
 
 
-def activity(ctx: ToolContext, inp: ActivityInput):
+def activity(ctx: ToolContext, inp: ActivityInput) -> dict[str, Any]:
     changes, targets, next_offset = selectors.activity_page(org=ctx.org, offset=inp.offset)
     return {"items": [activity_item(c, targets) for c in changes], "nextOffset": next_offset}
 
@@ -74,7 +74,7 @@ class CreateInput(ToolInput):
     description: Annotated[str, Chars(0, 4000)] = ""
 
 
-def create(ctx: ToolContext, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput) -> Done:
     project = services.project_create(org=ctx.org, actor=ctx.actor, name=inp.name, description=inp.description)
     return Done(
         result=project_shape(project),
@@ -116,7 +116,7 @@ def _update_sentence(before_name: str, before_description: str, project: Project
     return f"changed the description of the project \"{project.name}\""
 
 
-def update(ctx: ToolContext, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id)
     before_name, before_description = project.name, project.description
     project = services.project_update(

@@ -3,7 +3,7 @@ workspace's own content. Thin declarations over search.selectors."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -60,7 +60,7 @@ class SearchInput(ToolInput):
     cursor: Annotated[str, Chars(0, 400)] | None = None
 
 
-def search(ctx: ToolContext, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     filters = selectors.Filters(
         query=inp.query, sender=inp.from_ or [], to=inp.to or [], with_=inp.with_ or [], after=inp.after or None,
         before=inp.before or None, types=inp.type or [], places=inp.in_ or [], has=inp.has or [], dir=inp.dir,
@@ -97,7 +97,7 @@ class ReadInput(ToolInput):
     offset: Offset = 0
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return selectors.read(org=ctx.org, item_id=inp.id, offset=inp.offset)
 
 

@@ -17,6 +17,7 @@ from core.inputs import Chars, DatasetId, ProjectId, Whole
 from docs.models import Project
 from docs.services import project_filed_into
 from research import selectors, services
+from research.models import DatasetPlanDraft
 from research.shapes import dataset_item, dataset_shape, row_shape
 from research.table_run import money_words
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
@@ -36,7 +37,7 @@ register_group(
 
 
 
-def _not_blank(value):
+def _not_blank[T](value: T) -> T:
     if isinstance(value, str) and not value.strip():
         raise ValueError("must have words, not only spaces")
     if isinstance(value, list):
@@ -68,7 +69,7 @@ class ListInput(ToolInput):
     project_id: ProjectId | None = None
 
 
-def list_tables(ctx: ToolContext, inp: ListInput):
+def list_tables(ctx: ToolContext, inp: ListInput) -> list[dict[str, Any]]:
     project = _project(ctx, inp.project_id) if inp.project_id else None
     datasets = selectors.datasets_of(org=ctx.org, project=project)
     runs = selectors.dataset_latest_runs(datasets=datasets)
@@ -85,7 +86,7 @@ class ReadInput(ToolInput):
     dataset_id: DatasetId
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     rows = selectors.dataset_rows(dataset=dataset)
     return {"dataset": _dataset_result(dataset), "rows": [row_shape(r) for r in rows]}
@@ -106,7 +107,7 @@ class BuildInput(ToolInput):
     _words = field_validator("question")(_not_blank)
 
 
-def _draft(ctx: ToolContext, inp: BuildInput, *, make: bool = True):
+def _draft(ctx: ToolContext, inp: BuildInput, *, make: bool = True) -> DatasetPlanDraft:
     return services.table_plan_draft(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id,
                                      project_id=inp.project_id, question=inp.question, max_rows=inp.max_rows,
                                      make=make)
@@ -125,7 +126,7 @@ def _project_for(ctx: ToolContext, project_id) -> Project | None:
     return project_filed_into(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id)
 
 
-def build(ctx: ToolContext, inp: BuildInput):
+def build(ctx: ToolContext, inp: BuildInput) -> Done:
     draft = _draft(ctx, inp, make=False)  # made for the check's note a moment ago
     dataset, run = services.table_build(
         org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, project=_project_for(ctx, inp.project_id),
@@ -168,7 +169,7 @@ class AddRowInput(ToolInput):
     _words = field_validator("identity")(_not_blank)
 
 
-def add_row(ctx: ToolContext, inp: AddRowInput):
+def add_row(ctx: ToolContext, inp: AddRowInput) -> Done:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     row = services.table_add_row(org=ctx.org, actor=ctx.actor, dataset=dataset, identity=inp.identity)
     return Done(result={"key": row.key}, sentence=f"added the row {row.key!r} to the table {dataset.name!r}",
@@ -201,7 +202,7 @@ def _research_replaces(ctx: ToolContext, inp: ResearchRowsInput) -> dict[str, An
     return {"name": dataset.name, "rows": {r.key: r.values for r in rows[:20]}}
 
 
-def research_rows(ctx: ToolContext, inp: ResearchRowsInput):
+def research_rows(ctx: ToolContext, inp: ResearchRowsInput) -> Done:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     run = services.table_research_rows(org=ctx.org, dataset=dataset, row_keys=inp.row_keys)
     return Done(
@@ -247,7 +248,7 @@ def _accept_replaces(ctx: ToolContext, inp: AcceptCellInput) -> dict[str, Any] |
             "source": (row.sources or {}).get(inp.column)}
 
 
-def accept_cell(ctx: ToolContext, inp: AcceptCellInput):
+def accept_cell(ctx: ToolContext, inp: AcceptCellInput) -> Done:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     services.table_accept_cell(dataset=dataset, key=inp.key, column=inp.column, actor=ctx.actor)
     return Done(result=None, sentence=f"accepted {inp.column} of {inp.key!r} in the table {dataset.name!r}",

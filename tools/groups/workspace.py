@@ -98,7 +98,7 @@ class BashInput(ToolInput):
     command: Annotated[str, Chars(1, 20_000)]
 
 
-def bash(ctx: ToolContext, inp: BashInput):
+def bash(ctx: ToolContext, inp: BashInput) -> dict[str, Any]:
     calls = CallsFromCode(ctx)
     answer = services.workspace_run(org=ctx.org, actor=ctx.actor, command=inp.command, on_call=calls)
     answer["calls"] = calls.tally
@@ -130,7 +130,7 @@ class ReadInput(ToolInput):
     limit: Annotated[int, Whole(1, 2000)] | None = None
 
 
-def read(ctx: ToolContext, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return services.file_read(org=ctx.org, actor=ctx.actor, path=inp.path, offset=inp.offset, limit=inp.limit)
 
 
@@ -155,7 +155,7 @@ class WriteInput(ToolInput):
     content: Annotated[str, Chars(0, 2_000_000)]
 
 
-def write(ctx: ToolContext, inp: WriteInput):
+def write(ctx: ToolContext, inp: WriteInput) -> dict[str, Any]:
     return services.file_write(org=ctx.org, actor=ctx.actor, path=inp.path, text=inp.content)
 
 
@@ -180,7 +180,7 @@ class EditInput(ToolInput):
     new_text: Annotated[str, Chars(0, 200_000)]
 
 
-def edit(ctx: ToolContext, inp: EditInput):
+def edit(ctx: ToolContext, inp: EditInput) -> dict[str, Any]:
     return services.file_edit(org=ctx.org, actor=ctx.actor, path=inp.path, old_text=inp.old_text,
                               new_text=inp.new_text)
 
@@ -210,7 +210,7 @@ class OpenInput(ToolInput):
     attachments: Annotated[list[OpenAttachment], Field(max_length=20)] | None = None
 
 
-def open_files(ctx: ToolContext, inp: OpenInput):
+def open_files(ctx: ToolContext, inp: OpenInput) -> dict[str, Any]:
     return services.files_open(org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), files=inp.files or [],
                                attachments=[(a.email, a.attachment) for a in inp.attachments or []])
 

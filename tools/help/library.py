@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -154,7 +154,7 @@ class Library:
     def get(self, address: str) -> Page | None:
         return self.pages.get(address)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Page]:
         return iter(self.pages.values())
 
 
