@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from checks.models import Ask, CheckDecision, SpentYes
 
@@ -49,8 +50,8 @@ class SpentYesAdmin(admin.ModelAdmin):
     list_select_related = ("organization", "decision")
     readonly_fields = ("organization", "ref", "decision", "at")
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: SpentYes | None = None) -> bool:
         return False

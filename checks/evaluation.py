@@ -66,7 +66,7 @@ class CaseResult:
     decided_by: str = "rules"
 
     @classmethod
-    def of(cls, case: dict[str, Any], decision) -> CaseResult:
+    def of(cls, case: dict[str, Any], decision: Decision) -> CaseResult:
         expect = case.get("expect") or {}
         return cls(
             id=case.get("id", ""),
@@ -125,7 +125,7 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
     }
 
 
-def run_case(case: dict[str, Any], *, judge) -> Decision:
+def run_case(case: dict[str, Any], *, judge: Judge | None) -> Decision:
     """One case in a fresh workspace, rolled back afterwards, through the live path."""
     with transaction.atomic():
         org, ids = build_workspace(case)

@@ -33,7 +33,7 @@ class MadeBy:
 
 
 def request_for_workspace(
-    *, org: Organization, conversation: Iterable[Any], action, made_here: Iterable[str] = (),
+    *, org: Organization, conversation: Iterable[Any], action: dict[str, Any], made_here: Iterable[str] = (),
     made_by: MadeBy | None = None,
 ) -> CheckRequest:
     """The check's request for an action in `org`: the business and its records from the database, the
@@ -188,7 +188,7 @@ def _contact_rows(
     return made, [row[2:] for row in rows if row[0] == 1]
 
 
-def went_since(*, exclude=None) -> QuerySet[CheckDecision, CheckDecision]:
+def went_since(*, exclude: Q | None = None) -> QuerySet[CheckDecision, CheckDecision]:
     """For an `Ask` queryset (OuterRef): the runs of the same action that went after it was asked, newest first.
     The same action: the same fingerprint anywhere in the workspace, or, in the ask's conversation, the same tool to
     the same people or records (`action_key`)."""

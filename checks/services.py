@@ -6,6 +6,8 @@ answer in a chat calls. The decision itself is `checks.decide.decide`, on data o
 
 from __future__ import annotations
 
+import datetime
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
@@ -140,7 +142,7 @@ def _claim_yes(
     return None
 
 
-def ask_went(*, org: Organization, ask_id) -> CheckDecision | None:
+def ask_went(*, org: Organization, ask_id: uuid.UUID | str) -> CheckDecision | None:
     """The run of the asked action that went since it was asked, if any: its ask is done, and closes now."""
     ask = Ask.objects.filter(organization=org, id=ask_id).annotate(
         went_id=Subquery(went_since().values("pk")[:1])
@@ -198,7 +200,8 @@ def _keep_ask(
     return Ask.objects.create(organization=org, fingerprint=fingerprint, decision=record, action_key=key)
 
 
-def ask_answer(*, org: Organization, ask_id, yes: bool, text: str, ref: str = "", given_in: str = "home") -> Ask:
+def ask_answer(*, org: Organization, ask_id: uuid.UUID | str, yes: bool, text: str, ref: str = "",
+               given_in: str = "home") -> Ask:
     """Keep the owner's answer to an ask. A yes lets the same action (same fingerprint) go once when the agent
     runs it again; a decline keeps it held. Only a waiting ask is answered: one answered, spent or done already
     is returned as it is (a stale Yes on Home lets nothing run). Raises Ask.DoesNotExist for an ask of another
@@ -217,7 +220,9 @@ def ask_answer(*, org: Organization, ask_id, yes: bool, text: str, ref: str = ""
     return ask
 
 
-def yes_from_chat(*, org: Organization, conversation_id: str, words: str, ref: str, given_at) -> Ask | None:
+def yes_from_chat(
+    *, org: Organization, conversation_id: str, words: str, ref: str, given_at: datetime.datetime
+) -> Ask | None:
     """The owner's yes typed in a chat and passed to the thread that asked (`message_thread`): it answers that
     thread's ask, as Home's Yes would, when it is a yes and the thread has exactly one ask waiting from before it
     was said (two waiting asks and a bare "yes": which one is not for Roadstar to guess; each stays on Home). One

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Literal
@@ -26,6 +26,7 @@ from checks.types import (
     OwnerTurn,
     ReadTurn,
     RoutineTurn,
+    Turn,
 )
 
 # agent_note: an agent's own words that restrict a send (holds.py); never the owner's.
@@ -87,7 +88,7 @@ def permission_words(request: CheckRequest) -> list[Words]:
     return words
 
 
-def _answer_to(turns, i: int) -> str | None:
+def _answer_to(turns: Sequence[Turn], i: int) -> str | None:
     """The owner's next words after the agent's turn `i`, before the agent speaks again (what it read may come
     between)."""
     for turn in turns[i + 1:]:

@@ -19,11 +19,11 @@ class Actor:
     agent: models.Model | None = None
 
     @classmethod
-    def for_agent(cls, agent) -> Actor:
+    def for_agent(cls, agent: Any) -> Actor:
         return cls(kind="agent", id=str(agent.id), name=agent.name, agent=agent)
 
     @classmethod
-    def for_user(cls, user) -> Actor:
+    def for_user(cls, user: Any) -> Actor:
         return cls(kind="user", id=str(user.pk), name=user.get_full_name() or user.get_username())
 
     @classmethod

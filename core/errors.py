@@ -39,7 +39,7 @@ class ToolError(Exception):
         return result
 
 
-def not_found(what: str, value) -> ToolError:
+def not_found(what: str, value: object) -> ToolError:
     return ToolError("not_found", f"No {what} with id {value} in this workspace.")
 
 

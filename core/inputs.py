@@ -49,7 +49,7 @@ def _uuid_text(value: Any) -> str:
         ) from exc
 
 
-def as_uuid(value) -> uuid.UUID | None:
+def as_uuid(value: object) -> uuid.UUID | None:
     """The id as a UUID, or None when it is not one (then no row can have it: not_found, not a crash)."""
     try:
         return uuid.UUID(str(value).strip())
@@ -178,7 +178,7 @@ def _is_validator_tag(part: str) -> bool:
 
 
 @cache
-def _field_names(model) -> frozenset[str]:
+def _field_names(model: type[BaseModel]) -> frozenset[str]:
     """Every input name in a model and the models nested in it: an input may be named like a tag (`date`)."""
     names: set[str] = set()
     pending = [f.annotation for f in model.model_fields.values()]
@@ -191,7 +191,7 @@ def _field_names(model) -> frozenset[str]:
     return frozenset(names)
 
 
-def describe_validation_error(error: ValidationError, tool) -> str:
+def describe_validation_error(error: ValidationError, tool: Any) -> str:
     """One sentence per problem, each naming where it is (`people[3].role`) and what is wrong."""
     inputs = [f.alias or name for name, f in tool.input.model_fields.items()]
     problems = []

@@ -15,6 +15,7 @@ committed and the page catches up at its next refetch.
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 from django.db import transaction
@@ -25,12 +26,12 @@ EVENT_TYPE = "live.update"  # the consumer's handler: live_update
 WHATS = frozenset({"work", "cards", "chat", "asks", "summary", "pages"})  # pages: a research page or its comments
 
 
-def group_name(org_id) -> str:
+def group_name(org_id: uuid.UUID | str) -> str:
     """The channel-layer group of one workspace (a UUID: letters, digits and hyphens, as group names allow)."""
     return f"org.{org_id}"
 
 
-def notify(org_id, what: str, *, conversation=None) -> None:
+def notify(org_id: uuid.UUID | str, what: str, *, conversation: str | None = None) -> None:
     """After commit, tell the workspace's open pages that `what` changed."""
     if what not in WHATS:
         raise ValueError(f"live.notify: {what!r} is not one of {sorted(WHATS)}")

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db import connections, router, transaction
+from django.db import connections, models, router, transaction
 
 
-def lock(instance) -> None:
+def lock(instance: models.Model) -> None:
     """Read `instance`'s row again into it, under the row's lock: call it first thing inside the transaction that
     will write the row. What the caller had read of it before (related rows it prefetched too) is replaced."""
     model = type(instance)
@@ -29,7 +29,7 @@ def lock(instance) -> None:
     instance.refresh_from_db(from_queryset=model._base_manager.db_manager(using).select_for_update())
 
 
-def set_if_unchanged(instance, *, values: dict[str, Any], unchanged: Iterable[str]) -> bool:
+def set_if_unchanged(instance: models.Model, *, values: dict[str, Any], unchanged: Iterable[str]) -> bool:
     """Compare-and-set: write `values` (by field name) into `instance`'s row only if its `unchanged` fields still
     hold what `instance` read (fields of text, numbers or null; not JSON). True when it wrote: the row is then
     under its lock, and read back into `instance` as `lock()` would have read it (the RETURNING of the UPDATE).
@@ -67,7 +67,7 @@ def set_if_unchanged(instance, *, values: dict[str, Any], unchanged: Iterable[st
     return True
 
 
-def _read_into(instance, fresh) -> None:
+def _read_into(instance: models.Model, fresh: models.Model) -> None:
     # What refresh_from_db (lock) does with the row it read: every column taken, what was loaded with the old row
     # (prefetched and cached related rows) let go.
     meta = instance._meta

@@ -120,7 +120,9 @@ class Change(models.Model):
         return undo_possible(undo=self.undo, undone_at=self.undone_at, undoes_id=self.undoes_id)
 
 
-def undo_possible(*, undo: dict[str, Any] | None, undone_at, undoes_id) -> bool:
+def undo_possible(
+    *, undo: dict[str, Any] | None, undone_at: datetime.datetime | None, undoes_id: uuid.UUID | None
+) -> bool:
     """Whether a change can still be undone, from its columns alone (Home reads its lines as rows, not Changes)."""
     # `gone`: what the change did can't be called back any more (an email that went after its hold). The undo
     # stays, so an Undo from a page shown before answers why.

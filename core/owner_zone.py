@@ -34,7 +34,7 @@ def owner_zone(org: Organization) -> datetime.tzinfo:
 class _RequestZone(datetime.tzinfo):
     """The signer's workspace zone, found on first use; UTC for a request with no owner signed in."""
 
-    def __init__(self, request) -> None:
+    def __init__(self, request: HttpRequest) -> None:
         self._request = request
         self._zone: datetime.tzinfo | None = None
 
@@ -45,16 +45,16 @@ class _RequestZone(datetime.tzinfo):
             self._zone = owner_zone(org) if org is not None else datetime.UTC
         return self._zone
 
-    def utcoffset(self, dt) -> datetime.timedelta | None:
+    def utcoffset(self, dt: datetime.datetime | None) -> datetime.timedelta | None:
         return self.zone().utcoffset(dt)
 
-    def dst(self, dt) -> datetime.timedelta | None:
+    def dst(self, dt: datetime.datetime | None) -> datetime.timedelta | None:
         return self.zone().dst(dt)
 
-    def tzname(self, dt) -> str | None:
+    def tzname(self, dt: datetime.datetime | None) -> str | None:
         return self.zone().tzname(dt)
 
-    def fromutc(self, dt) -> datetime.datetime:
+    def fromutc(self, dt: datetime.datetime) -> datetime.datetime:
         # The real zone does the conversion (and sets fold for the repeated hour); the result carries it.
         zone = self.zone()
         return zone.fromutc(dt.replace(tzinfo=zone))

@@ -19,14 +19,18 @@ applies them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.db import connections, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.options import Options
 from django.db.models.signals import post_save, pre_save
 
 M = TypeVar("M", bound=models.Model)
+# A column, and a condition on one as the statements here take it: (column, operator, value).
+type Column = models.Field[Any, Any]
+type Condition = tuple[Column, str, Any]
 
 _STATEMENTS: dict[tuple[Any, ...], str] = {}
 _PLAIN: dict[type[models.Model], bool] = {}
@@ -47,7 +51,7 @@ def _plain(model: type[models.Model]) -> bool:
     return plain
 
 
-def _field(meta, name: str) -> models.Field:
+def _field(meta: Options[Any], name: str) -> models.Field:
     field = meta.get_field(name)
     if not isinstance(field, models.Field) or not field.concrete:
         raise TypeError(f"core.rows: {meta.label}.{name} is not a column")
@@ -60,7 +64,7 @@ def _not_updated(model: type[models.Model]) -> Exception:
     return model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
 
 
-def _statement(key: tuple[Any, ...], make) -> str:
+def _statement(key: tuple[Any, ...], make: Callable[[], str]) -> str:
     sql = _STATEMENTS.get(key)
     if sql is None:
         sql = _STATEMENTS[key] = make()
@@ -95,7 +99,8 @@ def insert(obj: M, *, using: str = "default") -> M:
     return obj
 
 
-def _insert_sql(connection, meta, fields, auto) -> str:
+def _insert_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column],
+                auto: Column | None) -> str:
     quote = connection.ops.quote_name
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))})")
@@ -124,7 +129,7 @@ def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "defa
             raise _not_updated(model)
 
 
-def _update_sql(connection, meta, fields) -> str:
+def _update_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column]) -> str:
     quote = connection.ops.quote_name
     sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
     return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s"
@@ -174,7 +179,7 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
     return row[0]
 
 
-def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: str = "default", **equal) -> int:
+def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: str = "default", **equal: Any) -> int:
     """`model.objects.filter(pk__in=pks, **equal).update(name=F(name) + 1)` for plain equalities: how many rows
     it counted. (A QuerySet's update sends no signals, so there is nothing to leave to the ORM.)"""
     if not pks:
@@ -255,7 +260,7 @@ _READS: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
 
 
 def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, using: str = "default",
-           **values) -> int:
+           **values: Any) -> int:
     """`model.objects.filter(...).update(**values)` for plain values (no expressions), the conditions as `select`
     takes them: how many rows it changed. (A QuerySet's update sends no signals: nothing is left to the ORM.)"""
     connection = connections[using]
@@ -283,7 +288,7 @@ def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, 
         return cursor.rowcount
 
 
-def _where_sql(connection, conditions, *, alias: str | None) -> str:
+def _where_sql(connection: BaseDatabaseWrapper, conditions: Sequence[Condition], *, alias: str | None) -> str:
     quote = connection.ops.quote_name
     wheres = []
     for field, op, value in conditions:
@@ -297,7 +302,7 @@ def _where_sql(connection, conditions, *, alias: str | None) -> str:
     return " AND ".join(wheres) if wheres else "1 = 1"
 
 
-def _where_params(conditions, connection) -> list[Any]:
+def _where_params(conditions: Sequence[Condition], connection: BaseDatabaseWrapper) -> list[Any]:
     params: list[Any] = []
     for field, op, value in conditions:
         if op == "IN":
@@ -307,14 +312,14 @@ def _where_params(conditions, connection) -> list[Any]:
     return params
 
 
-def _field_of(meta, attname: str) -> models.Field:
+def _field_of(meta: Options[Any], attname: str) -> models.Field:
     for field in meta.concrete_fields:
         if field.attname == attname:
             return field
     raise TypeError(f"core.rows: {meta.label} has no column {attname!r}")
 
 
-def _join_of(meta, name: str) -> models.ForeignKey:
+def _join_of(meta: Options[Any], name: str) -> models.ForeignKey:
     field = meta.get_field(name)
     if not isinstance(field, models.ForeignKey) or field.null:
         raise TypeError(f"core.rows: {meta.label}.{name} is not a foreign key that can't be null")
@@ -327,7 +332,9 @@ def _prep(field: models.Field[Any, Any], value: object, connection: BaseDatabase
     return field.get_db_prep_value(value, connection, prepared=False)
 
 
-def _select_statement(connection, meta, conditions, joined, order_by, limit) -> tuple[str, list[Any]]:
+def _select_statement(connection: BaseDatabaseWrapper, meta: Options[Any], conditions: Sequence[Condition],
+                      joined: Sequence[models.ForeignKey[Any, Any]], order_by: Sequence[str],
+                      limit: int | None) -> tuple[str, list[Any]]:
     quote = connection.ops.quote_name
     tables = [("t0", meta), *((f"t{i + 1}", f.related_model._meta) for i, f in enumerate(joined))]
     columns: list[str] = []

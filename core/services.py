@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -37,7 +38,7 @@ def change_record(
     return change
 
 
-def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
+def change_undo(*, org: Organization, change_id: uuid.UUID | str, actor: Actor) -> Change:
     """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too.
 
     A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
@@ -76,7 +77,7 @@ def _undo_handler(change: Change) -> UndoHandler:
     return handler
 
 
-def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) -> Change:
+def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at: datetime.datetime | None = None) -> Change:
     undo_record = Change.objects.create(
         organization=org,
         actor_kind=actor.kind,
@@ -118,7 +119,7 @@ def card_open(
         return Card.objects.get(organization=org, subject=subject, resolved_at__isnull=True)
 
 
-def card_resolve(*, org: Organization, card_id) -> Card:
+def card_resolve(*, org: Organization, card_id: uuid.UUID | str) -> Card:
     card = Card.objects.filter(organization=org, id=card_id).first()
     if card is None:
         raise ToolError("not_found", f"No card with id {card_id} in this workspace.")

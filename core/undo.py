@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db import models
@@ -54,7 +55,7 @@ def _jsonable(value: object) -> object:
     return value
 
 
-def snapshot(instance: models.Model, names) -> dict[str, Any]:
+def snapshot(instance: models.Model, names: Iterable[str]) -> dict[str, Any]:
     """The named fields as JSON (foreign keys by their id), in the shape `restore` takes back."""
     return {name: _jsonable(getattr(instance, _field(instance, name).attname)) for name in names}
 
@@ -79,5 +80,5 @@ def restore(instance: models.Model, *, before: dict[str, Any], after: dict[str, 
     instance.save(update_fields=[_field(instance, n).name for n in before] + _auto_now(instance))
 
 
-def _auto_now(instance) -> list[str]:
+def _auto_now(instance: models.Model) -> list[str]:
     return [f.name for f in instance._meta.concrete_fields if getattr(f, "auto_now", False)]

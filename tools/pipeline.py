@@ -39,6 +39,7 @@ from core.lenient_json import NotAnObject, read_object
 from core.services import change_record
 from integrations.durable import kept
 from tools import registry
+from tools.registry import ToolInput
 from tools.targets import find_named_records
 
 logger = logging.getLogger(__name__)
@@ -133,8 +134,8 @@ def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -
         return busy_error().as_result()
 
 
-def _run(ctx: ToolContext, tool: registry.Tool, inp) -> dict[str, Any] | None:
-    def finish(outcome) -> dict[str, Any] | None:
+def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> dict[str, Any] | None:
+    def finish(outcome: object) -> dict[str, Any] | None:
         if isinstance(outcome, registry.Writes):
             outcome = outcome.write()
         result = _record(ctx, tool, inp, outcome)
@@ -172,7 +173,7 @@ def in_one_transaction(work: Callable[[], dict[str, Any] | None]) -> dict[str, A
     return result
 
 
-def _no_such_tool(name) -> dict[str, Any]:
+def _no_such_tool(name: object) -> dict[str, Any]:
     group = name.partition(".")[0] if isinstance(name, str) else ""
     close = registry.closest_tool(name) if isinstance(name, str) else None
     if group in registry.GROUPS:
@@ -187,7 +188,7 @@ def _no_such_tool(name) -> dict[str, Any]:
     return {"error": "bad_input", "message": message}
 
 
-def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict[str, Any]) -> dict[str, Any] | None:
+def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dict[str, Any]) -> dict[str, Any] | None:
     """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
     if not tool.is_checked(ctx, inp):
         return None
@@ -242,7 +243,7 @@ def _made_by(ctx: ToolContext) -> MadeBy | None:
     return None
 
 
-def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict[str, Any] | None:
+def _record(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: object) -> dict[str, Any] | None:
     # A tool that made no change (a read, or a create that found the address on a contact already) returns
     # its result bare; one that changed something returns Done with the change to record.
     if not isinstance(outcome, registry.Done):

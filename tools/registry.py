@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from django.apps import apps
 from django.utils.module_loading import module_has_submodule
@@ -203,10 +203,10 @@ class Tool:
             return "Checked"
         return "No"
 
-    def kind_for(self, ctx: ToolContext, inp) -> Kind:
+    def kind_for(self, ctx: ToolContext, inp: ToolInput) -> Kind:
         return self.kind(ctx, inp) if callable(self.kind) else self.kind
 
-    def is_checked(self, ctx: ToolContext, inp) -> bool:
+    def is_checked(self, ctx: ToolContext, inp: ToolInput) -> bool:
         return self.kind_for(ctx, inp) in CHECKED_KINDS or self.check_note is not None
 
     def input_schema(self) -> dict[str, Any]:
@@ -285,7 +285,7 @@ def _schema_for(model: type[BaseModel]) -> dict[str, Any]:
     return _schemas[model]
 
 
-def _without_titles(schema: object) -> object:
+def _without_titles(schema: Any) -> Any:
     """The schema as the model reads it on every step, without what it learns nothing from: pydantic's titles
     (each field's own name again; a property literally named "title" stays), `"default": null` (leaving an input
     out means that already), and `anyOf: [{type: X, …}, {type: null}]` written as `type: [X, "null"]`."""
@@ -415,11 +415,16 @@ def register_agent_tool(tool: Tool) -> Tool:
     return tool
 
 
-def agent_tool(name: str, description: str, input: type[ToolInput], places: set[str], **declared) -> bytes:
+RunF = TypeVar("RunF", bound=Callable[..., Any])
+
+
+def agent_tool(
+    name: str, description: str, input: type[ToolInput], places: set[str], **declared: Any
+) -> Callable[[RunF], RunF]:
     """Declare the decorated `run(ctx, inp)` as the agent tool `name`, held in `places`; `declared` are the rest of
     its Tool fields (kind, your_work, undo, replaces, calls_apps, nullable), as a group tool declares them."""
 
-    def declare(run) -> bytes:
+    def declare(run: RunF) -> RunF:
         register_agent_tool(Tool(name=name, description=description, input=input, run=run,
                                  places=frozenset(places), **declared))
         return run

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from django.apps import apps
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from core.errors import ToolError
 from core.inputs import Record
@@ -53,7 +54,7 @@ def named_records(inp: BaseModel, prefix: str = "") -> list[tuple[str, str, str]
     return found
 
 
-def _metadata(field) -> list[Any]:
+def _metadata(field: FieldInfo) -> list[Any]:
     """The field's annotations' metadata, looking inside `X | None` and `list[X]`."""
     found, pending = list(field.metadata), [field.annotation]
     while pending:

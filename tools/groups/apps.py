@@ -143,7 +143,7 @@ def _refreshed(connection: Connection, app: McpApp, tokens: dict[str, Any]) -> d
     return fresh
 
 
-def _shaped(result, label: str) -> dict[str, Any]:
+def _shaped(result: Any, label: str) -> dict[str, Any]:
     texts, other = [], 0
     for block in result.content or []:
         if getattr(block, "type", None) == "text":
@@ -163,7 +163,9 @@ def _shaped(result, label: str) -> dict[str, Any]:
     return shaped
 
 
-def _run(ctx: ToolContext, inp, *, group: str, tool_name: str, kind: Kind, title: str) -> dict[str, Any] | Done:
+def _run(
+    ctx: ToolContext, inp: ToolInput, *, group: str, tool_name: str, kind: Kind, title: str
+) -> dict[str, Any] | Done:
     app = mcp_apps_services.mcp_app(org=ctx.org, group=group)
     if app is None:
         raise ToolError("not_connected", f"The app of the {group} tools isn't connected any more.")

@@ -7,6 +7,7 @@ services write. unrecord alone has an Undo: taking an entry off keeps its row, a
 from __future__ import annotations
 
 import datetime
+import uuid
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
@@ -19,7 +20,9 @@ from companies.shapes import (
     company_row,
     timeline_entry_shape,
 )
+from core.actors import Actor
 from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Whole, in_range
+from core.models import Change
 from core.timefmt import iso
 from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
 
@@ -50,16 +53,16 @@ OpenKind = Literal["you", "them", "follow_up"]
 EntryKind = Literal["mail", "meeting", "call", "invoice", "note"]
 
 
-def _record(ctx: ToolContext, company_id) -> dict[str, Any]:
+def _record(ctx: ToolContext, company_id: uuid.UUID | str) -> dict[str, Any]:
     return company_record(selectors.company_for_record(org=ctx.org, company_id=company_id))
 
 
-def _given(inp, *names: str) -> dict[str, Any]:
+def _given(inp: ToolInput, *names: str) -> dict[str, Any]:
     """The inputs among `names` the caller gave, by their snake_case names; a null counts as given."""
     return {name: getattr(inp, name) for name in names if name in inp.model_fields_set}
 
 
-def _present(inp, *names: str) -> dict[str, Any]:
+def _present(inp: ToolInput, *names: str) -> dict[str, Any]:
     """The inputs among `names` the caller gave a value (a null is as if left out)."""
     return {name: value for name, value in _given(inp, *names).items() if value is not None}
 
@@ -440,7 +443,7 @@ def unrecord_replaces(ctx: ToolContext, inp: UnrecordInput) -> dict[str, Any]:
     }
 
 
-def undo_unrecord(*, org: Organization, actor, change) -> None:
+def undo_unrecord(*, org: Organization, actor: Actor, change: Change) -> None:
     services.timeline_entry_restore(org=org, actor=actor, undo=change.undo)
 
 

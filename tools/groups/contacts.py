@@ -12,6 +12,7 @@ from pydantic.json_schema import SkipJsonSchema
 from contacts import selectors, services
 from contacts.models import Contact, LogEntry
 from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
+from core.actors import Actor
 from core.errors import ToolError
 from core.inputs import (
     MAX_DAYS,
@@ -24,6 +25,7 @@ from core.inputs import (
     Whole,
     describe_validation_error,
 )
+from core.models import Change
 from core.undo import restore, snapshot
 from docs.selectors import project_get
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
@@ -48,7 +50,7 @@ register_group(
 )
 
 
-def _record(ctx: ToolContext, contact_id) -> dict[str, Any]:
+def _record(ctx: ToolContext, contact_id: uuid.UUID | str) -> dict[str, Any]:
     return contact_record(selectors.contact_get(org=ctx.org, contact_id=contact_id))
 
 
@@ -413,7 +415,7 @@ def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict[str, Any] | No
     return {"name": contact.name, "context": contact.context}
 
 
-def undo_context(*, org: Organization, actor, change) -> None:
+def undo_context(*, org: Organization, actor: Actor, change: Change) -> None:
     contact = Contact.objects.filter(organization=org, id=change.target_id).first()
     if contact is None:
         raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
@@ -474,7 +476,7 @@ register(
 # --- follow_up --------------------------------------------------------------------------------------------
 
 
-def _date_and_time(value) -> str:
+def _date_and_time(value: str) -> str:
     # A date alone would mean midnight, which is never what a follow-up wants: ask for the time too.
     if not isinstance(value, str) or len(value.strip()) <= len("2026-11-13"):
         raise ValueError("must be an ISO 8601 date and time, such as 2026-11-13T09:00:00-05:00")

@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
+from core.actors import Actor
 from core.inputs import AppItem, Chars, Number, Offset, TimeText, Whole
+from core.models import Change
 from integrations.files import services
 from integrations.services import Asker
 from search import takeover
@@ -53,7 +55,7 @@ def _done(outcome: services.Outcome) -> Done:
                 undo=outcome.undo, created=outcome.created)
 
 
-def undo(*, org: Organization, actor, change) -> None:
+def undo(*, org: Organization, actor: Actor, change: Change) -> None:
     services.file_change_undo(org=org, actor=actor, change=change)
 
 

@@ -12,7 +12,9 @@ from django.core.validators import validate_email
 from pydantic import AfterValidator, Field, model_validator
 
 from contacts.shapes import local_time_words
+from core.actors import Actor
 from core.inputs import AppItem, Chars, Offset, Whole, in_range
+from core.models import Change
 from core.timefmt import iso
 from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import Outgoing, mail_draft, mail_read, mail_search, outgoing_prepare
@@ -273,7 +275,7 @@ def send(ctx: ToolContext, inp: SendInput) -> dict[str, Any] | Writes:
     return Writes(write)
 
 
-def undo_send(*, org: Organization, actor, change) -> None:
+def undo_send(*, org: Organization, actor: Actor, change: Change) -> None:
     email_undo(org=org, held_id=change.undo["held"], actor=actor)
 
 

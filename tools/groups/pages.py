@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, field_validator
 
+from core.actors import Actor
 from core.errors import ToolError
 from core.inputs import Chars, Offset, PageId, ProjectId
+from core.models import Change
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from research import page_selectors, page_services
@@ -197,7 +199,7 @@ def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None
     return {"page": page.title, "words": [e.find for e in inp.edits]}
 
 
-def undo_update(*, org: Organization, actor, change) -> None:
+def undo_update(*, org: Organization, actor: Actor, change: Change) -> None:
     page = page_selectors.page_get(org=org, page_id=change.target_id)
     page_services.page_revision_restore(page=page, restore_id=change.undo["restore"], expect_id=change.undo["expect"])
 

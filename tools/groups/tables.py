@@ -8,6 +8,7 @@ the same plan at the same price).
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, field_validator
@@ -17,7 +18,7 @@ from core.inputs import Chars, DatasetId, ProjectId, Whole
 from docs.models import Project
 from docs.services import project_filed_into
 from research import selectors, services
-from research.models import DatasetPlanDraft
+from research.models import Dataset, DatasetPlanDraft, DatasetRun
 from research.shapes import dataset_item, dataset_shape, row_shape
 from research.table_run import money_words
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
@@ -49,14 +50,14 @@ def _not_blank[T](value: T) -> T:
     return value
 
 
-def _project(ctx: ToolContext, project_id) -> Project:
+def _project(ctx: ToolContext, project_id: uuid.UUID | str) -> Project:
     project = Project.objects.filter(organization=ctx.org, id=project_id).first()
     if project is None:
         raise not_found("project", project_id)
     return project
 
 
-def _dataset_result(dataset, run=None) -> dict[str, Any]:
+def _dataset_result(dataset: Dataset, run: DatasetRun | None = None) -> dict[str, Any]:
     if run is None:
         run = selectors.dataset_latest_runs(datasets=[dataset]).get(dataset.id)
     return dataset_shape(dataset, run=run, spent_micros=selectors.dataset_spent(dataset=dataset))
@@ -117,7 +118,7 @@ def _build_note(ctx: ToolContext, inp: BuildInput) -> str:
     return services.table_build_note(draft=_draft(ctx, inp), max_rows=inp.max_rows)
 
 
-def _project_for(ctx: ToolContext, project_id) -> Project | None:
+def _project_for(ctx: ToolContext, project_id: uuid.UUID | str | None) -> Project | None:
     """The project the owner named, else the one the agent's work files into (the owner, naming none, gets none)."""
     if project_id:
         return _project(ctx, project_id)

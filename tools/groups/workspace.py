@@ -72,7 +72,7 @@ class CallsFromCode:
         return result
 
 
-def _count(tally: dict[str, Any], name: str, tool_input, result) -> None:
+def _count(tally: dict[str, Any], name: str, tool_input: object, result: object) -> None:
     entry = tally.setdefault(name if len(name) <= 100 else name[:100], {"calls": 0, "done": 0})
     entry["calls"] += 1
     if isinstance(result, dict) and "not_done_yet" in result:
@@ -85,7 +85,7 @@ def _count(tally: dict[str, Any], name: str, tool_input, result) -> None:
         entry["done"] += 1
 
 
-def _held(entry: dict[str, Any], kind: str, tool_input, words: str) -> None:
+def _held(entry: dict[str, Any], kind: str, tool_input: object, words: str) -> None:
     held = entry.setdefault(kind, [])
     if len(held) < HELD_LISTED:
         held.append({"input": tool_input, "message": words})

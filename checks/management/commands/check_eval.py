@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from checks.evaluation import CaseResult, run_case, summarize
 from checks.judge import Judge, JudgeUnsure, JudgeVerdict, ScriptedJudge, configured_judge
@@ -25,12 +25,12 @@ from checks.judge import Judge, JudgeUnsure, JudgeVerdict, ScriptedJudge, config
 class Command(BaseCommand):
     help = "Run the owner's-yes check over a file of check cases and print each result and the summary."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)
         parser.add_argument("--judge", choices=("none", "scripted", "openai"), default="none")
         parser.add_argument("--verdicts", type=Path, help="For --judge scripted: case id -> {outcome, reason}.")
 
-    def handle(self, *args, file: Path, judge: str, verdicts: Path | None, **options) -> None:
+    def handle(self, *args: Any, file: Path, judge: str, verdicts: Path | None, **options: Any) -> None:
         if not file.exists():
             raise CommandError(f"no such file: {file}")
         scripted: dict[str, Any] = {}

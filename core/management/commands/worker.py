@@ -92,7 +92,7 @@ def keep_connections() -> None:
         connections.settings[alias].get("OPTIONS", {}).pop("pool", None)
 
 
-def connect_at_start(**kwargs) -> None:
+def connect_at_start(**kwargs: Any) -> None:
     """In each worker process as it starts (django-q2's post_spawn): open the connection its turns will keep and
     read through it (SQLite reads the schema on a connection's first query), so its first turn doesn't wait for it."""
     from django_q.conf import Conf
@@ -136,7 +136,7 @@ def keep_watch(stop: threading.Event) -> None:
 class Command(BaseCommand):
     help = "Run the task worker (django-q2's cluster); SIGTERM or SIGINT stops it cleanly."
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         from django_q.cluster import Cluster
         from django_q.signals import post_spawn
 
