@@ -33,11 +33,11 @@ class AskAdmin(admin.ModelAdmin):
     raw_id_fields = ("decision", "used_by")
 
     @admin.display(description="tool")
-    def tool(self, obj: SpentYes) -> str:
+    def tool(self, obj: Ask) -> str:
         return obj.decision.tool
 
     @admin.display(boolean=True, description="used")
-    def used(self, obj: SpentYes) -> bool:
+    def used(self, obj: Ask) -> bool:
         return obj.used_by_id is not None
 
 

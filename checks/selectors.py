@@ -188,7 +188,7 @@ def _contact_rows(
     return made, [row[2:] for row in rows if row[0] == 1]
 
 
-def went_since(*, exclude: Q | None = None) -> QuerySet[CheckDecision, CheckDecision]:
+def went_since(*, exclude: uuid.UUID | None = None) -> QuerySet[CheckDecision, CheckDecision]:
     """For an `Ask` queryset (OuterRef): the runs of the same action that went after it was asked, newest first.
     The same action: the same fingerprint anywhere in the workspace, or, in the ask's conversation, the same tool to
     the same people or records (`action_key`)."""

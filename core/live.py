@@ -31,7 +31,7 @@ def group_name(org_id: uuid.UUID | str) -> str:
     return f"org.{org_id}"
 
 
-def notify(org_id: uuid.UUID | str, what: str, *, conversation: str | None = None) -> None:
+def notify(org_id: uuid.UUID | str, what: str, *, conversation: uuid.UUID | str | None = None) -> None:
     """After commit, tell the workspace's open pages that `what` changed."""
     if what not in WHATS:
         raise ValueError(f"live.notify: {what!r} is not one of {sorted(WHATS)}")

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 R = TypeVar("R")
 
-_kept: ContextVar[dict[str, Any] | None] = ContextVar("roadstar_kept_reads", default=None)
+_kept: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar("roadstar_kept_reads", default=None)
 
 
 @contextlib.contextmanager

@@ -54,7 +54,7 @@ def from_environment() -> FromEnvironment:
     )
 
 
-def saved_endpoint(org: Organization) -> ModelEndpoint | None:
+def saved_endpoint(org: Organization | None) -> ModelEndpoint | None:
     if org is None:
         return None
     return ModelEndpoint.objects.filter(organization_id=getattr(org, "id", org)).first()

@@ -51,7 +51,7 @@ def _plain(model: type[models.Model]) -> bool:
     return plain
 
 
-def _field(meta: Options[Any], name: str) -> models.Field:
+def _field(meta: Options[Any], name: str) -> Column:
     field = meta.get_field(name)
     if not isinstance(field, models.Field) or not field.concrete:
         raise TypeError(f"core.rows: {meta.label}.{name} is not a column")
@@ -102,9 +102,9 @@ def insert(obj: M, *, using: str = "default") -> M:
 def _insert_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column],
                 auto: Column | None) -> str:
     quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))})")
-    return sql + (f" RETURNING {quote(auto.column)}" if auto is not None else "")
+    return sql + (f" RETURNING {quote(str(auto.column))}" if auto is not None else "")
 
 
 def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "default") -> None:
@@ -131,8 +131,8 @@ def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "defa
 
 def _update_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column]) -> str:
     quote = connection.ops.quote_name
-    sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s"
+    sets = ", ".join(f"{quote(str(f.column))} = %s" for f in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(str(meta.pk.column))} = %s"
 
 
 def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tuple[str, Any] | None = None) -> int:
@@ -292,7 +292,7 @@ def _where_sql(connection: BaseDatabaseWrapper, conditions: Sequence[Condition],
     quote = connection.ops.quote_name
     wheres = []
     for field, op, value in conditions:
-        column = f"{alias}.{quote(field.column)}" if alias else quote(field.column)
+        column = f"{alias}.{quote(str(field.column))}" if alias else quote(str(field.column))
         if op == "IN":
             wheres.append(f"{column} IN ({', '.join(['%s'] * len(value))})")
         elif op == "IS NULL":
@@ -312,14 +312,14 @@ def _where_params(conditions: Sequence[Condition], connection: BaseDatabaseWrapp
     return params
 
 
-def _field_of(meta: Options[Any], attname: str) -> models.Field:
+def _field_of(meta: Options[Any], attname: str) -> Column:
     for field in meta.concrete_fields:
         if field.attname == attname:
             return field
     raise TypeError(f"core.rows: {meta.label} has no column {attname!r}")
 
 
-def _join_of(meta: Options[Any], name: str) -> models.ForeignKey:
+def _join_of(meta: Options[Any], name: str) -> models.ForeignKey[Any, Any]:
     field = meta.get_field(name)
     if not isinstance(field, models.ForeignKey) or field.null:
         raise TypeError(f"core.rows: {meta.label}.{name} is not a foreign key that can't be null")
@@ -345,16 +345,16 @@ def _select_statement(connection: BaseDatabaseWrapper, meta: Options[Any], condi
             convs = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
             if convs:
                 converters.append((len(columns), convs, expression))
-            columns.append(f"{alias}.{quote(field.column)}")
+            columns.append(f"{alias}.{quote(str(field.column))}")
     sql = f"SELECT {', '.join(columns)} FROM {quote(meta.db_table)} t0"
     for (alias, each), field in zip(tables[1:], joined, strict=True):
-        sql += (f" JOIN {quote(each.db_table)} {alias} ON {alias}.{quote(each.pk.column)} = "
-                f"t0.{quote(field.column)}")
+        sql += (f" JOIN {quote(each.db_table)} {alias} ON {alias}.{quote(str(each.pk.column))} = "
+                f"t0.{quote(str(field.column))}")
     if conditions:
         sql += " WHERE " + _where_sql(connection, conditions, alias="t0")
     if order_by:
         sql += " ORDER BY " + ", ".join(
-            f"t0.{quote(_field_of(meta, name.lstrip('-')).column)}{' DESC' if name.startswith('-') else ' ASC'}"
+            f"t0.{quote(str(_field_of(meta, name.lstrip('-')).column))}{' DESC' if name.startswith('-') else ' ASC'}"
             for name in order_by)
     if limit is not None:
         sql += f" LIMIT {int(limit)}"

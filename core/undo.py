@@ -60,7 +60,7 @@ def snapshot(instance: models.Model, names: Iterable[str]) -> dict[str, Any]:
     return {name: _jsonable(getattr(instance, _field(instance, name).attname)) for name in names}
 
 
-def _field(instance: models.Model, name: str) -> models.Field:
+def _field(instance: models.Model, name: str) -> models.Field[Any, Any]:
     """A concrete field of the record (a snapshot never names a reverse relation)."""
     field = instance._meta.get_field(name)
     assert isinstance(field, models.Field), f"{name} is not a field of {type(instance).__name__}"

@@ -49,7 +49,7 @@ def browse_description(org: Organization | None = None) -> str:
         return _browse_description(org)
 
 
-def _browse_description(org: Organization) -> str:
+def _browse_description(org: Organization | None) -> str:
     lines = [BROWSE_INTRO]
     for name, summary in _all_group_lines():
         if name in registry.GROUPS:

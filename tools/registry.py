@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import pkgutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
@@ -84,17 +84,17 @@ class Group:
     how_to: str  # what find_tools sends with the group's tools, word for word
     # The how-to as it reads in one workspace, when it depends on it (search names the accounts in search and since
     # when); `how_to` is then the spec's text for a workspace with none.
-    how_to_for: Callable[[Any], str] | None = None
+    how_to_for: Callable[[ToolContext], str] | None = None
     # An optional group (the research tools): whether a workspace has it on. Off, browse_tools lists it and its
     # tools saying so and what turns it on (`turn_on`), find_tools loads none of them, and use_tool refuses them.
     # None: every workspace has it.
-    enabled: Callable[[Any], bool] | None = None
+    enabled: Callable[[Organization], bool] | None = None
     # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
     # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
     off_message: str = ""
     # Whether one of the group's tools is there for a workspace, when that depends on it: mail's search and read
     # are absent once search's copy holds every mail account whole (search/takeover.py). None: all of them are.
-    tool_on: Callable[[Any, str], bool] | None = None
+    tool_on: Callable[[Organization, str], bool] | None = None
     # What turns an optional group on, as browse_tools' line and its tools' lines say while it is off: "the owner
     # turns it on, on the Newsfeed page" unless the group says otherwise.
     turn_on: str = ""
@@ -102,7 +102,7 @@ class Group:
     def how_to_in(self, ctx: ToolContext) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
 
-    def on_for(self, org: Organization) -> bool:
+    def on_for(self, org: Organization | None) -> bool:
         return self.enabled is None or org is None or bool(self.enabled(org))
 
 
@@ -114,7 +114,7 @@ class Done:
     sentence: str  # for Home, without the actor: "added Dana Whitfield to Contacts"
     target_type: str = ""
     target_id: str = ""
-    undo: dict[str, Any] | None = None  # what the tool's undo needs; None when there is nothing to undo
+    undo: Mapping[str, object] | None = None  # what the tool's undo needs; None when there is nothing to undo
     log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
     # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
     # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
@@ -470,7 +470,7 @@ def tools_of(group: str) -> list[Tool]:
     return [t for t in TOOLS.values() if t.group == group]
 
 
-def tool_on(tool: Tool, org: Organization) -> bool:
+def tool_on(tool: Tool, org: Organization | None) -> bool:
     """Whether `tool` is there for the workspace `org`: its group is, and the group keeps that tool there."""
     group = GROUPS.get(tool.group)
     if group is None:
@@ -480,7 +480,7 @@ def tool_on(tool: Tool, org: Organization) -> bool:
     return group.tool_on is None or org is None or bool(group.tool_on(org, tool.name))
 
 
-def tools_on(group: str, org: Organization) -> list[Tool]:
+def tools_on(group: str, org: Organization | None) -> list[Tool]:
     """The group's tools a workspace has (all of them without `org`)."""
     return [t for t in tools_of(group) if tool_on(t, org)]
 
@@ -574,7 +574,7 @@ class DeclaredTool(Tool):
         return self.declared_schema
 
 
-WorkspaceGroupSource = Callable[[Any, "str | None"], list[tuple[Group, list[Tool]]]]
+WorkspaceGroupSource = Callable[["Organization", "str | None"], list[tuple[Group, list[Tool]]]]
 _workspace_sources: list[WorkspaceGroupSource] = []
 
 
@@ -583,7 +583,7 @@ def register_workspace_groups(source: WorkspaceGroupSource) -> None:
     _workspace_sources.append(source)
 
 
-def workspace_groups(org: Organization, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
+def workspace_groups(org: Organization | None, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
     if org is None:
         return []
     return [found for source in _workspace_sources for found in source(org, only)]

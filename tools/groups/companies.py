@@ -24,6 +24,7 @@ from core.actors import Actor
 from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Whole, in_range
 from core.models import Change
 from core.timefmt import iso
+from core.undo import undo_data
 from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
 
 if TYPE_CHECKING:
@@ -444,7 +445,7 @@ def unrecord_replaces(ctx: ToolContext, inp: UnrecordInput) -> dict[str, Any]:
 
 
 def undo_unrecord(*, org: Organization, actor: Actor, change: Change) -> None:
-    services.timeline_entry_restore(org=org, actor=actor, undo=change.undo)
+    services.timeline_entry_restore(org=org, actor=actor, undo=undo_data(change))
 
 
 register(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -26,7 +26,7 @@ from core.inputs import (
     describe_validation_error,
 )
 from core.models import Change
-from core.undo import restore, snapshot
+from core.undo import restore, snapshot, undo_data
 from docs.selectors import project_get
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
@@ -101,7 +101,7 @@ class FindInput(ToolInput):
     email: str
 
 
-def find(ctx: ToolContext, inp: FindInput) -> dict[str, Any]:
+def find(ctx: ToolContext, inp: FindInput) -> dict[str, Any] | None:
     contact = selectors.contact_by_email(org=ctx.org, email=inp.email)
     return contact_record(contact, company_context=True) if contact is not None else None
 
@@ -394,6 +394,13 @@ class ContextInput(ToolInput):
     why: Annotated[str, Chars(1, 2000)]
 
 
+class ContextUndo(TypedDict):
+    """What contacts.context's Undo reads: the Context before and after, as `snapshot` keeps them."""
+
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
 def context(ctx: ToolContext, inp: ContextInput) -> Done:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     before = snapshot(contact, ["context"])
@@ -403,7 +410,7 @@ def context(ctx: ToolContext, inp: ContextInput) -> Done:
         sentence=f"set {contact.name}'s Context: {inp.why}",
         target_type="contact",
         target_id=str(contact.id),
-        undo={"before": before, "after": snapshot(contact, ["context"])},
+        undo=ContextUndo(before=before, after=snapshot(contact, ["context"])),
         log_entry=entry,
     )
 
@@ -419,8 +426,9 @@ def undo_context(*, org: Organization, actor: Actor, change: Change) -> None:
     contact = Contact.objects.filter(organization=org, id=change.target_id).first()
     if contact is None:
         raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
-    after = change.undo["after"]
-    restore(contact, before=change.undo["before"], after=after, what=f"{contact.name}'s Context")
+    undo: ContextUndo = undo_data(change)
+    after = undo["after"]
+    restore(contact, before=undo["before"], after=after, what=f"{contact.name}'s Context")
     services.log_write(
         org=org, actor=actor, kind=LogEntry.Kind.RESTORED, contact=contact, before=after["context"],
         after=contact.context, text="Undid a change to Context",

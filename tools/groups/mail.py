@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
@@ -16,6 +16,7 @@ from core.actors import Actor
 from core.inputs import AppItem, Chars, Offset, Whole, in_range
 from core.models import Change
 from core.timefmt import iso
+from core.undo import undo_data
 from integrations.mail_hold import email_hold, email_undo
 from integrations.mail_service import Outgoing, mail_draft, mail_read, mail_search, outgoing_prepare
 from integrations.providers.base import FileData, MailQuery
@@ -245,6 +246,13 @@ def _check_whom_it_reaches(ctx: ToolContext, inp: SendInput, to: list[str], cc: 
     return check_action(ctx, {"tool": "mail.send", "input": action_input})
 
 
+class SendUndo(TypedDict):
+    """What mail.send's Undo reads: the held email, and when it goes (after which there is nothing to undo)."""
+
+    held: str
+    goesAt: str
+
+
 def send(ctx: ToolContext, inp: SendInput) -> dict[str, Any] | Writes:
     outgoing = _prepare(ctx, inp)  # reads the thread and the attachments from the apps
     held_back = _check_whom_it_reaches(ctx, inp, outgoing.to, outgoing.cc)
@@ -268,7 +276,7 @@ def send(ctx: ToolContext, inp: SendInput) -> dict[str, Any] | Writes:
             sentence=f"emailed {_who(held.to or held.cc)}: “{inp.subject}”",
             target_type="email",
             target_id=str(held.id),
-            undo={"held": str(held.id), "goesAt": iso(held.goes_at)},
+            undo=SendUndo(held=str(held.id), goesAt=iso(held.goes_at)),
             log_entry=entries[0] if entries else None,
         )
 
@@ -276,7 +284,8 @@ def send(ctx: ToolContext, inp: SendInput) -> dict[str, Any] | Writes:
 
 
 def undo_send(*, org: Organization, actor: Actor, change: Change) -> None:
-    email_undo(org=org, held_id=change.undo["held"], actor=actor)
+    undo: SendUndo = undo_data(change)
+    email_undo(org=org, held_id=undo["held"], actor=actor)
 
 
 register(

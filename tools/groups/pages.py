@@ -5,7 +5,7 @@ declarations over research.page_services and page_selectors. pages.request only 
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import Field, StrictBool, field_validator
 
@@ -13,6 +13,7 @@ from core.actors import Actor
 from core.errors import ToolError
 from core.inputs import Chars, Offset, PageId, ProjectId
 from core.models import Change
+from core.undo import undo_data
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from research import page_selectors, page_services
@@ -172,6 +173,13 @@ class UpdateInput(ToolInput):
     quote: Annotated[str, Chars(0, 1000)] | None = None
 
 
+class UpdateUndo(TypedDict):
+    """What pages.update's Undo reads: the revision to put back, and the one it replaced (to see it is still there)."""
+
+    restore: str
+    expect: str
+
+
 def update(ctx: ToolContext, inp: UpdateInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     revision, before, done = page_services.page_update(
@@ -186,7 +194,7 @@ def update(ctx: ToolContext, inp: UpdateInput) -> Done:
         sentence=f"changed figures in “{revision.title}”: {replaced}"[:500],
         target_type="page",
         target_id=str(page.id),
-        undo={"restore": str(before.id), "expect": str(revision.id)},
+        undo=UpdateUndo(restore=str(before.id), expect=str(revision.id)),
     )
 
 
@@ -201,7 +209,8 @@ def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None
 
 def undo_update(*, org: Organization, actor: Actor, change: Change) -> None:
     page = page_selectors.page_get(org=org, page_id=change.target_id)
-    page_services.page_revision_restore(page=page, restore_id=change.undo["restore"], expect_id=change.undo["expect"])
+    undo: UpdateUndo = undo_data(change)
+    page_services.page_revision_restore(page=page, restore_id=undo["restore"], expect_id=undo["expect"])
 
 
 register(

@@ -60,7 +60,7 @@ class Command(BaseCommand):
 
 
 def _scripted_for(case_id: str | None, scripted: dict[str, Any]) -> ScriptedJudge:
-    verdict = scripted.get(case_id)
+    verdict = scripted.get(case_id) if case_id is not None else None
     if verdict is None:
         return ScriptedJudge([JudgeUnsure(f"no scripted verdict for {case_id}")])
     return ScriptedJudge([JudgeVerdict.model_validate(verdict)])
