@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
@@ -48,7 +48,7 @@ logger = logging.getLogger(__name__)
 class Recording:
     """A caller's record of one call, written in the transaction that commits the call's own writes."""
 
-    def __init__(self, write: Callable[[dict[str, Any] | None], None]) -> None:
+    def __init__(self, write: Callable[[registry.ToolResult], None]) -> None:
         self.write = write
         self.done = False
 
@@ -57,7 +57,7 @@ _recording: ContextVar[Recording | None] = ContextVar("tools_pipeline_recording"
 
 
 @contextmanager
-def recording(write: Callable[[dict[str, Any] | None], None]) -> Iterator[Recording]:
+def recording(write: Callable[[registry.ToolResult], None]) -> Iterator[Recording]:
     """`with recording(lambda result: ...) as record:` around a call: `write(result)` runs inside the transaction
     that commits what the call did, and `record.done` says it committed. When it isn't done (the call asked, failed
     or changed nothing of its own), the caller records the result itself."""
@@ -88,7 +88,7 @@ def take_recording() -> Recording | None:
     return record
 
 
-def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict[str, Any] | None:
+def use_tool(ctx: ToolContext, name: str, raw_input: object) -> registry.ToolResult:
     """Find the tool `name` and run it (run_tool) with `raw_input`, as an agent or code sent it: anything, which
     must be an object of the tool's inputs (None reads as no inputs)."""
     tool = registry.get_tool(name) if isinstance(name, str) else None
@@ -112,7 +112,7 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict[str, Any] |
     return run_tool(ctx, tool, raw_input)
 
 
-def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -> dict[str, Any] | None:
+def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -> registry.ToolResult:
     """Validate → check → run → record one resolved tool: a group's, found by use_tool, or an agent tool, found by
     the agents' dispatcher where the caller holds it (`ctx.host` is then the turn or session running it)."""
     try:
@@ -134,8 +134,8 @@ def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -
         return busy_error().as_result()
 
 
-def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> dict[str, Any] | None:
-    def finish(outcome: object) -> dict[str, Any] | None:
+def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.ToolResult:
+    def finish(outcome: object) -> registry.ToolResult:
         if isinstance(outcome, registry.Writes):
             outcome = outcome.write()
         result = _record(ctx, tool, inp, outcome)
@@ -160,7 +160,7 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> dict[str, Any
             raise
 
 
-def in_one_transaction(work: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
+def in_one_transaction(work: Callable[[], registry.ToolResult]) -> registry.ToolResult:
     """Run a call's writes (`work`, returning the call's result) in one transaction with the caller's record of the
     call: the call happens, and is known to have happened, or neither."""
     record = take_recording()
@@ -243,7 +243,7 @@ def _made_by(ctx: ToolContext) -> MadeBy | None:
     return None
 
 
-def _record(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: object) -> dict[str, Any] | None:
+def _record(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: object) -> registry.ToolResult:
     # A tool that made no change (a read, or a create that found the address on a contact already) returns
     # its result bare; one that changed something returns Done with the change to record.
     if not isinstance(outcome, registry.Done):
@@ -273,9 +273,9 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: obje
     return _jsonable(outcome.result)
 
 
-def _jsonable(result: object) -> Any:
+def _jsonable(result: object) -> registry.ToolResult:
     # Results are built from the spec's types and are JSON already; this proves it before the model sees them.
     if result is None:
         return None
     json.dumps(result)
-    return result
+    return cast(registry.ToolResult, result)

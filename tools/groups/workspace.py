@@ -15,7 +15,7 @@ from core.context import ToolContext
 from core.inputs import AppItem, Chars, Whole
 from integrations.services import Asker
 from tools.pipeline import apart_from_caller, use_tool
-from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+from tools.registry import Group, Tool, ToolInput, ToolResult, describe_inputs, register, register_group
 from workspace import services
 
 register_group(
@@ -57,10 +57,10 @@ class CallsFromCode:
         self.ctx = ctx
         self.tally: dict[str, dict[str, Any]] = {}
 
-    def __call__(self, name: object, tool_input: object) -> dict[str, Any] | None:
+    def __call__(self, name: object, tool_input: object) -> ToolResult:
         if not isinstance(name, str):
             return {"error": "bad_input", "message": "tool: give the tool's name, such as mail.search"}
-        result: dict[str, Any] | None
+        result: ToolResult
         if name == "workspace.bash":
             result = {"error": "bad_input", "message": "workspace.bash can't be called from code: run the "
                                                       "command from this same code instead"}
