@@ -179,7 +179,7 @@ def build_workspace(case: dict[str, Any]) -> tuple[Organization, dict[str, str]]
     return org, ids
 
 
-def _with_ids(value: object, ids: dict[str, str]) -> object:
+def _with_ids(value: Any, ids: dict[str, str]) -> Any:
     """The action with the case's contact ids replaced by the workspace's, as a live action has them."""
     if isinstance(value, dict):
         return {k: _with_ids(v, ids) for k, v in value.items()}

@@ -33,7 +33,7 @@ class MadeBy:
 
 
 def request_for_workspace(
-    *, org: Organization, conversation: Iterable[Any], action: dict[str, Any], made_here: Iterable[str] = (),
+    *, org: Organization, conversation: Iterable[Any], action: Action | dict[str, Any], made_here: Iterable[str] = (),
     made_by: MadeBy | None = None,
 ) -> CheckRequest:
     """The check's request for an action in `org`: the business and its records from the database, the

@@ -21,7 +21,7 @@ class SameWorkspaceFormSet(BaseInlineFormSet):
 
     def _construct_form(self, i: int, **kwargs: Any) -> forms.ModelForm[Any]:
         # Django's hook for each form of the set (not in django-stubs, being underscored).
-        form = super()._construct_form(i, **kwargs)  # type: ignore[misc]
+        form: forms.ModelForm[Any] = super()._construct_form(i, **kwargs)  # type: ignore[misc]
         if self.instance is not None and getattr(self.instance, "organization_id", None):
             form.instance.organization_id = self.instance.organization_id
         return form

@@ -70,6 +70,7 @@ def decrypt(text: str) -> dict[str, Any]:
     if not text:
         return {}
     try:
-        return json.loads(fernet().decrypt(text.encode()))
+        data: dict[str, Any] = json.loads(fernet().decrypt(text.encode()))
+        return data
     except InvalidToken as exc:
         raise TokensUnreadable("the stored tokens can't be decrypted with the configured key") from exc

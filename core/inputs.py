@@ -35,7 +35,8 @@ def Chars(min_length: int = 0, max_length: int | None = None) -> StringConstrain
 def Whole(ge: int = 0, le: int = MAX_WHOLE) -> FieldInfo:  # noqa: N802  (reads as a limit)
     """A whole number from `ge` to `le`, given as one (3.0, true and "3" are not taken):
     `Annotated[int, Whole(1, 50)]`."""
-    return Field(ge=ge, le=le, strict=True)
+    whole: FieldInfo = Field(ge=ge, le=le, strict=True)
+    return whole
 
 
 def _uuid_text(value: Any) -> str:

@@ -80,6 +80,7 @@ class OwnerTimeZoneMiddleware:
 def _organization(user: Any) -> Organization | None:
     # A staff sign-in without a workspace has no `organization`: the reverse one-to-one raises, not None.
     try:
-        return user.organization
+        organization: Organization = user.organization
+        return organization
     except ObjectDoesNotExist:
         return None

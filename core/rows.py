@@ -61,7 +61,8 @@ def _field(meta: Options[Any], name: str) -> Column:
 def _not_updated(model: type[models.Model]) -> Exception:
     # As the ORM's save(update_fields=...) fails when the row is gone: the model's NotUpdated (Django 6), which
     # the stubs don't know yet.
-    return model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
+    error: Exception = model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
+    return error
 
 
 def _statement(key: tuple[Any, ...], make: Callable[[], str]) -> str:
@@ -151,13 +152,14 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
             if not model._default_manager.filter(pk=obj.pk, **{fence_field.attname: fence[1]}).update(
                     **{field.attname: models.F(field.attname) + 1}):
                 raise _not_updated(model)
-            value = model._default_manager.filter(pk=obj.pk).values_list(field.attname, flat=True).get()
+            value: int = model._default_manager.filter(pk=obj.pk).values_list(field.attname, flat=True).get()
             setattr(obj, field.attname, value)
             return value
     if fence is None and (not _plain(model) or not connection.features.can_return_rows_from_update):
         setattr(obj, field.attname, models.F(field.attname) + 1)
         obj.save(update_fields=[name], using=using)  # the ORM reads the value back with RETURNING
-        return getattr(obj, field.attname)
+        counted: int = getattr(obj, field.attname)
+        return counted
 
     def make() -> str:
         quote = connection.ops.quote_name
@@ -176,7 +178,7 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
     if row is None:
         raise _not_updated(model)
     setattr(obj, field.attname, row[0])
-    return row[0]
+    return int(row[0])
 
 
 def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: str = "default", **equal: Any) -> int:
@@ -201,7 +203,8 @@ def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: 
     sql = _statement(("add_one", model, connection.vendor, name, len(pks), tuple(equal)), make)
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount
+        changed: int = cursor.rowcount
+        return changed
 
 
 # --- reads ------------------------------------------------------------------------------------------------------
@@ -285,7 +288,8 @@ def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, 
     params += _where_params(conditions, connection)
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount
+        changed: int = cursor.rowcount
+        return changed
 
 
 def _where_sql(connection: BaseDatabaseWrapper, conditions: Sequence[Condition], *, alias: str | None) -> str:

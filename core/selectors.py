@@ -37,7 +37,7 @@ def home_cards(*, org: Organization) -> list[Card]:
     return list(Card.objects.filter(organization=org, resolved_at__isnull=True).order_by("-created_at", "-id"))
 
 
-def _lines(org: Organization, fields: tuple[str, ...] = ()) -> QuerySet:
+def _lines(org: Organization, fields: tuple[str, ...] = ()) -> QuerySet[Change, Any]:
     # Whole rows unless `fields` names what is read: a line reads `can_undo`, which reads `undo`. Actor names are
     # kept on the row, so no joins.
     rows = Change.objects.filter(_ON_HOME, organization=org).order_by("-at", "-id")

@@ -92,7 +92,9 @@ def kind_of(annotations: dict[str, Any]) -> Kind:
 
 
 def _title(declared: dict[str, Any]) -> str:
-    return declared.get("title") or declared["name"].replace("_", " ").strip().capitalize()
+    # The app's tools as integrations.mcp_apps stores them: "name" and "title" are text (the SDK's Tool).
+    title: str = declared.get("title") or declared["name"].replace("_", " ").strip().capitalize()
+    return title
 
 
 def _tool(app: McpApp, declared: dict[str, Any]) -> DeclaredTool:

@@ -54,7 +54,7 @@ class CommentInput(ToolInput):
 def comment(ctx: ToolContext, inp: CommentInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     parent = page_selectors.comment_get(page=page, comment_id=inp.parent_id) if inp.parent_id else None
-    agent_id = ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
+    agent_id = ctx.actor.agent.pk if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
     made = page_services.comment_add(page=page, text=inp.text, parent=parent, agent_id=agent_id)
     what = "replied to a comment" if made.parent_id else "commented"
     return Done(result={"commentId": str(made.id)}, sentence=f"{what} on the research page “{page.title}”",

@@ -39,7 +39,7 @@ COST_NOTE = "A page costs money and has no price up front."
 
 
 def _agent_id(ctx: ToolContext) -> uuid.UUID | None:
-    return ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
+    return ctx.actor.agent.pk if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
 
 
 def _author(ctx: ToolContext) -> str:
