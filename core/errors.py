@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 # The 12 kinds of spec/reference/errors.md, and nothing else.
-ERROR_KINDS = (
+ErrorKind = Literal[
     "not_connected",
     "reauth",
     "forbidden",
@@ -18,13 +18,14 @@ ERROR_KINDS = (
     "vendor",
     "changed",
     "unknown_outcome",
-)
+]
+ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
 
 class ToolError(Exception):
     """Raised by services and tools for a failure the agent should read; `use_tool` returns it as JSON."""
 
-    def __init__(self, kind: str, message: str, *, card: str | None = None) -> None:
+    def __init__(self, kind: ErrorKind, message: str, *, card: str | None = None) -> None:
         if kind not in ERROR_KINDS:
             raise ValueError(f"{kind!r} is not one of the spec's error kinds")
         super().__init__(message)

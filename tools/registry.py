@@ -33,7 +33,7 @@ from django.utils.module_loading import module_has_submodule
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
-from core.errors import ERROR_KINDS
+from core.errors import ERROR_KINDS, ErrorKind
 from core.inputs import refuse_bad_characters
 from core.undo import UndoHandler, register_undo
 
@@ -176,7 +176,7 @@ class Tool:
     calls_tools: bool = False
     # The error kinds it can return, where what it declares can't tell them (the help pages read them from here):
     # the web tools call out like an app's but have no account, so never answer not_connected or reauth.
-    errors: tuple[str, ...] | None = None
+    errors: tuple[ErrorKind, ...] | None = None
     # An agent tool's places (see PLACES): where it is held directly, without find_tools. It is named without a
     # group (hand_off), and `calls_apps` says it calls out at all (a model, or tools that may call an app).
     places: frozenset[str] = frozenset()
