@@ -114,7 +114,7 @@ type ToolResult = dict[str, Any] | list[Any] | str | int | float | bool | None
 class Done:
     """What a tool that changed something returns: its result, and the change to record."""
 
-    result: Any
+    result: ToolResult
     sentence: str  # for Home, without the actor: "added Dana Whitfield to Contacts"
     target_type: str = ""
     target_id: str = ""
@@ -138,7 +138,7 @@ class Writes:
     contacts' log lines): `write()` runs in the short transaction that records the change, after every call to
     the app is done, and returns what the tool would have (a Done, or a result)."""
 
-    write: Callable[[], Any]
+    write: Callable[[], Done | ToolResult]
 
 
 # The groups whose tools call the owner's apps (Gmail, Drive, Google Calendar, QuickBooks, and the local ones):
@@ -151,7 +151,7 @@ class Tool:
     name: str
     description: str
     input: type[ToolInput]
-    run: Callable[[ToolContext, Any], Any]
+    run: Callable[[ToolContext, Any], Done | Writes | ToolResult]
     # A kind, or for the spec's "Depends" tools a function of the context and input that gives one.
     kind: Kind | Callable[[ToolContext, Any], Kind]
     your_work: Listing | None = None
