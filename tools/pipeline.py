@@ -135,7 +135,7 @@ def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -
 
 
 def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.ToolResult:
-    def finish(outcome: object) -> registry.ToolResult:
+    def finish(outcome: registry.Done | registry.Writes | registry.ToolResult) -> registry.ToolResult:
         if isinstance(outcome, registry.Writes):
             outcome = outcome.write()
         result = _record(ctx, tool, inp, outcome)
@@ -243,7 +243,9 @@ def _made_by(ctx: ToolContext) -> MadeBy | None:
     return None
 
 
-def _record(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: object) -> registry.ToolResult:
+def _record(
+    ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: registry.Done | registry.ToolResult
+) -> registry.ToolResult:
     # A tool that made no change (a read, or a create that found the address on a contact already) returns
     # its result bare; one that changed something returns Done with the change to record.
     if not isinstance(outcome, registry.Done):

@@ -105,6 +105,7 @@ class Group:
     def on_for(self, org: Organization | None) -> bool:
         return self.enabled is None or org is None or bool(self.enabled(org))
 
+
 # What a tool answers, as JSON: an object mostly, a list for some reads (calendar.list, tables.list), null for a
 # nullable one (contacts.find).
 type ToolResult = dict[str, Any] | list[Any] | str | int | float | bool | None
