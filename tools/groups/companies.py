@@ -22,14 +22,13 @@ from companies.shapes import (
 )
 from core.actors import Actor
 from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Whole, in_range
-from core.models import Change
+from core.models import Change, Organization
 from core.timefmt import iso
 from core.undo import undo_data
 from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
 
 if TYPE_CHECKING:
     from core.context import ToolContext
-    from core.models import Organization
 
 register_group(
     Group(

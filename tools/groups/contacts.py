@@ -25,14 +25,13 @@ from core.inputs import (
     Whole,
     describe_validation_error,
 )
-from core.models import Change
+from core.models import Change, Organization
 from core.undo import restore, snapshot, undo_data
 from docs.selectors import project_get
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
 if TYPE_CHECKING:
     from core.context import ToolContext
-    from core.models import Organization
 
 register_group(
     Group(

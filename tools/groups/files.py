@@ -8,7 +8,7 @@ from pydantic import Field
 
 from core.actors import Actor
 from core.inputs import AppItem, Chars, Number, Offset, TimeText, Whole
-from core.models import Change
+from core.models import Change, Organization
 from integrations.files import services
 from integrations.services import Asker
 from search import takeover
@@ -17,7 +17,6 @@ from workspace import services as workspace_services
 
 if TYPE_CHECKING:
     from core.context import ToolContext
-    from core.models import Organization
 
 register_group(
     Group(

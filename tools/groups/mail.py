@@ -14,7 +14,7 @@ from pydantic import AfterValidator, Field, model_validator
 from contacts.shapes import local_time_words
 from core.actors import Actor
 from core.inputs import AppItem, Chars, Offset, Whole, in_range
-from core.models import Change
+from core.models import Change, Organization
 from core.timefmt import iso
 from core.undo import undo_data
 from integrations.mail_hold import email_hold, email_undo
@@ -28,7 +28,6 @@ from workspace import services as workspace_services
 
 if TYPE_CHECKING:
     from core.context import ToolContext
-    from core.models import Organization
 
 register_group(
     Group(

@@ -12,7 +12,7 @@ from pydantic import Field, StrictBool, field_validator
 from core.actors import Actor
 from core.errors import ToolError
 from core.inputs import Chars, Offset, PageId, ProjectId
-from core.models import Change
+from core.models import Change, Organization
 from core.undo import undo_data
 from docs import selectors as doc_selectors
 from docs import services as doc_services
@@ -23,7 +23,6 @@ from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, regist
 
 if TYPE_CHECKING:
     from core.context import ToolContext
-    from core.models import Organization
 
 register_group(
     Group(
