@@ -40,6 +40,7 @@ from core.undo import UndoHandler, register_undo
 if TYPE_CHECKING:
     from core.context import ToolContext
     from core.models import Organization
+    from records.models import LogEntry
 
 # What a tool does to the owner's things, as the spec's "Owner's yes" says. An agent tool may also be "works": it
 # arranges the agents' own work (a hand-off, a thread, an agent's notes or skills, a routine turned on or off),
@@ -120,7 +121,7 @@ class Done:
     target_type: str = ""
     target_id: str = ""
     undo: Mapping[str, object] | None = None  # what the tool's undo needs; None when there is nothing to undo
-    log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
+    log_entry: LogEntry | None = None  # the record's own log entry, linked to the change so Undo can be offered there
     # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
     # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
     change_id: uuid.UUID | None = None
