@@ -106,7 +106,7 @@ VERDICT_SCHEMA: dict[str, Any] = {
 }
 
 
-def parse_verdict(raw: str | bytes | dict | None) -> JudgeVerdict:
+def parse_verdict(raw: str | bytes | dict[str, Any] | None) -> JudgeVerdict:
     """The verdict in a model's answer, or `JudgeUnsure`: whatever isn't exactly the schema is not a decision."""
     try:
         data = json.loads(raw) if isinstance(raw, str | bytes) else raw
@@ -159,7 +159,7 @@ class OpenAIJudge:
         client: Any = None,
         http_client: Any = None,
         max_retries: int = 1,
-    ):
+    ) -> None:
         from openai import OpenAI
 
         self.model = model
@@ -233,7 +233,7 @@ class ScriptedJudge:
         verdicts: Iterable[JudgeVerdict | Exception] = (),
         *,
         answer: Callable[[JudgeRequest], JudgeVerdict] | None = None,
-    ):
+    ) -> None:
         self._script = list(verdicts)
         self._answer = answer
         self.sent: list[JudgeRequest] = []

@@ -13,7 +13,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Roadstar"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         # Every installed app's hooks module, once per process, before anything is served: what each app hands the
         # layers below it is there before they call it (core.registry says why a registry, and which modules).
         from core.registry import HOOKS, autodiscover

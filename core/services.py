@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -17,7 +18,7 @@ from core.errors import ToolError
 from core.inputs import Uuid
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
 from core.models import Card, Change, ModelEndpoint, Organization
-from core.undo import UNDOS
+from core.undo import UNDOS, UndoHandler
 
 
 def change_record(
@@ -38,7 +39,7 @@ def change_record(
     return change
 
 
-def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
+def change_undo(*, org: Organization, change_id: Uuid | str, actor: Actor) -> Change:
     """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too.
 
     A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
@@ -67,7 +68,7 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
         return _undo_recorded(org, change, actor, at=now)
 
 
-def _undo_handler(change: Change):
+def _undo_handler(change: Change) -> UndoHandler:
     if change.undoes_id is not None:
         raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
     if change.undone_at is not None:
@@ -78,7 +79,7 @@ def _undo_handler(change: Change):
     return declared.handler
 
 
-def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) -> Change:
+def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at: datetime.datetime | None = None) -> Change:
     undo_record = Change.objects.create(
         organization=org,
         actor_kind=actor.kind,
@@ -101,7 +102,7 @@ def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) 
 
 def card_open(
     *, org: Organization, kind: str, subject: str, title: str, body: str = "", action_label: str = "",
-    action_url: str = "", data: dict | None = None,
+    action_url: str = "", data: dict[str, Any] | None = None,
 ) -> Card:
     """Put a card on Waiting for you, or return the one already open for the same subject."""
     existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
@@ -120,7 +121,7 @@ def card_open(
         return Card.objects.get(organization=org, subject=subject, resolved_at__isnull=True)
 
 
-def card_resolve(*, org: Organization, card_id) -> Card:
+def card_resolve(*, org: Organization, card_id: Uuid | str) -> Card:
     card = Card.objects.filter(organization=org, id=card_id).first()
     if card is None:
         raise ToolError("not_found", f"No card with id {card_id} in this workspace.")

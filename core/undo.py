@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db import models
 
@@ -15,14 +15,23 @@ from core.errors import ToolError
 from core.registry import Registry
 
 if TYPE_CHECKING:
-    from core.models import Change
+    from core.actors import Actor
+    from core.models import Change, Organization
+
+
+class UndoHandler(Protocol):
+    """Undoes one change its tool made, from what the tool kept (`undo_data(change)`); raises a ToolError when it
+    can't (the record changed again since)."""
+
+    def __call__(self, *, org: Organization, actor: Actor, change: Change) -> None: ...
+
 
 @dataclass(frozen=True)
 class Undo:
     """How the changes of one tool are undone: `handler(*, org, actor, change)`."""
 
     tool: str  # the name of the tool whose changes it undoes
-    handler: Callable[..., Any]
+    handler: UndoHandler
     # It calls an app (a Drive file, a calendar hold): it runs with no transaction open (core.services.change_undo).
     calls_apps: bool = False
 
@@ -40,7 +49,7 @@ def undo_data(change: Change) -> Any:
     return change.undo
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
     if isinstance(value, (uuid.UUID, decimal.Decimal)):  # noqa: TID251 (the type: no text is parsed)
@@ -48,19 +57,19 @@ def _jsonable(value):
     return value
 
 
-def snapshot(instance: models.Model, names) -> dict:
+def snapshot(instance: models.Model, names: Iterable[str]) -> dict[str, Any]:
     """The named fields as JSON (foreign keys by their id), in the shape `restore` takes back."""
     return {name: _jsonable(getattr(instance, _field(instance, name).attname)) for name in names}
 
 
-def _field(instance: models.Model, name: str) -> models.Field:
+def _field(instance: models.Model, name: str) -> models.Field[Any, Any]:
     """A concrete field of the record (a snapshot never names a reverse relation)."""
     field = instance._meta.get_field(name)
     assert isinstance(field, models.Field), f"{name} is not a field of {type(instance).__name__}"
     return field
 
 
-def restore(instance: models.Model, *, before: dict, after: dict, what: str) -> None:
+def restore(instance: models.Model, *, before: dict[str, Any], after: dict[str, Any], what: str) -> None:
     """Put `before` back, but only if the record still holds `after`: else it changed again, and Undo stops."""
     if snapshot(instance, after.keys()) != after:
         raise ToolError(
@@ -73,5 +82,5 @@ def restore(instance: models.Model, *, before: dict, after: dict, what: str) -> 
     instance.save(update_fields=[_field(instance, n).name for n in before] + _auto_now(instance))
 
 
-def _auto_now(instance) -> list[str]:
+def _auto_now(instance: models.Model) -> list[str]:
     return [f.name for f in instance._meta.concrete_fields if getattr(f, "auto_now", False)]

@@ -4,10 +4,15 @@ reading the newsfeed never goes out to the network."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from core.timefmt import iso
 from research import selectors
 from research.shapes import brief_shape, feed_label, story_shape
 from tools.registry import Group, Tool, ToolInput, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 HOW_TO = "The workspace's newsfeed: stories it follows for the workspace's projects."
 NOT_AVAILABLE = (
@@ -18,7 +23,7 @@ NOT_AVAILABLE = (
 )
 
 
-def _how_to(ctx) -> str:
+def _how_to(ctx: ToolContext) -> str:
     """The spec's words, what this Roadstar has no source for, and why today's brief is missing where it is."""
     brief = selectors.brief_today(org=ctx.org)
     missing = f" Today: {brief.problem}" if brief is not None and brief.written_at is None and brief.problem else ""
@@ -42,7 +47,7 @@ class ReadInput(ToolInput):
     pass
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     org = ctx.org
     feeds = selectors.feeds_of(org=org)
     stories = selectors.stories_today(org=org)

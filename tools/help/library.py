@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
@@ -140,7 +141,7 @@ def _hand_written() -> dict[str, str]:
 class Library:
     """Every page, by address, in the order the docs list them."""
 
-    def __init__(self, pages: dict[str, Page]):
+    def __init__(self, pages: dict[str, Page]) -> None:
         order = list(SECTIONS)
         # Tools: all tools, then browse/find/use, then the groups in browse's order; the rest by address.
         reading = [*READING_ORDER, "/tools/", "/tools/catalog/", "/tools/agent-tools/",
@@ -154,7 +155,7 @@ class Library:
     def get(self, address: str) -> Page | None:
         return self.pages.get(address)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Page]:
         return iter(self.pages.values())
 
 
@@ -171,7 +172,7 @@ PAGE_SOURCES: Registry[str, PageSource] = Registry("docs page source", PageSourc
 
 
 _lock = threading.Lock()
-_built: dict[tuple, Library] = {}
+_built: dict[tuple[Any, ...], Library] = {}
 
 
 def library() -> Library:
