@@ -292,7 +292,8 @@ _UNDO_FORM_TAIL = (
 )
 
 
-_RECORD_PAGES = {"contact": "/contacts/{}/", "company": "/companies/{}/", "doc": "/docs/{}/", "page": "/research/{}/"}
+_RECORD_PAGES = {"contact": "/contacts/{}/", "company": "/companies/{}/", "doc": "/docs/{}/", "page": "/research/{}/",
+                 "project": "/docs/?project={}"}
 
 
 def _record_href(target_type: str, target_id: str) -> str:

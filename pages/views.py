@@ -28,6 +28,7 @@ from agents import services as agent_services
 from agents.forms import BudgetForm
 from agents.models import Agent
 from companies import selectors as company_selectors
+from companies import services as company_services
 from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
@@ -586,3 +587,89 @@ def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
     else:
         messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
     return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]))
+
+
+# --- the owner's own edits: add and change companies and projects ---------------------------------------------
+
+
+@require_POST
+@login_required
+def company_add(request: HttpRequest) -> HttpResponse:
+    """Add a company from Companies: the service behind an agent's companies.create, and a line on Home."""
+    org = _workspace(request)
+    post = request.POST
+    try:
+        made = company_services.company_add_by_owner(
+            org=org, actor=Actor.for_user(request.user), name=post.get("name", ""), website=post.get("website", ""),
+            domains=post.get("domains", ""),
+        )
+    except company_services.CompanyExists as exists:
+        messages.error(request, f"Not added: {exists.company.name} has {exists.what} already.")
+        return HttpResponseRedirect(reverse("pages:company", args=[exists.company.id]))
+    except ToolError as error:
+        messages.error(request, f"Not added. {error.message}")
+        return HttpResponseRedirect(reverse("pages:companies") + "#add")
+    messages.success(request, f"Added {made.name} to Companies.")
+    return HttpResponseRedirect(reverse("pages:company", args=[made.id]))
+
+
+@require_POST
+@login_required
+def company_edit(request: HttpRequest, company_id) -> HttpResponse:
+    """Change a company from its page: on its log, and on Home with Undo."""
+    org = _workspace(request)
+    values = {f: request.POST.get(f, "") for f in company_services.OWNER_FIELDS if f in request.POST}
+    try:
+        change = company_services.company_edit_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                        company_id=company_id, values=values)
+    except ToolError as error:
+        if error.kind == "not_found":
+            raise Http404("No such company in this workspace.") from error
+        messages.error(request, f"Not saved. {error.message}")
+        return HttpResponseRedirect(reverse("pages:company", args=[company_id]) + "#edit")
+    if change is None:
+        messages.info(request, "Nothing was different, so nothing changed.")
+    else:
+        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    return HttpResponseRedirect(reverse("pages:company", args=[company_id]))
+
+
+def _project_url(project_id) -> str:
+    return reverse("pages:docs") + f"?project={project_id}"
+
+
+@require_POST
+@login_required
+def project_add(request: HttpRequest) -> HttpResponse:
+    """Start a project from Docs; it shows on Home, and agents can file docs in it."""
+    org = _workspace(request)
+    try:
+        made = doc_services.project_add_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                 name=request.POST.get("name", ""),
+                                                 description=request.POST.get("description", ""))
+    except ToolError as error:
+        messages.error(request, f"Not added. {error.message}")
+        return HttpResponseRedirect(reverse("pages:docs") + "#add-project")
+    messages.success(request, f"Started the project {made.name}.")
+    return HttpResponseRedirect(_project_url(made.id))
+
+
+@require_POST
+@login_required
+def project_edit(request: HttpRequest, project_id) -> HttpResponse:
+    """Rename a project or change its description: on Home with Undo."""
+    org = _workspace(request)
+    try:
+        change = doc_services.project_edit_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                    project_id=project_id, name=request.POST.get("name", ""),
+                                                    description=request.POST.get("description", ""))
+    except ToolError as error:
+        if error.kind == "not_found":
+            raise Http404("No such project in this workspace.") from error
+        messages.error(request, f"Not saved. {error.message}")
+        return HttpResponseRedirect(_project_url(project_id) + "#edit")
+    if change is None:
+        messages.info(request, "Nothing was different, so nothing changed.")
+    else:
+        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    return HttpResponseRedirect(_project_url(project_id))
