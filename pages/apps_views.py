@@ -145,7 +145,9 @@ def mail(request: HttpRequest) -> HttpResponse:
         else:
             context["troubles"] = [_trouble(error.kind, group="mail", connection=_named(_accounts(org, "mail"), error))]
             return _render(request, org, "pages/mail.html", "mail", context)
-    context["threads"] = [hit | {"at": _when(hit.get("date"))} for hit in found["hits"]]
+    context["threads"] = [hit | {"at": _when(hit.get("date")),
+                                 "people": [p for p in hit.get("people") or [] if p != hit.get("who")]}
+                          for hit in found["hits"]]
     context["troubles"] = _failed(org, found["failed"], "mail")
     if found.get("nextPage"):
         context["next"] = _query_string(request, page=found["nextPage"])

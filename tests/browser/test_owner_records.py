@@ -85,15 +85,15 @@ def test_mail_files_calendar_and_invoices_read_the_seeded_records(chromium, stac
         context.close()
 
 
-def test_finished_work_on_home_opens_to_its_reply(desk):
+def test_finished_work_on_home_is_one_line_that_opens_to_its_reply(desk, stack):
+    stack.act("finished", "Summarise Dana's enquiry", "Dana wants a new logo and signage for two clinics. " * 8)
     desk.goto("/")
-    done = desk.locator("li.work-item--done details")
-    if done.count() == 0:
-        pytest.skip("the example workspace has no finished work on Home")
-    first = done.first
-    assert first.get_attribute("open") is None
-    first.locator("summary").click()
-    assert first.get_attribute("open") is not None
+    done = desk.locator("li.work-item--done", has_text="Summarise Dana's enquiry")
+    reply = done.locator(".work-item__reply")
+    assert not reply.is_visible() and done.bounding_box()["height"] < 60  # one line, the reply folded away
+    done.locator("summary").click()
+    assert reply.is_visible() and "Dana wants a new logo" in reply.inner_text()
+    assert done.get_by_role("link", name="Open the chat").get_attribute("href").startswith("/chat/")
 
 
 @pytest.mark.parametrize("size", [DESK, PHONE], ids=["1280", "390"])
