@@ -497,7 +497,8 @@ def company_edit_by_owner(*, org, actor: Actor, company_id, values: dict[str, st
     if "domains" in clean:
         clean["domains"] = _domain_list(clean["domains"])
     with transaction.atomic():
-        company = Company.objects.select_for_update().filter(organization=org, id=selectors.as_uuid(company_id)).first()
+        wanted = selectors.as_uuid(company_id)
+        company = Company.objects.select_for_update().filter(organization=org, id=wanted).first() if wanted else None
         if company is None:
             raise ToolError("not_found", f"No company with id {company_id} in this workspace.")
         if "name" in clean and clean["name"].lower() != company.name.lower():
