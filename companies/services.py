@@ -16,7 +16,7 @@ from django.utils import timezone
 from companies import selectors
 from companies.models import Company, CompanyPerson, TimelineEntry
 from contacts.models import Contact, LogEntry, OpenItem
-from contacts.services import log_write
+from contacts.services import log_write, owner_values, short
 from core import limits
 from core.actors import Actor
 from core.errors import ToolError, bad_input
@@ -480,7 +480,7 @@ OWNER_FIELDS = {"name": ("name", 1, 200), "website": ("website", 0, 300), "domai
 def company_add_by_owner(*, org, actor: Actor, name: str, website: str = "", domains: str = "") -> Company:
     """The owner adds a company on Companies: company_create, and a line on Home's Your work that links to it (the
     line an agent's companies.create leaves). A name or domain the workspace holds already raises CompanyExists."""
-    values = _owner_values({"name": name, "website": website, "domains": domains})
+    values = owner_values({"name": name, "website": website, "domains": domains}, OWNER_FIELDS)
     with transaction.atomic():
         company = company_create(org=org, actor=actor, name=values["name"], website=values["website"] or None,
                                  domains=_domain_list(values["domains"]))
@@ -493,7 +493,7 @@ def company_add_by_owner(*, org, actor: Actor, name: str, website: str = "", dom
 def company_edit_by_owner(*, org, actor: Actor, company_id, values: dict[str, str]) -> Change | None:
     """The owner changes a company's name, website, email domains or Context on its page: on the company's log,
     and one line on Home's Your work saying the new values, with Undo. None: nothing was different."""
-    clean: dict[str, Any] = _owner_values(values)
+    clean: dict[str, Any] = owner_values(values, OWNER_FIELDS)
     if "domains" in clean:
         clean["domains"] = _domain_list(clean["domains"])
     with transaction.atomic():
@@ -536,35 +536,16 @@ def _domain_list(text: str) -> list[str]:
     return _clean_domains(part.strip().lstrip("@") for part in re.split(r"[,\s]+", text) if part.strip())
 
 
-def _owner_values(values: dict[str, str]) -> dict[str, str]:
-    clean = {}
-    for f, value in values.items():
-        label, least, most = OWNER_FIELDS[f]
-        text = (value or "").strip() if f == "context" else " ".join((value or "").split())
-        if len(text) < least:
-            raise ToolError("bad_input", f"{label[0].upper() + label[1:]}: give at least {least} character.")
-        if len(text) > most:
-            raise ToolError("bad_input", f"{label[0].upper() + label[1:]}: at most {most} characters "
-                                         f"(it has {len(text)}).")
-        clean[f] = text
-    return clean
-
-
 def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
     """"changed Juniper Dental's website to juniperdental.com": the new values, not only that something changed."""
     parts = []
     for f in changed:
         new = ", ".join(after[f]) if f == "domains" else after[f]
         if f == "context":
-            parts.append("Context" + (f" to “{_short(new)}”" if new else " (cleared)"))
+            parts.append("Context" + (f" to “{short(new)}”" if new else " (cleared)"))
         else:
-            parts.append(f"{OWNER_FIELDS[f][0]} to {_short(new)}" if new else f"{OWNER_FIELDS[f][0]} (cleared)")
+            parts.append(f"{OWNER_FIELDS[f][0]} to {short(new)}" if new else f"{OWNER_FIELDS[f][0]} (cleared)")
     return f"changed {name}'s {words(parts)}"[:500]
-
-
-def _short(text: str, most: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
 
 
 def _undo_owner_edit(*, org, actor, change) -> None:

@@ -568,6 +568,14 @@ def contact_add(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(reverse("pages:contact", args=[made.id]))
 
 
+def _saved(request: HttpRequest, change) -> None:
+    """What an owner's edit says: the new values it wrote, and that its Undo is on Home; or that nothing changed."""
+    if change is None:
+        messages.info(request, "Nothing was different, so nothing changed.")
+    else:
+        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+
+
 @require_POST
 @login_required
 def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
@@ -582,10 +590,7 @@ def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
             raise Http404("No such contact in this workspace.") from error
         messages.error(request, f"Not saved. {error.message}")
         return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]) + "#edit")
-    if change is None:
-        messages.info(request, "Nothing was different, so nothing changed.")
-    else:
-        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    _saved(request, change)
     return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]))
 
 
@@ -627,10 +632,7 @@ def company_edit(request: HttpRequest, company_id) -> HttpResponse:
             raise Http404("No such company in this workspace.") from error
         messages.error(request, f"Not saved. {error.message}")
         return HttpResponseRedirect(reverse("pages:company", args=[company_id]) + "#edit")
-    if change is None:
-        messages.info(request, "Nothing was different, so nothing changed.")
-    else:
-        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    _saved(request, change)
     return HttpResponseRedirect(reverse("pages:company", args=[company_id]))
 
 
@@ -668,8 +670,5 @@ def project_edit(request: HttpRequest, project_id) -> HttpResponse:
             raise Http404("No such project in this workspace.") from error
         messages.error(request, f"Not saved. {error.message}")
         return HttpResponseRedirect(_project_url(project_id) + "#edit")
-    if change is None:
-        messages.info(request, "Nothing was different, so nothing changed.")
-    else:
-        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    _saved(request, change)
     return HttpResponseRedirect(_project_url(project_id))
