@@ -337,8 +337,11 @@ def docs(request: HttpRequest) -> HttpResponse:
     groups: OrderedDict = OrderedDict()
     for doc in rows:  # newest first; a project shows where its newest doc is
         groups.setdefault(doc.project_id, {"project": doc.project, "docs": []})["docs"].append(doc)
+    # Every project by name on the first page, so one without docs yet (just started) is still found.
+    projects = doc_selectors.project_page(org=org)[0] if project is None and not offset and not title else []
     return _page(request, org, "pages/docs.html", {
         "groups": list(groups.values()),
+        "projects": projects,
         "project": project,
         "query": title,
         "pager": _pager(request, offset=offset, size=doc_selectors.PAGE_SIZE, shown=len(rows),

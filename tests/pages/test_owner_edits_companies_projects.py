@@ -86,6 +86,7 @@ def test_start_a_project_and_rename_it_with_undo(owner, org):
     spring = Project.objects.get(organization=org, name="Spring menu")
     assert response["Location"] == f"/docs/?project={spring.id}"
     assert "Edit the project" in text_of(owner.get(response["Location"]))
+    assert f'href="/docs/?project={spring.id}"' in text_of(owner.get("/docs/"))  # found with no docs yet
     home = text_of(owner.get("/"))
     assert "started the project Spring menu" in home and f"/docs/?project={spring.id}" in home
     owner.post(f"/projects/{spring.id}/edit", {"name": "Summer menu", "description": "New boards"})
