@@ -501,10 +501,14 @@ def company_edit_by_owner(*, org, actor: Actor, company_id, values: dict[str, st
         company = Company.objects.select_for_update().filter(organization=org, id=wanted).first() if wanted else None
         if company is None:
             raise ToolError("not_found", f"No company with id {company_id} in this workspace.")
-        if "name" in clean and clean["name"].lower() != company.name.lower():
-            taken = Company.objects.filter(organization=org, name__iexact=clean["name"]).exclude(id=company.id)
-            if taken.exists():
-                raise ToolError("bad_input", f"Name: {clean['name']} is already in Companies.")
+        taken = selectors.company_duplicate(org=org, name=clean.get("name", company.name),
+                                            domains=clean.get("domains", []), other_than=company)
+        if taken is not None:
+            other, what = taken
+            if what.startswith("the name"):
+                raise ToolError("bad_input", f"Name: {other.name} is already in Companies.")
+            domain = what.removeprefix("the domain ")
+            raise ToolError("bad_input", f"Email domains: {domain} is {other.name}'s already.")
         changed = [f for f in OWNER_FIELDS if f in clean and _as_stored(company, f) != clean[f]]
         if not changed:
             return None

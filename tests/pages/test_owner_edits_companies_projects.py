@@ -65,12 +65,15 @@ def test_edit_a_company_is_on_home_with_the_new_values_and_undo_restores(owner, 
     assert (juniper.website, juniper.context, juniper.context_by) == ("juniper.test", None, None)
 
 
-def test_a_company_renamed_to_anothers_name_is_refused(owner, org, juniper):
+def test_a_company_given_anothers_name_or_domain_is_refused(owner, org, juniper):
     CompanyFactory(organization=org, name="Park Bakery")
+    CompanyFactory(organization=org, name="Ruiz Print Co.", domains=["ruizprint.test"])
     response = owner.post(f"/companies/{juniper.id}/edit", {"name": "park bakery"}, follow=True)
-    assert "Name: park bakery is already in Companies." in text_of(response)
+    assert "Name: Park Bakery is already in Companies." in text_of(response)
+    response = owner.post(f"/companies/{juniper.id}/edit", {"domains": "juniper.test, RuizPrint.test"}, follow=True)
+    assert "Email domains: ruizprint.test is Ruiz Print Co.'s already." in text_of(response)
     juniper.refresh_from_db()
-    assert juniper.name == "Juniper Dental"
+    assert (juniper.name, juniper.domains) == ("Juniper Dental", ["juniper.test"])
 
 
 def test_another_workspaces_company_is_not_found(owner, other_org):
