@@ -90,12 +90,17 @@ def company_read(*, org, company_id) -> tuple[Company, list[TimelineEntry]]:
     return company, timeline_newest(company=company)
 
 
-def company_duplicate(*, org, name: str, domains: list[str]) -> tuple[Company, str] | None:
-    """A company this workspace holds already under the same name or one of these domains, and which."""
+def company_duplicate(*, org, name: str, domains: list[str], other_than: Company | None = None
+                      ) -> tuple[Company, str] | None:
+    """A company this workspace holds already under the same name or one of these domains, and which;
+    `other_than`: a company being renamed, which doesn't count."""
     same: Q | Combinable = Q(name__iexact=name.strip())
     for domain in domains:
         same |= HasLabel("domains", domain)
-    found = Company.objects.filter(organization=org).filter(same).order_by("created_at").first()
+    rows = Company.objects.filter(organization=org)
+    if other_than is not None:
+        rows = rows.exclude(id=other_than.id)
+    found = rows.filter(same).order_by("created_at").first()
     if found is None:
         return None
     if found.name.strip().lower() == name.strip().lower():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,14 +14,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from companies import selectors
-from contacts.services import log_write
+from contacts.services import log_write, owner_values, short
 from core import limits
 from core.actors import Actor
 from core.errors import ToolError, bad_input
 from core.locking import lock
+from core.models import Change
 from core.owner_zone import owner_time
+from core.services import change_record
 from core.timefmt import iso
-from core.undo import restore, snapshot
+from core.undo import restore, snapshot, undo_data
 from records.models import Company, CompanyPerson, Contact, LogEntry, OpenItem, TimelineEntry
 from team.models import Agent
 
@@ -464,3 +467,97 @@ def company_person_link(
         org=org, actor=actor, kind=LogEntry.Kind.LINKED, company=company, text=text,
         before=None if made else _jsonable(before), after=_jsonable(after), extra={"contactId": str(contact.id)},
     )
+
+
+# --- the owner's own edits, from Companies and a company's page -------------------------------------------------
+
+OWNER_EDIT = "companies.owner_edit"  # the Change's tool: its Undo is registered below
+# field: (the owner's word for it, fewest characters, most)
+OWNER_FIELDS = {"name": ("name", 1, 200), "website": ("website", 0, 300), "domains": ("email domains", 0, 500),
+                "context": ("Context", 0, 1500)}
+
+
+def company_add_by_owner(*, org, actor: Actor, name: str, website: str = "", domains: str = "") -> Company:
+    """The owner adds a company on Companies: company_create, and a line on Home's Your work that links to it (the
+    line an agent's companies.create leaves). A name or domain the workspace holds already raises CompanyExists."""
+    values = owner_values({"name": name, "website": website, "domains": domains}, OWNER_FIELDS)
+    with transaction.atomic():
+        company = company_create(org=org, actor=actor, name=values["name"], website=values["website"] or None,
+                                 domains=_domain_list(values["domains"]))
+        change_record(org=org, actor=actor, tool="companies.create", kind="makes",
+                      sentence=f"added {company.name} to Companies", listing=Change.Listing.HOME,
+                      target_type="company", target_id=str(company.id), created=True)
+    return company
+
+
+def company_edit_by_owner(*, org, actor: Actor, company_id, values: dict[str, str]) -> Change | None:
+    """The owner changes a company's name, website, email domains or Context on its page: on the company's log,
+    and one line on Home's Your work saying the new values, with Undo. None: nothing was different."""
+    clean: dict[str, Any] = owner_values(values, OWNER_FIELDS)
+    if "domains" in clean:
+        clean["domains"] = _domain_list(clean["domains"])
+    with transaction.atomic():
+        wanted = selectors.as_uuid(company_id)
+        company = Company.objects.select_for_update().filter(organization=org, id=wanted).first() if wanted else None
+        if company is None:
+            raise ToolError("not_found", f"No company with id {company_id} in this workspace.")
+        taken = selectors.company_duplicate(org=org, name=clean.get("name", company.name),
+                                            domains=clean.get("domains", []), other_than=company)
+        if taken is not None:
+            other, what = taken
+            if what.startswith("the name"):
+                raise ToolError("bad_input", f"Name: {other.name} is already in Companies.")
+            domain = what.removeprefix("the domain ")
+            raise ToolError("bad_input", f"Email domains: {domain} is {other.name}'s already.")
+        changed = [f for f in OWNER_FIELDS if f in clean and _as_stored(company, f) != clean[f]]
+        if not changed:
+            return None
+        kept = [*changed, "context_by", "context_at"] if "context" in changed else changed  # who wrote Context
+        before = snapshot(company, kept)
+        was_name = company.name
+        for f in changed:
+            setattr(company, f, clean[f] if clean[f] or f in ("name", "domains") else None)
+        if "context" in changed:
+            company.context_by, company.context_at = (_owner(org), timezone.now()) if company.context else (None, None)
+        company.save(update_fields=[*kept, "updated_at"])
+        after = snapshot(company, kept)
+        change_id = uuid.uuid4()
+        log_write(org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, before=before, after=after,
+                  text=f"Changed {words([OWNER_FIELDS[f][0] for f in changed])}", change_id=change_id)
+        return change_record(
+            org=org, actor=actor, tool=OWNER_EDIT, kind="changes", listing=Change.Listing.HOME_UNDO,
+            sentence=_edit_sentence(was_name, changed, after), target_type="company", target_id=str(company.id),
+            undo={"before": before, "after": after}, change_id=change_id,
+        )
+
+
+def _as_stored(company: Company, field: str):
+    value = getattr(company, field)
+    return value if field == "domains" else (value or "")
+
+
+def _domain_list(text: str) -> list[str]:
+    return _clean_domains(part.strip().lstrip("@") for part in re.split(r"[,\s]+", text) if part.strip())
+
+
+def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
+    """"changed Juniper Dental's website to juniperdental.com": the new values, not only that something changed."""
+    parts = []
+    for f in changed:
+        new = ", ".join(after[f]) if f == "domains" else after[f]
+        if f == "context":
+            parts.append("Context" + (f" to “{short(new)}”" if new else " (cleared)"))
+        else:
+            parts.append(f"{OWNER_FIELDS[f][0]} to {short(new)}" if new else f"{OWNER_FIELDS[f][0]} (cleared)")
+    return f"changed {name}'s {words(parts)}"[:500]
+
+
+def undo_owner_edit(*, org, actor, change) -> None:
+    company = Company.objects.filter(organization=org, id=change.target_id).first()
+    if company is None:
+        raise ToolError("not_found", "That company is no longer in Companies; nothing was restored.")
+    data = undo_data(change)
+    restore(company, before=data["before"], after=data["after"], what=f"{company.name}'s record")
+    log_write(org=org, actor=actor, kind=LogEntry.Kind.RESTORED, company=company, text="Undid your change",
+              before=data["after"], after=data["before"])
+

@@ -459,7 +459,7 @@ def contact_add_by_owner(*, org, actor: Actor, name: str, email: str = "", phone
                          job_title: str = "") -> Contact:
     """The owner adds a contact on Contacts: contact_create, and a line on Home's Your work that links to it (the
     same line an agent's contacts.create leaves). An address already on a contact raises ContactExists."""
-    values = _owner_values({"name": name, "phone": phone, "job_title": job_title})
+    values = owner_values({"name": name, "phone": phone, "job_title": job_title})
     with transaction.atomic():
         contact = contact_create(org=org, actor=actor, name=values["name"], emails=[email] if email.strip() else [],
                                  phone=values["phone"] or None, job_title=values["job_title"] or None)
@@ -473,7 +473,7 @@ def contact_edit_by_owner(*, org, actor: Actor, contact_id, values: dict[str, st
     """The owner changes a contact's name, phone, job title or Context on its page: each change on the contact's
     log, and one line on Home's Your work saying the new values, with Undo (which restores what was there, or
     says the contact changed since). None: nothing was different."""
-    values = _owner_values(values)
+    values = owner_values(values)
     with transaction.atomic():
         contact = Contact.objects.select_for_update().filter(organization=org, id=contact_id).first()
         if contact is None:
@@ -499,10 +499,14 @@ def contact_edit_by_owner(*, org, actor: Actor, contact_id, values: dict[str, st
         )
 
 
-def _owner_values(values: dict[str, str]) -> dict[str, str]:
+def owner_values(values: dict[str, str], fields: dict[str, tuple[str, int, int]] | None = None) -> dict[str, str]:
+    """The owner's typed values, spaces tidied (a Context keeps its lines), each checked against its field's
+    (words, fewest, most) characters; a value that doesn't fit is a ToolError naming the field in the owner's words.
+    Companies' owner edits check theirs here too."""
+    fields = OWNER_FIELDS if fields is None else fields
     clean = {}
     for f, value in values.items():
-        words, least, most = OWNER_FIELDS[f]
+        words, least, most = fields[f]
         text = (value or "").strip() if f == "context" else " ".join((value or "").split())
         if len(text) < least:
             raise ToolError("bad_input", f"{words[0].upper() + words[1:]}: give at least {least} character.")
@@ -520,16 +524,17 @@ def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
     for f in changed:
         new = after[f]
         if f == "context":
-            parts.append("Context" + (f" to “{_short(new)}”" if new else " (cleared)"))
+            parts.append("Context" + (f" to “{short(new)}”" if new else " (cleared)"))
         elif new:
-            parts.append(f"{OWNER_FIELDS[f][0]} to {_short(new)}")
+            parts.append(f"{OWNER_FIELDS[f][0]} to {short(new)}")
         else:
             parts.append(f"{OWNER_FIELDS[f][0]} (cleared)")
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return f"changed {name}'s {joined}"
 
 
-def _short(text: str, most: int = 80) -> str:
+def short(text: str, most: int = 80) -> str:
+    """A value on one line, cut with … past `most` characters: how a change's sentence quotes it."""
     text = " ".join(text.split())
     return text if len(text) <= most else text[: most - 1].rstrip() + "…"
 

@@ -16,6 +16,8 @@ from django.utils import timezone
 from core.actors import Actor
 from core.errors import ToolError, bad_input
 from core.models import Change
+from core.services import change_record
+from core.undo import restore, snapshot, undo_data
 from docs.selectors import doc_note_get, doc_notes_by_id
 from records.models import Doc, DocNote, DocVersion, Project
 from team.models import Agent
@@ -265,3 +267,77 @@ def doc_note_add(*, org, actor: Actor, doc: Doc, on: str, note: str | None) -> D
     if doc.organization_id != org.id:
         raise ToolError("not_found", f"No doc with id {doc.id} in this workspace.")
     return DocNote.objects.create(organization=org, doc=doc, on=on, note=note, by=actor.by())
+
+
+# --- the owner's own edits, from Docs -----------------------------------------------------------------------------
+
+PROJECT_OWNER_EDIT = "docs.project_owner_edit"  # the Change's tool: its Undo is registered below
+PROJECT_NAME_MOST = 120
+PROJECT_DESCRIPTION_MOST = 2000
+
+
+def _project_values(name: str, description: str) -> tuple[str, str]:
+    name = " ".join(name.split())
+    description = description.strip()
+    if not name:
+        raise ToolError("bad_input", "Name: give the project a name.")
+    if len(name) > PROJECT_NAME_MOST:
+        raise ToolError("bad_input", f"Name: at most {PROJECT_NAME_MOST} characters (it has {len(name)}).")
+    if len(description) > PROJECT_DESCRIPTION_MOST:
+        raise ToolError("bad_input", f"Description: at most {PROJECT_DESCRIPTION_MOST:,} characters "
+                                     f"(it has {len(description):,}).")
+    return name, description
+
+
+def project_add_by_owner(*, org, actor: Actor, name: str, description: str = "") -> Project:
+    """The owner starts a project on Docs: project_create, and a line on Home's Your work that links to it."""
+    name, description = _project_values(name, description)
+    if Project.objects.filter(organization=org, name__iexact=name).exists():
+        raise ToolError("bad_input", f"Name: there is a project called {name} already.")
+    with transaction.atomic():
+        project = project_create(org=org, actor=actor, name=name, description=description)
+        change_record(org=org, actor=actor, tool="projects.create", kind="makes",
+                      sentence=f"started the project {project.name}", listing=Change.Listing.HOME,
+                      target_type="project", target_id=str(project.id), created=True)
+    return project
+
+
+def project_edit_by_owner(*, org, actor: Actor, project_id, name: str, description: str) -> Change | None:
+    """The owner renames a project or changes its description: one line on Home's Your work with the new
+    values, with Undo. None: nothing was different."""
+    name, description = _project_values(name, description)
+    with transaction.atomic():
+        project = Project.objects.select_for_update().filter(organization=org, id=project_id).first()
+        if project is None:
+            raise ToolError("not_found", f"No project with id {project_id} in this workspace.")
+        if name.lower() != project.name.lower() and Project.objects.filter(
+                organization=org, name__iexact=name).exclude(id=project.id).exists():
+            raise ToolError("bad_input", f"Name: there is a project called {name} already.")
+        changed = [f for f, new in (("name", name), ("description", description)) if getattr(project, f) != new]
+        if not changed:
+            return None
+        before = snapshot(project, changed)
+        was_name = project.name
+        project_update(org=org, actor=actor, project=project, name=name, description=description)
+        after = snapshot(project, changed)
+        parts = []
+        if "name" in changed:
+            parts.append(f"renamed the project {was_name} to {name}")
+        if "description" in changed:
+            what = "its" if "name" in changed else f"the project {name}'s"
+            short = description if len(description) <= 80 else description[:79].rstrip() + "…"
+            parts.append(f"changed {what} description to “{short}”" if description else f"cleared {what} description")
+        return change_record(
+            org=org, actor=actor, tool=PROJECT_OWNER_EDIT, kind="changes", listing=Change.Listing.HOME_UNDO,
+            sentence=" and ".join(parts), target_type="project", target_id=str(project.id),
+            undo={"before": before, "after": after},
+        )
+
+
+def undo_project_owner_edit(*, org, actor, change) -> None:
+    project = Project.objects.filter(organization=org, id=change.target_id).first()
+    if project is None:
+        raise ToolError("not_found", "That project is gone; nothing was restored.")
+    data = undo_data(change)
+    restore(project, before=data["before"], after=data["after"], what=f"The project {project.name}")
+

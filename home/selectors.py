@@ -111,6 +111,8 @@ def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
 # --- Your work: each piece of work, under the agent doing it --------------------------------------------------
 
 WORK_SHOWN = 30
+# Home shows this many pieces of work a page; "Show earlier work" pages back.
+WORK_PAGE = 10
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ class WorkItem:
     at: datetime.datetime
     answered_at: datetime.datetime | None
     agent_id: str = ""
+    agent_name: str = ""
     conversation_id: str = ""
     in_thread: bool = False  # the work is in a thread (its page), not in the agent's chat
     why: str = ""  # why it is stuck or waits, in the owner's words; "" when it is moving or done
@@ -187,6 +190,31 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
     query. Work a chat passed on whole is left out: the thread or agent it went to shows it. `asking`: the
     conversations whose ask waits for the owner; their newest piece of work is "waiting for you". Work that
     can't move says why, and whether Try again would help."""
+    return _grouped(_work_items(org=org, asking=asking, limit=limit, conversation_id=conversation_id))
+
+
+def home_work_page(*, org: Organization, asking: frozenset[str] = frozenset(), offset: int = 0,
+                   size: int = WORK_PAGE) -> tuple[list[AgentWork], bool]:
+    """Home's page of work: `size` pieces after the newest `offset`, grouped as home_work groups them, and whether
+    there are earlier ones. The pieces skipped still count for "waiting for you" (only a conversation's newest
+    piece waits)."""
+    items = _work_items(org=org, asking=asking, limit=offset + size + 1)
+    shown = items[offset: offset + size]
+    return _grouped(shown), len(items) > offset + size
+
+
+def _grouped(items: list[WorkItem]) -> list[AgentWork]:
+    groups: dict[str, AgentWork] = {}
+    for item in items:
+        group = groups.get(item.agent_id)
+        if group is None:
+            group = groups[item.agent_id] = AgentWork(agent_id=item.agent_id, agent_name=item.agent_name, items=[])
+        group.items.append(item)
+    return list(groups.values())
+
+
+def _work_items(*, org: Organization, asking: frozenset[str], limit: int, conversation_id=None) -> list[WorkItem]:
+    """The newest `limit` pieces of work, newest first, each with its state in the owner's words."""
     last_run = Run.objects.filter(conversation=OuterRef("conversation")).order_by("-started_at", "-id")
     rows = Work.objects.filter(organization=org)
     if conversation_id is not None:  # one thread's work, for its page
@@ -209,7 +237,7 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
         Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
                             subject__startswith="try_again:").values_list("subject", "body")
     )
-    groups: dict[str, AgentWork] = {}
+    items: list[WorkItem] = []
     seen: set[str] = set()
     for work in rows:
         conversation_id = str(work.conversation_id)
@@ -219,18 +247,15 @@ def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit:
         seen.add(conversation_id)
         state, why, try_again = _stuck(work, state=state, model_ready=model_ready,
                                        stopped=stopped.get(f"try_again:{conversation_id}"))
-        group = groups.get(str(work.agent_id))
-        if group is None:
-            group = groups[str(work.agent_id)] = AgentWork(agent_id=str(work.agent_id), agent_name=work.agent.name,
-                                                           items=[])
-        group.items.append(WorkItem(
+        items.append(WorkItem(
             id=str(work.id), task=work.task,
             where=work.conversation.title if work.conversation.kind == "thread" else "",
             state=state, latest_reply=work.latest_reply, at=work.created_at,
-            answered_at=work.answered_at, agent_id=str(work.agent_id), conversation_id=conversation_id,
-            in_thread=work.conversation.kind == "thread", why=why, try_again=try_again,
+            answered_at=work.answered_at, agent_id=str(work.agent_id), agent_name=work.agent.name,
+            conversation_id=conversation_id, in_thread=work.conversation.kind == "thread", why=why,
+            try_again=try_again,
         ))
-    return list(groups.values())
+    return items
 
 
 # --- Your work: the change lines --------------------------------------------------------------------------------

@@ -95,6 +95,9 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     # Buttons come back to the Home page they were on, also when the live part was fetched on its own.
     here = reverse("home") + (f"?{query}" if query else "")
     asks = selectors.home_asks(org=org)
+    earlier = _earlier(request.GET.get("earlier"))
+    work, more_work = selectors.home_work_page(
+        org=org, asking=frozenset(a.conversation_id for a in asks if not a.done), offset=earlier)
     return {
         "org": org,
         # No model: a card from the very start says how to connect one (not only once the owner wrote).
@@ -106,10 +109,10 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
         # at all once a model is connected.
         "cards": _cards_for_owner(org, [c for c in core_selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
-        "agent_work": [
-            _timed_work(group, tz=tz, now=now)
-            for group in selectors.home_work(org=org, asking=frozenset(a.conversation_id for a in asks if not a.done))
-        ],
+        "agent_work": [_timed_work(group, tz=tz, now=now) for group in work],
+        # Earlier work a page at a time ("Show earlier work"), its newest first again with "Newest work".
+        "work_earlier": earlier + selectors.WORK_PAGE if more_work else None,
+        "work_paged": earlier > 0,
         "held": [_timed_held(line, tz=tz, now=now) for line in selectors.home_held(org=org)],
         "lines": _work_lines(page.lines, org=org, tz=tz, now=now, here=here, csrf_token=get_token(request)),
         "summary": _timed_summary(selectors.home_summary(org=org), tz=tz, now=now),
@@ -121,6 +124,14 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "answer_limit": limits.MESSAGE,
         "answer_limit_words": f"{limits.MESSAGE:,}",
     }
+
+
+def _earlier(value: str | None) -> int:
+    """How many of the newest pieces of work the page skips (?earlier=): a hand-edited one shows the newest."""
+    try:
+        return max(0, min(int(value or 0), 10_000))
+    except ValueError:
+        return 0
 
 
 def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
@@ -291,7 +302,8 @@ _UNDO_FORM_TAIL = (
 )
 
 
-_RECORD_PAGES = {"contact": "/contacts/{}/", "company": "/companies/{}/", "doc": "/docs/{}/", "page": "/research/{}/"}
+_RECORD_PAGES = {"contact": "/contacts/{}/", "company": "/companies/{}/", "doc": "/docs/{}/", "page": "/research/{}/",
+                 "project": "/docs/?project={}"}
 
 
 def _record_href(target_type: str, target_id: str) -> str:

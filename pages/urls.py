@@ -3,7 +3,7 @@
 
 from django.urls import path, re_path
 
-from pages import help_views, newsfeed, research, tables, views, workspace_views
+from pages import apps_views, help_views, newsfeed, research, tables, views, workspace_views
 
 app_name = "pages"
 
@@ -14,12 +14,25 @@ urlpatterns = [
     path("contacts/<uuid:contact_id>/edit", views.contact_edit, name="contact_edit"),
     path("contacts/<uuid:contact_id>/log/<uuid:entry_id>/undo", views.contact_log_undo, name="contact_log_undo"),
     path("companies/", views.companies, name="companies"),
+    path("companies/add", views.company_add, name="company_add"),
     path("companies/<uuid:company_id>/", views.company, name="company"),
+    path("companies/<uuid:company_id>/edit", views.company_edit, name="company_edit"),
     path("companies/<uuid:company_id>/log/<uuid:entry_id>/undo", views.company_log_undo, name="company_log_undo"),
     path("docs/", views.docs, name="docs"),
+    path("projects/add", views.project_add, name="project_add"),
+    path("projects/<uuid:project_id>/edit", views.project_edit, name="project_edit"),
     path("docs/<uuid:doc_id>/", views.doc, name="doc"),
     path("docs/<uuid:doc_id>/versions/<int:number>/", views.doc_version, name="doc_version"),
     path("docs/<uuid:doc_id>/notes", views.doc_note, name="doc_note"),
+    # The owner's mail, files, calendar and invoices, read-only, from whichever app is connected. A local file's
+    # own address (/files/<account>/<id>, integrations/providers/local_files.py) is its page here.
+    path("mail/", apps_views.mail, name="mail"),
+    path("mail/<str:thread_id>/", apps_views.mail_thread, name="mail_thread"),
+    path("files/", apps_views.files, name="files"),
+    path("files/<str:account_key>/<str:file_id>", apps_views.file, name="file"),
+    path("calendar/", apps_views.calendar, name="calendar"),
+    path("invoices/", apps_views.invoices, name="invoices"),
+    path("invoices/<str:invoice_id>/", apps_views.invoice, name="invoice"),
     path("agents/", views.agents, name="agents"),
     path("agents/<uuid:agent_id>/budget", views.agent_budget, name="agent_budget"),
     path("routines/", views.routines, name="routines"),

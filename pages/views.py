@@ -27,6 +27,7 @@ from agents import selectors as agent_selectors
 from agents.forms import budget_set_from_form
 from agents.models import Agent
 from companies import selectors as company_selectors
+from companies import services as company_services
 from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
@@ -335,8 +336,11 @@ def docs(request: HttpRequest) -> HttpResponse:
     groups: OrderedDict = OrderedDict()
     for doc in rows:  # newest first; a project shows where its newest doc is
         groups.setdefault(doc.project_id, {"project": doc.project, "docs": []})["docs"].append(doc)
+    # Every project by name on the first page, so one without docs yet (just started) is still found.
+    projects = doc_selectors.project_page(org=org)[0] if project is None and not offset and not title else []
     return _page(request, org, "pages/docs.html", {
         "groups": list(groups.values()),
+        "projects": projects,
         "project": project,
         "query": title,
         "pager": _pager(request, offset=offset, size=doc_selectors.PAGE_SIZE, shown=len(rows),
@@ -547,6 +551,14 @@ def contact_add(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(reverse("pages:contact", args=[made.id]))
 
 
+def _saved(request: HttpRequest, change) -> None:
+    """What an owner's edit says: the new values it wrote, and that its Undo is on Home; or that nothing changed."""
+    if change is None:
+        messages.info(request, "Nothing was different, so nothing changed.")
+    else:
+        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+
+
 @require_POST
 @login_required
 def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
@@ -561,8 +573,85 @@ def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
             raise Http404("No such contact in this workspace.") from error
         messages.error(request, f"Not saved. {error.message}")
         return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]) + "#edit")
-    if change is None:
-        messages.info(request, "Nothing was different, so nothing changed.")
-    else:
-        messages.success(request, f"Saved: you {change.sentence}. Undo is on Home.")
+    _saved(request, change)
     return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]))
+
+
+# --- the owner's own edits: add and change companies and projects ---------------------------------------------
+
+
+@require_POST
+@login_required
+def company_add(request: HttpRequest) -> HttpResponse:
+    """Add a company from Companies: the service behind an agent's companies.create, and a line on Home."""
+    org = workspace_or_404(request)
+    post = request.POST
+    try:
+        made = company_services.company_add_by_owner(
+            org=org, actor=Actor.for_user(request.user), name=post.get("name", ""), website=post.get("website", ""),
+            domains=post.get("domains", ""),
+        )
+    except company_services.CompanyExists as exists:
+        messages.error(request, f"Not added: {exists.company.name} has {exists.what} already.")
+        return HttpResponseRedirect(reverse("pages:company", args=[exists.company.id]))
+    except ToolError as error:
+        messages.error(request, f"Not added. {error.message}")
+        return HttpResponseRedirect(reverse("pages:companies") + "#add")
+    messages.success(request, f"Added {made.name} to Companies.")
+    return HttpResponseRedirect(reverse("pages:company", args=[made.id]))
+
+
+@require_POST
+@login_required
+def company_edit(request: HttpRequest, company_id) -> HttpResponse:
+    """Change a company from its page: on its log, and on Home with Undo."""
+    org = workspace_or_404(request)
+    values = {f: request.POST.get(f, "") for f in company_services.OWNER_FIELDS if f in request.POST}
+    try:
+        change = company_services.company_edit_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                        company_id=company_id, values=values)
+    except ToolError as error:
+        if error.kind == "not_found":
+            raise Http404("No such company in this workspace.") from error
+        messages.error(request, f"Not saved. {error.message}")
+        return HttpResponseRedirect(reverse("pages:company", args=[company_id]) + "#edit")
+    _saved(request, change)
+    return HttpResponseRedirect(reverse("pages:company", args=[company_id]))
+
+
+def _project_url(project_id) -> str:
+    return reverse("pages:docs") + f"?project={project_id}"
+
+
+@require_POST
+@login_required
+def project_add(request: HttpRequest) -> HttpResponse:
+    """Start a project from Docs; it shows on Home, and agents can file docs in it."""
+    org = workspace_or_404(request)
+    try:
+        made = doc_services.project_add_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                 name=request.POST.get("name", ""),
+                                                 description=request.POST.get("description", ""))
+    except ToolError as error:
+        messages.error(request, f"Not added. {error.message}")
+        return HttpResponseRedirect(reverse("pages:docs") + "#add-project")
+    messages.success(request, f"Started the project {made.name}.")
+    return HttpResponseRedirect(_project_url(made.id))
+
+
+@require_POST
+@login_required
+def project_edit(request: HttpRequest, project_id) -> HttpResponse:
+    """Rename a project or change its description: on Home with Undo."""
+    org = workspace_or_404(request)
+    try:
+        change = doc_services.project_edit_by_owner(org=org, actor=Actor.for_user(request.user),
+                                                    project_id=project_id, name=request.POST.get("name", ""),
+                                                    description=request.POST.get("description", ""))
+    except ToolError as error:
+        if error.kind == "not_found":
+            raise Http404("No such project in this workspace.") from error
+        messages.error(request, f"Not saved. {error.message}")
+        return HttpResponseRedirect(_project_url(project_id) + "#edit")
+    _saved(request, change)
+    return HttpResponseRedirect(_project_url(project_id))

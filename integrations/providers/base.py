@@ -297,6 +297,10 @@ class FilesProvider(Provider):
     def list_folder(self, folder_id: str, *, limit: int, page: str | None = None) -> Page[Hit]:
         """A folder's items, folders first then by name."""
 
+    def top(self, *, limit: int, page: str | None = None) -> Page[Hit]:
+        """The top folder's items ("My Drive"), folders first then by name: where the owner's Files page starts."""
+        raise ToolError("unsupported", f"{self.source}'s files can be searched, not browsed from the top.")
+
     @abstractmethod
     def folder_name(self, folder_id: str | None) -> str:
         """A folder's name as the owner sees it; None is the top folder ("My Drive")."""

@@ -248,6 +248,9 @@ class DriveProvider(FilesProvider):
         return self._list(f"'{_quote(folder_id)}' in parents and trashed = false", limit=limit, page=page,
                           order="folder,name")
 
+    def top(self, *, limit: int, page=None) -> Page[Hit]:
+        return self._list("'root' in parents and trashed = false", limit=limit, page=page, order="folder,name")
+
     def _native(self, file_id: str, mime: str) -> dict:
         f = self._get(file_id, "id,name,mimeType,trashed")
         if f.get("trashed"):

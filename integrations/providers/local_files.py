@@ -132,10 +132,16 @@ class LocalFilesProvider(FilesProvider):
     def get(self, file_id: str) -> FileMeta:
         return self.meta(self._row(file_id))
 
+    def top(self, *, limit: int, page=None) -> Page[Hit]:
+        return self._children(None, limit=limit, page=page)
+
     def list_folder(self, folder_id: str, *, limit: int, page=None) -> Page[Hit]:
         folder = self._row(folder_id)
         if not folder.is_folder:
             raise ToolError("bad_input", f"id: {folder.name} is a file, not a folder")
+        return self._children(folder, limit=limit, page=page)
+
+    def _children(self, folder: LocalFile | None, *, limit: int, page) -> Page[Hit]:
         offset = _offset(page)
         rows = (
             self._rows().filter(parent=folder, trashed=False)

@@ -199,15 +199,20 @@ class OneDriveProvider(FilesProvider):
                     hits.append(found)
         return Page(hits, str(start + limit) if more else None)
 
+    def top(self, *, limit: int, page=None) -> Page[Hit]:
+        return self._children("/me/drive/root", limit=limit, page=page)
+
     def list_folder(self, folder_id: str, *, limit: int, page=None) -> Page[Hit]:
+        return self._children(self._item_path(folder_id), limit=limit, page=page)
+
+    def _children(self, path: str, *, limit: int, page) -> Page[Hit]:
         if page:
             link = _graph_link(page, what="page")
             if "/children" not in urlparse(link).path:
                 raise ToolError("bad_input", "page: pass nextPage exactly as it was given")
             answer = self._call("GET", link, absolute=True)
         else:
-            answer = self._call("GET", self._item_path(folder_id) + "/children",
-                                params={"$top": limit, "$select": SELECT})
+            answer = self._call("GET", path + "/children", params={"$top": limit, "$select": SELECT})
         items = [self.meta(i) for i in answer.get("value") or [] if i.get("deleted") is None]
         # Graph orders children only on personal accounts: folders first, then by name, within each page.
         items.sort(key=lambda m: (m.kind != "folder", m.name.lower()))

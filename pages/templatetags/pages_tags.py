@@ -85,14 +85,6 @@ def agent_name(agent_id, names) -> str:
 
 
 @register.filter
-def money(value) -> str:
-    """A sum of dollars as the owner reads it: "$1,200.00" ("" for none)."""
-    if value is None or value == "":
-        return ""
-    return f"${decimal.Decimal(value):,.2f}"
-
-
-@register.filter
 def safe_href(url) -> str:
     """The address if the page may link to it (http(s), mailto, relative), else "" (then it shows as text)."""
     if not isinstance(url, str) or not url.strip() or url.strip().lower().startswith("roadstar:"):
@@ -208,11 +200,36 @@ def log_changes(entry) -> list[dict]:
 
 
 @register.simple_tag(takes_context=True)
-def nav_item(context, url: str, label: str, exact: bool = False):
-    """A link of the nav bar, marked as the current page when the page is (under) its address."""
+def nav_item(context, url: str, label: str, exact: bool = False, also: str = ""):
+    """A link of the nav bar, marked as the current page when the page is (under) its address, or under one of
+    `also`'s (comma-separated) addresses."""
     request = context.get("request")
     path = request.path if request is not None else ""
-    current = path == url if exact else path.startswith(url)
+    current = path == url if exact else path.startswith((url, *[a for a in also.split(",") if a]))
     if current:
         return format_html('<a href="{}" class="nav__link nav__link--current" aria-current="page">{}</a>', url, label)
     return format_html('<a href="{}" class="nav__link">{}</a>', url, label)
+
+
+_KINDS = {"folder": "Folder", "doc": "Document", "sheet": "Spreadsheet", "slides": "Slides", "pdf": "PDF",
+          "image": "Picture", "file": "File", "email": "Email"}
+
+
+@register.filter
+def kind_words(kind) -> str:
+    """A file's kind as the owner says it: "Spreadsheet", not "sheet"."""
+    return _KINDS.get(str(kind or ""), "File")
+
+
+_SYMBOLS = {"USD": "$", "CAD": "CA$", "AUD": "A$", "EUR": "€", "GBP": "£"}
+
+
+@register.filter
+def money(value, currency=None) -> str:
+    """An amount in its currency: "$1,250.00", "1,250.00 CHF"."""
+    if value is None or value == "":
+        return ""
+    amount = decimal.Decimal(str(value))
+    code = str(currency or "USD").upper()
+    symbol = _SYMBOLS.get(code)
+    return f"{symbol}{amount:,.2f}" if symbol else f"{amount:,.2f} {code}"

@@ -12,6 +12,7 @@ Run as `python tests/browser/act.py COMMAND [ARG]` with the test stack's environ
   leaves, written directly: no turn runs).
 - `propose_template ID`: Client desk proposes adding template ID with templates.propose_add, as its thread would,
   with the answer it found to the template's first question.
+- `finished TASK REPLY`: a piece of work in Client desk's chat, answered with REPLY, as a finished turn leaves it.
 - `agent_made NAME`: whether the workspace has agent NAME, whom it reports to, and its skills and routines.
 """
 
@@ -118,6 +119,26 @@ def change(sentence: str) -> dict:
     return {"committed_at": time.time()}
 
 
+def finished(task: str, reply: str) -> dict:
+    """A piece of work in Client desk's chat, answered with `reply` (the rows a finished turn leaves)."""
+    from django.utils import timezone
+
+    from agents import services as agent_services
+    from agents.models import Agent, Conversation, Work
+    from core.models import Organization
+
+    org = Organization.objects.get(name="Fernhill Studio")
+    desk = Agent.objects.get(organization=org, name="Client desk")
+    chat = agent_services.chat_for(agent=desk)
+    message = agent_services.message_append(conversation=chat, role="owner", text=task)
+    work = agent_services.work_open(org=org, agent=desk, conversation=chat, task=task, requester=None,
+                                    seq=message.seq)
+    Work.objects.filter(id=work.id).update(state=Work.State.ANSWERED, latest_reply=reply,
+                                           answered_at=timezone.now())
+    Conversation.objects.filter(id=chat.id).update(state=Conversation.State.IDLE)
+    return {"work": str(work.id)}
+
+
 def held(subject: str) -> dict:
     from agents.models import Agent
     from core.actors import Actor
@@ -208,4 +229,4 @@ if __name__ == "__main__":
     command, *args = sys.argv[1:]
     print(json.dumps({"seed": seed, "change": change, "undoable": undoable, "held": held,
                       "held_state": held_state, "ask": ask, "propose_template": propose_template,
-                      "agent_made": agent_made}[command](*args)))
+                      "agent_made": agent_made, "finished": finished}[command](*args)))

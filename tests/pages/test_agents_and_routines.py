@@ -216,11 +216,12 @@ def test_a_routine_id_that_is_not_one_is_404(owner, routine):
 
 # --- the nav bar ------------------------------------------------------------------------------------------
 
-NAV = ["/", "/chat/", "/contacts/", "/companies/", "/docs/", "/agents/", "/routines/", "/workspace/", "/research/",
-       "/newsfeed/", "/tables/", "/connections/"]
+NAV = ["/", "/chat/", "/contacts/", "/companies/", "/docs/", "/mail/", "/agents/", "/routines/", "/workspace/",
+       "/research/", "/newsfeed/", "/tables/", "/connections/"]
 
 
-@pytest.mark.parametrize("url", ["/", "/contacts/", "/companies/", "/docs/", "/agents/", "/routines/", "/connections/"])
+@pytest.mark.parametrize("url", ["/", "/contacts/", "/companies/", "/docs/", "/agents/", "/routines/", "/connections/",
+                                 "/mail/", "/invoices/"])
 def test_every_page_has_the_nav_bar(owner, url):
     body = owner.get(url).content.decode()
     nav = re.search(r'<nav class="nav" aria-label="Pages">(.*?)</nav>', body, re.S).group(1)
