@@ -162,7 +162,8 @@ def run(out, *, postgres: bool = False) -> None:
     model = ThreadsModel()
     folder = Path(tempfile.mkdtemp(prefix="roadstar-throughput-"))
     try:
-        with fresh_postgres("roadstar_throughput") if postgres else contextlib.nullcontext() as database_url:
+        prefix = os.environ.get("BENCH_DATABASE_PREFIX", "roadstar_throughput")
+        with fresh_postgres(prefix) if postgres else contextlib.nullcontext() as database_url:
             env = environment(model, folder, database_url)
             # Four agents hold the threads, so the run queue's limits (3 threads an agent, 8 a workspace) leave four
             # workers busy. Interleaved: Roadstar, then the server alone on the requests Roadstar just sent.
