@@ -228,21 +228,22 @@ def message_append(*, conversation: Conversation, role: str, text: str, data: di
     claimed again, writes nothing more (the step and the call it writes with it roll back).
     """
     # Inside a caller's transaction no savepoint is needed: a failure here fails the caller's whole write.
-    # Both statements are kept made (core.rows): a turn appends two messages a step, and compiling them was
-    # most of an append's cost.
+    # The seq's UPDATE and the INSERT are one kept statement on PostgreSQL (core.rows.insert_numbered: a turn
+    # appends two messages a step, each a round trip to the server less), two elsewhere.
+    data = data or {}
+    # The step keeps `saw_upto` only when the seq it takes is past the one after it (others appended meanwhile).
+    past = (saw_upto + 1, "data", {**data, "saw_upto": saw_upto}) if saw_upto is not None else None
+    message = Message(conversation=conversation, role=role, text=text, data=data)
     with transaction.atomic(savepoint=False):
-        if lease is None:
-            seq = rows.count_up(conversation, "next_seq") - 1
-        else:
-            try:
-                seq = rows.count_up(conversation, "next_seq", fence=("lease_token", lease)) - 1
-            except ObjectNotUpdated as lost:
-                raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's") from lost
+        try:
+            rows.insert_numbered(message, "seq", conversation, "next_seq", past=past,
+                                 fence=("lease_token", lease) if lease is not None else None)
+        except ObjectNotUpdated as lost:
+            if lease is None:
+                raise
+            raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's") from lost
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # sent after commit
-        data = data or {}
-        if saw_upto is not None and seq - 1 > saw_upto:
-            data = {**data, "saw_upto": saw_upto}
-        return rows.insert(Message(conversation=conversation, seq=seq, role=role, text=text, data=data))
+    return message
 
 
 def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) -> Conversation:

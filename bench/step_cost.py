@@ -6,7 +6,8 @@ Neither fake model does work of its own: the SDK's returns a made response, and 
 its usage, so it doesn't measure the prompt to guess one.
 
     python bench/step_cost.py             # the table, on a fresh SQLite database in a temporary folder
-    python bench/step_cost.py --profile   # and cProfile's top entries for one turn of 20 steps
+    python bench/step_cost.py --postgres  # the same on a fresh PostgreSQL database (127.0.0.1:5432), dropped after
+    python bench/step_cost.py --profile   # cProfile's top entries for one turn of 20 steps (--checked: updates)
 """
 
 from __future__ import annotations
@@ -48,9 +49,15 @@ def sdk_ms_per_step(python: Path, n: int) -> float:
     return json.loads(done.stdout.strip().splitlines()[-1])[str(n)]
 
 
-def roadstar_ms_per_step(n: int, label: str, profiler=None) -> tuple[float, int]:
-    """One thread of n tool-calling steps, drained in this process; ms a step and queries a step. `profiler`, a
-    cProfile.Profile, profiles the drain alone (not the workspace's making)."""
+ASKED = "Dana Whitfield's job title keeps changing: update it to Practice manager or Office manager as I say."
+TITLES = ("Practice manager", "Office manager")
+
+
+def roadstar_ms_per_step(n: int, label: str, profiler=None, *, checked: bool = False) -> tuple[float, int]:
+    """One thread of n tool-calling steps, drained in this process; ms a step and queries a step. Unchecked, each
+    step is `contacts.find` (needs no yes); `checked`, each is `contacts.update` of Dana's job title, which the
+    owner asked for, so the check reads, decides and lets it go. `profiler`, a cProfile.Profile, profiles the drain
+    alone (not the workspace's making)."""
     from django.db import connection
 
     from agents import services
@@ -62,12 +69,21 @@ def roadstar_ms_per_step(n: int, label: str, profiler=None) -> tuple[float, int]
     from core.actors import Actor
 
     _, org, desk = make_workspace(label)
-    org.check_enabled = False
+    org.check_enabled = checked
     org.save(update_fields=["check_enabled"])
-    contact_create(org=org, actor=Actor.system(), name="Dana Whitfield", emails=["dana@juniperdental.test"])
-    find = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
-    script = [call("start_thread", {"title": "Juniper Dental", "task": "Find Dana"}), say("Started."),
-              *[call("use_tool", find) for _ in range(n)], say("Found.")]
+    dana = contact_create(org=org, actor=Actor.system(), name="Dana Whitfield", emails=["dana@juniperdental.test"])
+    if checked:
+        contact_create(org=org, actor=Actor.system(), name="Lee Park", emails=["lee@juniperdental.test"])
+        asked = ASKED
+        steps = [call("use_tool", {"name": "contacts.update",
+                                   "input": {"contactId": str(dana.id), "jobTitle": TITLES[i % 2]}})
+                 for i in range(n)]
+    else:
+        asked = "Find Dana"
+        steps = [call("use_tool", {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})
+                 for _ in range(n)]
+    script = [call("start_thread", {"title": "Juniper Dental", "task": asked}), say("Started."), *steps,
+              say("Done.")]
     for response in script:
         response.usage = ModelUsage(input_tokens=1_000, output_tokens=20)
     model = ScriptedModel(script)
@@ -83,7 +99,7 @@ def roadstar_ms_per_step(n: int, label: str, profiler=None) -> tuple[float, int]
         return execute(sql, params, many, context)
 
     try:
-        services.owner_message_send(org=org, agent=desk, text="Find Dana")
+        services.owner_message_send(org=org, agent=desk, text=asked)
         with connection.execute_wrapper(count):
             if profiler is not None:
                 profiler.enable()
@@ -96,42 +112,53 @@ def roadstar_ms_per_step(n: int, label: str, profiler=None) -> tuple[float, int]
         set_model(None)
         turn.THREAD_STEPS = steps_limit
         scheduler.dispatch = dispatch
-    steps = len(model.requests)
-    assert steps == n + 3, f"the scripted thread took {steps} steps, not {n + 3}"
-    return took * 1000 / steps, round(queries[0] / steps)
+    taken = len(model.requests)
+    assert taken == n + 3, f"the scripted thread took {taken} steps, not {n + 3}"
+    if checked:
+        from checks.models import CheckDecision
+
+        outcomes = set(CheckDecision.objects.filter(organization=org).values_list("outcome", flat=True))
+        assert outcomes == {"go"}, outcomes
+    return took * 1000 / taken, round(queries[0] / taken)
 
 
 def spread(samples: list[float]) -> str:
     return f"{statistics.median(samples):.1f} ({min(samples):.1f}–{max(samples):.1f})"
 
 
-def run(out) -> None:
+# The rows: which tool each step calls and how many steps the thread takes.
+ROWS = (("contacts.find", 20), ("contacts.find", 200), ("contacts.update, checked", 20))
+
+
+def run(out, *, database: str = "SQLite") -> None:
     python = sdk_python()
-    out("## The cost of a step (ms a step: median, and min–max of 5 interleaved runs)\n")
-    out("| N steps | Agents SDK (in memory) | Roadstar | Roadstar / SDK | Roadstar queries a step |")
-    out("| ---: | ---: | ---: | ---: | ---: |")
+    out(f"## The cost of a step on {database} (ms a step: median, and min–max of {REPEAT} interleaved runs)\n")
+    out("| step | N steps | Agents SDK (in memory) | Roadstar | Roadstar / SDK | Roadstar queries a step |")
+    out("| --- | ---: | ---: | ---: | ---: | ---: |")
     roadstar_ms_per_step(3, "steps-warm")  # imports and first-call caches (kept statements), as the SDK's side warms
-    for n in STEPS:
+    roadstar_ms_per_step(3, "steps-warm-checked", checked=True)
+    for tool, n in ROWS:
+        checked = "checked" in tool
         sdk, ours, queries = [], [], 0
         for i in range(REPEAT):
             if python is not None:
                 sdk.append(sdk_ms_per_step(python, n))
-            ms, queries = roadstar_ms_per_step(n, f"steps-{n}-{i}")
+            ms, queries = roadstar_ms_per_step(n, f"steps-{n}-{i}{'-checked' if checked else ''}", checked=checked)
             ours.append(ms)
         ratio = f"{statistics.median(ours) / statistics.median(sdk):.2f}x" if sdk else "no anchor"
-        out(f"| {n} | {spread(sdk) if sdk else '—'} | {spread(ours)} | {ratio} | {queries} |")
+        out(f"| {tool} | {n} | {spread(sdk) if sdk else '—'} | {spread(ours)} | {ratio} | {queries} |")
     out("")
 
 
-def profile(out, n: int = 20) -> None:
+def profile(out, n: int = 20, *, checked: bool = False) -> None:
     """cProfile's top entries for one turn of n steps (after one turn to warm up), by cumulative and own time."""
     import cProfile
     import io
     import pstats
 
-    roadstar_ms_per_step(n, "profile-warm")
+    roadstar_ms_per_step(n, "profile-warm", checked=checked)
     profiler = cProfile.Profile()
-    roadstar_ms_per_step(n, "profile", profiler)
+    roadstar_ms_per_step(n, "profile", profiler, checked=checked)
     for order, count in (("cumulative", 30), ("tottime", 15)):
         text = io.StringIO()
         stats = pstats.Stats(profiler, stream=text)
@@ -140,26 +167,40 @@ def profile(out, n: int = 20) -> None:
 
 
 def main() -> None:
+    import contextlib
     import os
     import tempfile
 
     sys.path.insert(0, str(ROOT))
+    from bench.common import fresh_postgres, postgres_available
+
+    postgres = "--postgres" in sys.argv
+    if postgres and not postgres_available():
+        raise SystemExit(1)
     folder = tempfile.mkdtemp(prefix="roadstar-step-cost-")
     os.environ.setdefault("SQLITE_PATH", str(Path(folder) / "bench.sqlite3"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roadstar.settings.development")
     os.environ.setdefault("SECRET_KEY", "bench-only-key")
     os.environ.setdefault("DEBUG", "0")  # DEBUG keeps every query in memory: not what is measured
     os.environ.setdefault("Q_SYNC", "1")
-    import django
+    with fresh_postgres(os.environ.get("BENCH_DATABASE_PREFIX", "roadstar_step_cost")) if postgres \
+            else contextlib.nullcontext() as database_url:
+        if database_url:
+            os.environ["DATABASE_URL"] = database_url
+        import django
 
-    django.setup()
-    from django.core.management import call_command
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
 
-    call_command("migrate", verbosity=0)
-    if "--profile" in sys.argv:
-        profile(print)
-    else:
-        run(print)
+        call_command("migrate", verbosity=0)
+        try:
+            if "--profile" in sys.argv:
+                profile(print, checked="--checked" in sys.argv)
+            else:
+                run(print, database="PostgreSQL" if postgres else "SQLite")
+        finally:
+            connections.close_all()
 
 
 if __name__ == "__main__":

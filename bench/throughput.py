@@ -2,10 +2,11 @@
 the fake model server alone serves one client.
 
 A fake OpenAI-compatible server (in this process) answers each thread's request with a `use_tool` call of
-`contacts.find` until the thread has 20 results, then with an answer. Threads are queued all at once (each with a
-packet and a piece of work, as a chat's start_thread makes them) and `manage.py worker` (django-q2's cluster, the
-number of worker processes from Q_WORKERS) runs them over the real wire, with the `openai` client, the queue and
-every row written. Steps a second = the threads' model requests over the time from the first to the last.
+`contacts.find` until the thread has its results (4 or 20: threads of 5 and 21 model steps), then with an
+answer. Threads are queued all at once (each with a packet and a piece of work, as a chat's start_thread makes
+them) and `manage.py worker` (django-q2's cluster, the number of worker processes from Q_WORKERS) runs them over
+the real wire, with the `openai` client, the queue and every row written. Steps a second = the threads' model
+requests over the time from the first to the last.
 
 The baseline: one client (the same `openai` client, in a process of its own) sending the requests the threads
 sent, recorded by the server, back to back to the same server: what the server alone serves one client.
@@ -32,22 +33,23 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import FakeModel, fresh_postgres, postgres_available, wait_for  # noqa: E402
 
-STEPS = 20  # tool steps a thread takes before it answers
+LENGTHS = (5, 21)  # model steps a thread takes: its tool steps, then the answer
 MARK = "throughput-bench"
 REPEAT = 3
 
 
 class ThreadsModel(FakeModel):
-    """Answers a thread with a contacts.find call until it holds STEPS results, then with an answer; keeps when
-    each request arrived and its body, for the threads this bench started (their packet carries MARK)."""
+    """Answers a thread with a contacts.find call until it holds `tool_steps` results, then with an answer; keeps
+    when each request arrived and its body, for the threads this bench started (their packet carries MARK)."""
 
     def __init__(self):
         super().__init__()
+        self.tool_steps = LENGTHS[-1] - 1
         self.reset()
 
     def reply(self, request: dict) -> tuple[dict, str]:
         results = sum(1 for m in request.get("messages", []) if m.get("role") == "tool")
-        if results < STEPS:
+        if results < self.tool_steps:
             return {"role": "assistant", "content": None, "tool_calls": [{
                 "id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
                 "function": {"name": "use_tool", "arguments": json.dumps(
@@ -126,7 +128,8 @@ def roadstar_steps_per_second(model: ThreadsModel, env: dict, *, workers: int, t
             worker.kill()
         log.close()
     steps = len(model.arrivals)
-    assert steps == threads * (STEPS + 1), f"{steps} requests for {threads} threads of {STEPS + 1} steps"
+    length = model.tool_steps + 1
+    assert steps == threads * length, f"{steps} requests for {threads} threads of {length} steps"
     return (steps - 1) / (model.arrivals[-1] - model.arrivals[0])
 
 
@@ -159,28 +162,32 @@ def run(out, *, postgres: bool = False) -> None:
     model = ThreadsModel()
     folder = Path(tempfile.mkdtemp(prefix="roadstar-throughput-"))
     try:
-        with fresh_postgres("roadstar_throughput") if postgres else contextlib.nullcontext() as database_url:
+        prefix = os.environ.get("BENCH_DATABASE_PREFIX", "roadstar_throughput")
+        with fresh_postgres(prefix) if postgres else contextlib.nullcontext() as database_url:
             env = environment(model, folder, database_url)
             # Four agents hold the threads, so the run queue's limits (3 threads an agent, 8 a workspace) leave four
             # workers busy. Interleaved: Roadstar, then the server alone on the requests Roadstar just sent.
             plans = [(1, 4), (2, 8), (4, 8)] if postgres else [(1, 4)]
             rows = []
-            for workers, threads in plans:
-                ours, alone = [], []
-                for i in range(REPEAT):
-                    ours.append(roadstar_steps_per_second(model, env, workers=workers, threads=threads, agents=4,
-                                                          label=f"w{workers}-{i}"))
-                    alone.append(baseline_requests_per_second(model, folder))
-                rows.append((workers, threads, ours, alone))
+            for length in LENGTHS:
+                model.tool_steps = length - 1
+                for workers, threads in plans:
+                    ours, alone = [], []
+                    for i in range(REPEAT):
+                        ours.append(roadstar_steps_per_second(model, env, workers=workers, threads=threads, agents=4,
+                                                              label=f"s{length}-w{workers}-{i}"))
+                        alone.append(baseline_requests_per_second(model, folder))
+                    rows.append((length, workers, threads, ours, alone))
     finally:
         model.stop()
-    out(f"## Throughput ({'PostgreSQL' if postgres else 'SQLite'}; threads of {STEPS} contacts.find steps and an "
-        f"answer; steps a second, median (min–max) of {REPEAT})\n")
-    out("| worker processes | threads | Roadstar | the fake model server alone, one client | Roadstar / server |")
-    out("| ---: | ---: | ---: | ---: | ---: |")
-    for workers, threads, ours, alone in rows:
+    out(f"## Throughput ({'PostgreSQL' if postgres else 'SQLite'}; threads of contacts.find steps and an answer; "
+        f"steps a second, median (min–max) of {REPEAT})\n")
+    out("| model steps a thread | worker processes | threads | Roadstar | the fake model server alone, one client "
+        "| Roadstar / server |")
+    out("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for length, workers, threads, ours, alone in rows:
         ratio = statistics.median(ours) / statistics.median(alone)
-        out(f"| {workers} | {threads} | {spread(ours)} | {spread(alone)} | {ratio:.2f} |")
+        out(f"| {length} | {workers} | {threads} | {spread(ours)} | {spread(alone)} | {ratio:.2f} |")
     out("")
 
 

@@ -181,6 +181,89 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
     return int(row[0])
 
 
+def insert_numbered(obj: M, number: str, counter: models.Model, name: str, *, fence: tuple[str, Any] | None = None,
+                    past: tuple[int, str, Any] | None = None, using: str = "default") -> M:
+    """Insert `obj` numbered by `counter`'s count: its `number` is `count_up(counter, name, fence=fence) - 1`, as
+    a message takes its conversation's next seq. On PostgreSQL in one statement (the counter's UPDATE in a WITH,
+    the INSERT selecting from it: one round trip where the two are two), elsewhere the two; the counter's row is
+    locked to the commit either way, and a fence that doesn't hold inserts nothing and raises the counter model's
+    NotUpdated, as count_up does.
+
+    `past`, (limit, a field's name, a value): the row is written with that value in that field instead when the
+    number taken is past `limit` (what a step's message keeps depends on the seq it takes)."""
+    model = type(obj)
+    connection = connections[using]
+    meta, counter_meta = model._meta, type(counter)._meta
+    if connection.vendor != "postgresql" or not _plain(model) or meta.pk.attname == number:
+        return _insert_numbered_apart(obj, number, counter, name, fence=fence, past=past, using=using)
+    obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # (not in the stubs)
+    auto = meta.auto_field if getattr(obj, meta.pk.attname) is None else None
+    fields = [f for f in meta.local_concrete_fields if f is not auto]
+    numbered = _field(meta, number)
+    varied = _field(meta, past[1]) if past is not None else None
+    values = [None if f is numbered else f.pre_save(obj, add=True) for f in fields]
+    if any(hasattr(v, "resolve_expression") for v in values):
+        return _insert_numbered_apart(obj, number, counter, name, fence=fence, past=past, using=using)
+    count = _field(counter_meta, name)
+    fence_field = _field(counter_meta, fence[0]) if fence is not None else None
+
+    def make() -> str:
+        quote = connection.ops.quote_name
+        column = quote(str(count.column))
+        fenced = f" AND {quote(str(fence_field.column))} = %s" if fence_field is not None else ""
+        chosen = []
+        for f in fields:
+            cast = f"CAST(%s AS {f.db_type(connection)})"
+            if f is numbered:
+                chosen.append("counted.n")
+            elif f is varied:
+                chosen.append(f"CASE WHEN counted.n > %s THEN {cast} ELSE {cast} END")
+            else:
+                chosen.append(cast)
+        returning = ", ".join(quote(str(f.column)) for f in (auto, numbered) if f is not None)
+        return (f"WITH counted AS (UPDATE {quote(counter_meta.db_table)} SET {column} = {column} + 1 "
+                f"WHERE {quote(str(counter_meta.pk.column))} = %s{fenced} RETURNING {column} - 1 AS n) "
+                f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)}) "
+                f"SELECT {', '.join(chosen)} FROM counted RETURNING {returning}")
+
+    key = ("insert_numbered", model, number, type(counter), name, fence[0] if fence else None,
+           past[1] if past else None, auto is None)
+    sql = _statement(key, make)
+    params = [counter_meta.pk.get_db_prep_value(counter.pk, connection)]
+    if fence_field is not None:
+        params.append(fence_field.get_db_prep_value(fence[1], connection))  # type: ignore[index]
+    for f, value in zip(fields, values, strict=True):
+        if f is numbered:
+            continue
+        if f is varied:
+            params += [past[0], f.get_db_prep_save(past[2], connection)]  # type: ignore[index]
+        params.append(f.get_db_prep_save(value, connection))
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        raise _not_updated(type(counter))
+    taken = row[-1]
+    setattr(obj, numbered.attname, taken)
+    if auto is not None:
+        setattr(obj, auto.attname, row[0])
+    if varied is not None and taken > past[0]:  # type: ignore[index]
+        setattr(obj, varied.attname, past[2])  # type: ignore[index]
+    setattr(counter, count.attname, taken + 1)
+    obj._state.adding = False
+    obj._state.db = using
+    return obj
+
+
+def _insert_numbered_apart(obj: M, number: str, counter: models.Model, name: str, *,
+                           fence: tuple[str, Any] | None, past: tuple[int, str, Any] | None, using: str) -> M:
+    taken = count_up(counter, name, using=using, fence=fence) - 1
+    setattr(obj, _field(type(obj)._meta, number).attname, taken)
+    if past is not None and taken > past[0]:
+        setattr(obj, _field(type(obj)._meta, past[1]).attname, past[2])
+    return insert(obj, using=using)
+
+
 def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: str = "default", **equal: Any) -> int:
     """`model.objects.filter(pk__in=pks, **equal).update(name=F(name) + 1)` for plain equalities: how many rows
     it counted. (A QuerySet's update sends no signals, so there is nothing to leave to the ORM.)"""

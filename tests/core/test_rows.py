@@ -81,6 +81,43 @@ def test_count_up_gives_each_caller_the_next_value(conversation):
     assert ([rows.count_up(conversation, "next_seq") for _ in range(2)], conversation.next_seq) == ([6, 7], 7)
 
 
+def test_a_numbered_insert_takes_the_counter_and_writes_the_row_the_orm_would(conversation):
+    """insert_numbered: the counter's next value as the row's number, the row as the ORM writes it, the counter and
+    the id read back (on PostgreSQL one statement, on SQLite two)."""
+    conversation.next_seq = 5
+    conversation.save(update_fields=["next_seq"])
+    data = {"tool_calls": [{"id": "c1", "name": "use_tool", "arguments": {"email": "dana@x.test"}}], "ü": None}
+    ours = rows.insert_numbered(Message(conversation=conversation, role="agent", text="Looking ü", data=data), "seq",
+                                conversation, "next_seq")
+    theirs = Message.objects.create(conversation=conversation, seq=9, role="agent", text="Looking ü", data=data)
+    drop = {"id", "seq", "created_at"}
+    assert ({k: v for k, v in stored(ours).items() if k not in drop}, ours.seq, stored(ours)["seq"],
+            conversation.next_seq, Conversation.objects.get(pk=conversation.pk).next_seq, type(ours.id)) == (
+        {k: v for k, v in stored(theirs).items() if k not in drop}, 5, 5, 6, 6, int
+    )
+
+
+@pytest.mark.parametrize("limit, kept", [(3, "other"), (4, "given")])
+def test_a_numbered_insert_takes_the_other_value_only_past_the_limit(conversation, limit, kept):
+    conversation.next_seq = 4
+    conversation.save(update_fields=["next_seq"])
+    values = {"given": {"a": 1}, "other": {"a": 1, "saw_upto": 2}}
+    message = rows.insert_numbered(Message(conversation=conversation, role="agent", text="", data=values["given"]),
+                                   "seq", conversation, "next_seq", past=(limit, "data", values["other"]))
+    assert (message.seq, message.data, stored(message)["data"]) == (4, values[kept], values[kept])
+
+
+def test_a_numbered_insert_behind_a_fence_that_does_not_hold_writes_nothing(conversation):
+    import uuid
+
+    Conversation.objects.filter(pk=conversation.pk).update(lease_token=uuid.uuid4())
+    with pytest.raises(Conversation.NotUpdated), transaction.atomic():
+        rows.insert_numbered(Message(conversation=conversation, role="agent", text="late"), "seq", conversation,
+                             "next_seq", fence=("lease_token", uuid.uuid4()))
+    assert (Message.objects.filter(conversation=conversation).count(),
+            Conversation.objects.get(pk=conversation.pk).next_seq) == (0, conversation.next_seq)
+
+
 def test_add_one_counts_up_only_the_rows_it_names_that_match(org, conversation):
     agent = conversation.agent
     works = [Work.objects.create(organization=org, agent=agent, conversation=conversation, task=t, state=s)
