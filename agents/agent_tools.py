@@ -472,7 +472,7 @@ class ReplyInput(ToolInput):
 def reply(ctx, inp: ReplyInput):
     # The tool registry reads this module in ready(): at the top, the turn would load the agent runtime into
     # django.setup() (routines/apps.py says why it shouldn't).
-    from agents.runtime.turn import answer_work
+    from agents.runtime.sql_storage import answer_work
 
     chat = services.chat_for(agent=ctx.host.agent)
     # The reply and the answers it gives commit together: the pipeline runs this in one transaction.

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from django.db import transaction
 
 from agents.models import Agent, Conversation, Work
+from agents.runtime.check_turns import check_turns
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Organization
@@ -51,9 +52,6 @@ class ToolHost(ABC):
 
     def check_turns(self) -> list[dict]:
         """The conversation as the check reads it (a Turn holds it for the turn)."""
-        # agents.runtime.turn imports this module at import time (a Turn is a ToolHost): a cycle within agents
-        from agents.runtime.turn import check_turns
-
         return check_turns(self.conversation)
 
     def remember_loaded(self, loaded: set[str]) -> None:

@@ -5,8 +5,8 @@ import pytest
 from agents import services
 from agents.models import Conversation, ToolCall, Work
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import claim, drain
-from agents.runtime.turn import Turn, run_turn
+from agents.runtime.scheduler import claim
+from agents.runtime.turn import Turn, drain, run_turn
 from contacts.models import Contact
 
 

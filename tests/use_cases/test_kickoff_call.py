@@ -9,7 +9,7 @@ from freezegun import freeze_time
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from contacts.models import Contact, OpenItem
 from core.models import Change
 from integrations.local.models_calendar import LocalEvent
