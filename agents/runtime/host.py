@@ -8,6 +8,7 @@ loaded tools work. The agent tools read their host as `ctx.host`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol, runtime_checkable
 
 from django.db import transaction
 
@@ -15,6 +16,7 @@ from agents.models import Agent, Conversation, Work
 from agents.runtime.check_turns import check_turns
 from core.actors import Actor
 from core.context import ToolContext
+from core.errors import ToolError
 from core.models import Organization
 
 
@@ -65,3 +67,31 @@ class ToolHost(ABC):
             if merged != current:
                 Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
         self.conversation.loaded_tools = merged
+
+
+@runtime_checkable
+class RoutingHost(Protocol):
+    """A host that sends work to the agent's threads: a Turn of a chat (start_thread and message_thread are held in
+    chats only)."""
+
+    agent: Agent
+
+    def send_to_thread(self, thread: Conversation, *, task: str, notes: str | None, links: list[str],
+                       and_then: str | None) -> Work: ...
+
+    def memory_text(self) -> str: ...
+
+
+def host_of(ctx: ToolContext) -> ToolHost:
+    """The turn or outside session running an agent tool's call."""
+    if not isinstance(ctx.host, ToolHost):
+        raise ToolError("forbidden", "This tool runs only in an agent's conversation.")
+    return ctx.host
+
+
+def routing_host_of(ctx: ToolContext) -> RoutingHost:
+    """The chat's turn running a call that sends work to a thread."""
+    host = host_of(ctx)
+    if not isinstance(host, RoutingHost):
+        raise ToolError("forbidden", "Only an agent's chat sends work to its threads.")
+    return host
