@@ -2,7 +2,8 @@
 
 A host has `org`, `agent`, `actor`, `conversation`, `place` and `current_work()`; this mixin builds the rest
 from them, so the two hosts can't drift apart in how the tool context (what the check and Home's records read) and
-loaded tools work. The agent tools read their host as `ctx.host`.
+loaded tools work. A ToolHost is core.context.Host to the layers below agents; the agent tools read it back as
+this (`host_of(ctx)`), and a chat's Turn as a RoutingHost (`routing_host_of(ctx)`).
 """
 
 from __future__ import annotations
