@@ -21,6 +21,7 @@ from pydantic import Field, WithJsonSchema
 from agents import services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime import memory
+from agents.runtime.host import host_of, routing_host_of
 from agents.runtime.packets import check_packet, packet_text
 from agents.runtime.scheduler import wake
 from core import limits
@@ -62,7 +63,7 @@ class HandOffInput(ToolInput):
     kind="works",
 )
 def hand_off(ctx, inp: HandOffInput):
-    turn = ctx.host
+    turn = host_of(ctx)
     check_packet(task=inp.task, notes=inp.notes, links=inp.links)
     target = services.agent_by_name(org=turn.org, name=inp.agent)
     current = turn.current_work()
@@ -123,7 +124,7 @@ class RememberInput(ToolInput):
     kind="works",
 )
 def remember(ctx, inp: RememberInput):
-    return services.agent_remember(agent=ctx.host.agent, note=inp.note, forget=inp.forget, about=inp.about)
+    return services.agent_remember(agent=host_of(ctx).agent, note=inp.note, forget=inp.forget, about=inp.about)
 
 
 # --- make_agent, change_agent ---------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ class StartThreadInput(ToolInput):
     kind="works",
 )
 def start_thread(ctx, inp: StartThreadInput):
-    turn = ctx.host
+    turn = routing_host_of(ctx)
     check_packet(task=inp.task, notes=inp.notes, links=inp.links)
     thread = services.thread_start(agent=turn.agent, title=inp.title)
     if inp.kind == "fork":
@@ -281,7 +282,7 @@ class MessageThreadInput(ToolInput):
     kind="works",
 )
 def message_thread(ctx, inp: MessageThreadInput):
-    turn = ctx.host
+    turn = routing_host_of(ctx)
     check_packet(task=inp.task, notes=inp.notes, links=inp.links)
     thread = services.thread_by_title(agent=turn.agent, title=inp.thread)
     services.thread_reopen(thread=thread)
@@ -307,7 +308,7 @@ class ReadThreadInput(ToolInput):
     calls_apps=True,
 )
 def read_thread(ctx, inp: ReadThreadInput):
-    thread = services.thread_by_title(agent=ctx.host.agent, title=inp.thread)
+    thread = services.thread_by_title(agent=host_of(ctx).agent, title=inp.thread)
     if inp.id is not None:
         result = memory.zoom(thread, start=inp.id, n=inp.n or 1, at=(inp.page or 0) * memory.PAGE,
                              read_on=lambda seq: read_thread_pointer(thread, seq))
@@ -340,7 +341,7 @@ class CloseThreadInput(ToolInput):
     kind="works",
 )
 def close_thread(ctx, inp: CloseThreadInput):
-    thread = services.thread_by_title(agent=ctx.host.agent, title=inp.thread, include_closed=False)
+    thread = services.thread_by_title(agent=host_of(ctx).agent, title=inp.thread, include_closed=False)
     services.thread_close(thread=thread)
     return {"closed": thread.title}
 
@@ -364,7 +365,7 @@ class ZoomInput(ToolInput):
     calls_apps=True,
 )
 def zoom_memory(ctx, inp: ZoomInput):
-    return memory.zoom(ctx.host.conversation, start=inp.id, n=inp.n, at=inp.at)
+    return memory.zoom(host_of(ctx).conversation, start=inp.id, n=inp.n, at=inp.at)
 
 
 class MessageDateInput(ToolInput):
@@ -374,7 +375,7 @@ class MessageDateInput(ToolInput):
 @agent_tool("message_date", "The date and time of message id.", MessageDateInput, {ROADSTAR_CHAT, CHAT, THREAD},
             kind="reads", calls_apps=True)
 def message_date(ctx, inp: MessageDateInput):
-    message = Message.objects.filter(conversation=ctx.host.conversation, seq=inp.id).first()
+    message = Message.objects.filter(conversation=host_of(ctx).conversation, seq=inp.id).first()
     if message is None:
         raise ToolError("not_found", f"There is no message {inp.id} in this memory.")
     return {"id": inp.id, "at": iso(message.created_at)}
@@ -408,7 +409,7 @@ def browse(ctx, inp: BrowseInput):
 @agent_tool("find_tools", FIND_DESCRIPTION, FindInput, {THREAD, OUTSIDE}, kind="works")
 def find(ctx, inp: FindInput):
     result = find_tools(ctx, inp.names)
-    ctx.host.remember_loaded(ctx.loaded)
+    host_of(ctx).remember_loaded(ctx.loaded)
     return result
 
 
@@ -446,7 +447,7 @@ def _waiting(agent) -> list[Message]:
 )
 def messages(ctx, inp: MessagesInput):
     return {"messages": [
-        {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(ctx.host.agent)
+        {"id": m.seq, "from": _sender(m), "at": iso(m.created_at), "text": m.text} for m in _waiting(host_of(ctx).agent)
     ]}
 
 
@@ -472,9 +473,9 @@ class ReplyInput(ToolInput):
 def reply(ctx, inp: ReplyInput):
     # The tool registry reads this module in ready(): at the top, the turn would load the agent runtime into
     # django.setup() (routines/apps.py says why it shouldn't).
-    from agents.runtime.turn import answer_work
+    from agents.runtime.sql_storage import answer_work
 
-    chat = services.chat_for(agent=ctx.host.agent)
+    chat = services.chat_for(agent=host_of(ctx).agent)
     # The reply and the answers it gives commit together: the pipeline runs this in one transaction.
     services.message_append(conversation=chat, role=Message.Role.AGENT, text=inp.text)
     open_work = list(Work.objects.filter(conversation=chat, state=Work.State.OPEN)

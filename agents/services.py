@@ -220,8 +220,8 @@ def message_append(*, conversation: Conversation, role: str, text: str, data: di
 
     `saw_upto`, for the model's own step: the last seq its prompt held. Messages appended meanwhile (the owner
     wrote again while the model was writing) take seqs before this one though the step never saw them; the step
-    then keeps `saw_upto` in its data, so they count as not yet answered (turn.input_waits) and are shown after
-    it (turn.PromptMessages).
+    then keeps `saw_upto` in its data, so they count as not yet answered (messages.input_waits) and are shown after
+    it (messages.PromptMessages).
 
     `lease`, for a turn's own messages: the token of the claim it runs under. The counter is taken only while the
     conversation still holds it, else scheduler.LeaseLost: a worker taken for dead, whose conversation was

@@ -129,7 +129,7 @@ def run_enquiry():
     from agents import services as agent_services
     from agents.models import Agent, Message
     from agents.runtime.model import ScriptedModel, say, set_model
-    from agents.runtime.scheduler import drain
+    from agents.runtime.turn import drain
     from bench.common import make_workspace
 
     _, org, desk = make_workspace("prompt-bench")
@@ -172,6 +172,7 @@ def ten_thousand_message_prompt() -> int:
     from agents.models import Message
     from agents.runtime import memory
     from agents.runtime.model import ModelResponse, ScriptedModel, set_model
+    from agents.runtime.sql_storage import SqlTurnStorage
     from agents.runtime.turn import Turn
     from bench.common import make_workspace
 
@@ -192,7 +193,7 @@ def ten_thousand_message_prompt() -> int:
     set_model(Summaries())
     try:
         memory.fold(thread)
-        turn = Turn(thread, run=None)
+        turn = Turn(SqlTurnStorage(thread), run=None)
         return tokens(json.dumps(turn.tool_specs()) + json.dumps(turn.prompt()))
     finally:
         set_model(None)

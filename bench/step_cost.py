@@ -63,7 +63,7 @@ def roadstar_ms_per_step(n: int, label: str, profiler=None, *, checked: bool = F
     from agents import services
     from agents.runtime import scheduler, turn
     from agents.runtime.model import ModelUsage, ScriptedModel, call, say, set_model
-    from agents.runtime.scheduler import drain
+    from agents.runtime.turn import drain
     from bench.common import make_workspace
     from contacts.services import contact_create
     from core.actors import Actor

@@ -4,10 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from core.actors import Actor
 from core.models import Organization
+
+
+class Host(Protocol):
+    """What runs an agent tool's call: the agents app's Turn (a chat or thread) or OutsideSession (an MCP app), both
+    agents.runtime.host.ToolHost, which the agent tools read as that (agents.runtime.host.host_of) for the piece of
+    work, hand-offs and threads. Core can't import agents: this is what a host is to the layers below it."""
+
+    org: Organization
+    actor: Actor
+    place: str  # which agent tools it holds (tools.registry's places)
+
+    def tool_context(self) -> ToolContext: ...
+
+    def check_turns(self) -> list[dict[str, Any]]:
+        """The conversation around the call, as the owner's-yes check reads it."""
+        ...
+
+    def remember_loaded(self, loaded: set[str]) -> None:
+        """Tools loaded with find_tools stay loaded for the rest of the conversation."""
+        ...
 
 
 @dataclass
@@ -23,6 +43,5 @@ class ToolContext:
     conversation: Callable[[], list[dict[str, Any]]] = field(default=lambda: [])
     # Tools loaded with find_tools; they stay loaded for the rest of the thread.
     loaded: set[str] = field(default_factory=set)
-    # What runs an agent tool's call: the agents app's Turn (a chat or thread) or OutsideSession (an MCP app), which
-    # the agent tools read (the piece of work, hand-offs, threads). Any: core can't import agents. None elsewhere.
-    host: Any = None
+    # What runs an agent tool's call (Host); None for calls made outside an agent's conversation.
+    host: Host | None = None

@@ -21,7 +21,7 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from mcp_server import oauth
-from mcp_server.server import in_worker, mcp_url, public_url
+from mcp_server.addresses import in_worker, mcp_url, public_url
 
 CONSENT_PATH = "/connections/mcp/authorize/"
 

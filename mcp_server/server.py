@@ -29,9 +29,7 @@ import json
 import logging
 from urllib.parse import urlsplit
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connections
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -44,8 +42,10 @@ from starlette.applications import Starlette
 from agents.runtime.agent_tools import OUTSIDE, tools_for_place
 from core.timefmt import iso
 from mcp_server import oauth, selectors, services
+from mcp_server.addresses import MCP_PATH, in_worker, mcp_url, public_url
 from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
+from mcp_server.oauth_provider import RoadstarAuthProvider
 from mcp_server.session import OutsideSession
 from tools.catalog import browse_description
 from tools.registry import ToolResult
@@ -53,7 +53,6 @@ from tools.registry import ToolResult
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "roadstar"
-MCP_PATH = "/mcp"
 ANSWERS_URI = "roadstar://answers"
 INSTRUCTIONS_URI = "roadstar://instructions"
 
@@ -74,20 +73,6 @@ ANNOTATIONS = {
 
 
 # --- where it is served ---------------------------------------------------------------------------------------
-
-
-def public_url() -> str:
-    """Roadstar's own address as apps reach it (ROADSTAR_URL), such as https://studio.example.com."""
-    url = settings.ROADSTAR_URL or "http://127.0.0.1:8000"
-    return url.rstrip("/")
-
-
-def mcp_url(request=None) -> str:
-    """The MCP server's address: ROADSTAR_URL's when set, else the address this request came to (the host and
-    port the owner's browser reached), so the page shows what an app on this network would connect to."""
-    if settings.ROADSTAR_URL or request is None:
-        return public_url() + MCP_PATH
-    return request.build_absolute_uri("/").rstrip("/") + MCP_PATH
 
 
 def transport_security() -> TransportSecuritySettings:
@@ -134,26 +119,6 @@ def signs_in_apps() -> bool:
     if not signs_in:
         logger.warning("ROADSTAR_URL %s is not https: outside apps can connect with tokens only", public_url())
     return signs_in
-
-
-# --- the database from async code -------------------------------------------------------------------------------
-
-
-def _in_thread(fn):
-    def call(*args):
-        close_old_connections()
-        try:
-            return fn(*args)
-        finally:
-            # A pool thread keeps nothing open between calls, as a Django request keeps nothing after it.
-            connections.close_all()
-
-    return call
-
-
-async def in_worker(fn, *args):
-    """Run ORM code in a worker thread: the MCP handlers run on the event loop, where Django forbids it."""
-    return await sync_to_async(_in_thread(fn), thread_sensitive=False)(*args)
 
 
 # --- sign-in ----------------------------------------------------------------------------------------------------
@@ -356,9 +321,6 @@ def build_app() -> tuple[Starlette, RoadstarServer]:
     Stateless: each request stands alone, since everything an app's work needs is in the database (its token,
     conversation and answers), so any web process can serve any request and nothing is lost on a restart.
     """
-    # Late: the provider imports this module (in_worker, the addresses).
-    from mcp_server.oauth_provider import RoadstarAuthProvider
-
     server = build_server()
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=True, transport_security=transport_security(),

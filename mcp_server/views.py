@@ -22,8 +22,8 @@ from agents.models import Agent
 from core.errors import ToolError
 from core.http import workspace_or_404
 from mcp_server import oauth, selectors, services
+from mcp_server.addresses import mcp_url
 from mcp_server.instructions import MAC_FILES, mac_instructions
-from mcp_server.server import mcp_url
 
 
 def _agents(org):

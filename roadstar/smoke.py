@@ -23,7 +23,7 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Agent, Message, Run, ToolCall, Work
 from agents.runtime.model import ModelUnavailable, cost_of, get_model, model_connected, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from checks.models import Ask
 from core.models import Card, Change, Organization
 

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import WithJsonSchema
 
 from agents import services as agent_services
+from agents.runtime.host import ToolHost, host_of
 from core import limits
 from core.errors import ToolError
 from core.inputs import Chars, Whole
@@ -19,7 +20,7 @@ from routines.models import Routine, Skill
 from tools.registry import CHAT, OUTSIDE, ROADSTAR_CHAT, THREAD, Done, Kind, ToolInput, agent_tool, describe_inputs
 
 
-def _target_agent(turn, name: str | None):
+def _target_agent(turn: ToolHost, name: str | None):
     """You by default; another agent by name only from Roadstar's chat."""
     if not name or name.strip().lower() == turn.agent.name.lower():
         return turn.agent
@@ -110,7 +111,7 @@ def routine_row(routine: Routine) -> dict:
     }
 
 
-def _routine(turn, agent, routine_id: int | None) -> Routine:
+def _routine(turn: ToolHost, agent, routine_id: int | None) -> Routine:
     if routine_id is None:
         raise ToolError("bad_input", "id: give the routine's number, from list")
     routine = Routine.objects.filter(organization=turn.org, agent=agent, id=routine_id).select_related(
@@ -132,7 +133,7 @@ def _triggers_kind(ctx, inp: TriggersInput) -> Kind:
 
 def _triggers_replaces(ctx, inp: TriggersInput) -> dict:
     # Asked only for a change (the one checked action): the routine it would rewrite.
-    routine = _routine(ctx.host, _target_agent(ctx.host, inp.agent), inp.id)
+    routine = _routine(host_of(ctx), _target_agent(host_of(ctx), inp.agent), inp.id)
     return {"name": routine.name, "note": routine.note, "when": services.when_of(routine)}
 
 
@@ -147,7 +148,7 @@ def _triggers_replaces(ctx, inp: TriggersInput) -> dict:
     replaces=_triggers_replaces,
 )
 def triggers(ctx, inp: TriggersInput):
-    turn = ctx.host
+    turn = host_of(ctx)
     agent = _target_agent(turn, inp.agent)
     if inp.action == "list":
         routines = Routine.objects.filter(organization=turn.org, agent=agent).select_related("skill")
@@ -198,7 +199,7 @@ def _saved(agent, skill: Skill) -> dict:
     kind="works",
 )
 def skills(ctx, inp: SkillsInput):
-    turn = ctx.host
+    turn = host_of(ctx)
     agent = _target_agent(turn, inp.agent) if inp.action in ("add", "change") else (
         agent_services.agent_by_name(org=turn.org, name=inp.agent) if inp.agent else turn.agent
     )

@@ -2,18 +2,22 @@
 
 A host has `org`, `agent`, `actor`, `conversation`, `place` and `current_work()`; this mixin builds the rest
 from them, so the two hosts can't drift apart in how the tool context (what the check and Home's records read) and
-loaded tools work. The agent tools read their host as `ctx.host`.
+loaded tools work. A ToolHost is core.context.Host to the layers below agents; the agent tools read it back as
+this (`host_of(ctx)`), and a chat's Turn as a RoutingHost (`routing_host_of(ctx)`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol, runtime_checkable
 
 from django.db import transaction
 
 from agents.models import Agent, Conversation, Work
+from agents.runtime.check_turns import check_turns
 from core.actors import Actor
 from core.context import ToolContext
+from core.errors import ToolError
 from core.models import Organization
 
 
@@ -51,9 +55,6 @@ class ToolHost(ABC):
 
     def check_turns(self) -> list[dict]:
         """The conversation as the check reads it (a Turn holds it for the turn)."""
-        # agents.runtime.turn imports this module at import time (a Turn is a ToolHost): a cycle within agents
-        from agents.runtime.turn import check_turns
-
         return check_turns(self.conversation)
 
     def remember_loaded(self, loaded: set[str]) -> None:
@@ -67,3 +68,31 @@ class ToolHost(ABC):
             if merged != current:
                 Conversation.objects.filter(id=self.conversation.id).update(loaded_tools=merged)
         self.conversation.loaded_tools = merged
+
+
+@runtime_checkable
+class RoutingHost(Protocol):
+    """A host that sends work to the agent's threads: a Turn of a chat (start_thread and message_thread are held in
+    chats only)."""
+
+    agent: Agent
+
+    def send_to_thread(self, thread: Conversation, *, task: str, notes: str | None, links: list[str],
+                       and_then: str | None) -> Work: ...
+
+    def memory_text(self) -> str: ...
+
+
+def host_of(ctx: ToolContext) -> ToolHost:
+    """The turn or outside session running an agent tool's call."""
+    if not isinstance(ctx.host, ToolHost):
+        raise ToolError("forbidden", "This tool runs only in an agent's conversation.")
+    return ctx.host
+
+
+def routing_host_of(ctx: ToolContext) -> RoutingHost:
+    """The chat's turn running a call that sends work to a thread."""
+    host = host_of(ctx)
+    if not isinstance(host, RoutingHost):
+        raise ToolError("forbidden", "Only an agent's chat sends work to its threads.")
+    return host

@@ -129,7 +129,7 @@ def fold_and_show(conversation: Conversation, *, limit: Callable[[], int] | None
     and have no gaps, and no message is deleted but with its conversation), not a COUNT. A message appended since
     is folded, when its block is due, at the next turn's start.
 
-    `limit` gives the first seq no block may reach (turn.fold_limit: the first message no reply answered or
+    `limit` gives the first seq no block may reach (sql_storage.fold_limit: the first message no reply answered or
     routed), asked only when a block is due."""
     return _fold(conversation, total=conversation.next_seq, limit=limit)[1]
 

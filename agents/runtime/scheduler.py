@@ -248,20 +248,3 @@ class LeaseKeeper:
                     logger.warning("could not renew the lease of %s", self.conversation_id, exc_info=True)
         finally:
             connections.close_all()  # (this thread's own connections)
-
-
-def drain(*, org_id, max_turns: int = 500) -> int:
-    """Run every queued turn here, in this process, until none is left: for tests and one-shot commands."""
-    # agents.runtime.turn imports this module at import time (a turn wakes and finishes through it): a cycle
-    # within agents
-    from agents.runtime.turn import run_turn
-
-    turns = 0
-    while turns < max_turns:
-        claimed = claim(org_id=org_id)
-        if not claimed:
-            return turns
-        for conversation in claimed:
-            run_turn(str(conversation.id), str(conversation.lease))
-            turns += 1
-    raise RuntimeError(f"drain ran {max_turns} turns and work was still queued: a loop between agents?")

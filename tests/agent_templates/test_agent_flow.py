@@ -7,7 +7,7 @@ from django.urls import reverse
 from agents import services
 from agents.models import Agent, Message, ToolCall
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.models import Card, Change
 from tests.agents.conftest import model  # noqa: F401  (the scripted model fixture)
 

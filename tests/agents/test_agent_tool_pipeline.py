@@ -8,6 +8,7 @@ from django.utils import timezone
 from agents import services
 from agents.models import Agent, Run
 from agents.runtime.agent_tools import holds_transaction, run_agent_tool
+from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import Turn
 from core import limits
 from core.models import Change
@@ -19,8 +20,9 @@ from tools.registry import RegistryError, Tool, ToolInput
 
 def thread_turn(agent) -> Turn:
     thread = services.thread_start(agent=agent, title="Probe")
-    return Turn(thread, Run.objects.create(organization=agent.organization, conversation=thread, agent=agent,
-                                           started_at=timezone.now()))
+    run = Run.objects.create(organization=agent.organization, conversation=thread, agent=agent,
+                             started_at=timezone.now())
+    return Turn(SqlTurnStorage(thread), run)
 
 
 def test_a_group_tools_result_past_the_limit_is_recorded_as_too_large(agent, probe_tool):  # noqa: F811
@@ -35,7 +37,7 @@ def test_a_group_tools_result_past_the_limit_is_recorded_as_too_large(agent, pro
 def test_make_agent_is_recorded_by_the_pipeline_with_its_undo(org):
     roadstar = Agent.objects.get(organization=org, is_roadstar=True)
     chat = services.chat_for(agent=roadstar)
-    turn = Turn(chat, Run.objects.create(organization=org, conversation=chat, agent=roadstar,
+    turn = Turn(SqlTurnStorage(chat), Run.objects.create(organization=org, conversation=chat, agent=roadstar,
                                          started_at=timezone.now()))
     result = run_agent_tool(turn, "make_agent", {"name": "Bookkeeper", "job": "Keeps the books", "owns": "Invoices",
                                                  "good": "Paid on time", "works": "Fridays", "asksFirst": "Refunds"})

@@ -7,7 +7,7 @@ import pytest
 from agents import services
 from agents.models import Conversation, Message
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from checks.models import CheckDecision
 from records.models import Contact
 from tests.factories import ContactFactory

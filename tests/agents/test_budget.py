@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from agents import services
 from agents.models import Agent, Conversation, Message, Run, Usage, Work
 from agents.runtime.model import ModelResponse, ModelUsage, OpenAIModel, call, cost_of, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.errors import ToolError
 from core.models import Card
 from core.owner_zone import zone_named

@@ -7,7 +7,7 @@ import pytest
 from agents import services
 from agents.models import Conversation, Message
 from agents.runtime.model import say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from integrations.models import Connection
 from integrations.services import Asker, connect_card_open, connection_needs_reconnect
 from integrations.signals import connected

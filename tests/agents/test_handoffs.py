@@ -8,8 +8,8 @@ from django.utils import timezone
 from agents import services
 from agents.models import Message, Work
 from agents.runtime.model import call, calls, say
-from agents.runtime.scheduler import claim, drain
-from agents.runtime.turn import run_turn
+from agents.runtime.scheduler import claim
+from agents.runtime.turn import drain, run_turn
 from core.owner_zone import zone_named
 
 

@@ -11,6 +11,7 @@ from agents import services
 from agents.models import Agent, Run
 from agents.runtime.agent_tools import run_agent_tool, within_limit
 from agents.runtime.instructions import instructions_for
+from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import Turn
 from core import limits
 from core.errors import ToolError
@@ -27,8 +28,8 @@ def roadstar(org):
 
 def turn_of(agent) -> Turn:
     chat = services.chat_for(agent=agent)
-    return Turn(chat, Run.objects.create(organization=agent.organization, conversation=chat, agent=agent,
-                                         started_at=timezone.now()))
+    run = Run.objects.create(organization=agent.organization, conversation=chat, agent=agent, started_at=timezone.now())
+    return Turn(SqlTurnStorage(chat), run)
 
 
 def tool(_agent, _name: str, **arguments) -> dict:

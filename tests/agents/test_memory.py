@@ -21,8 +21,9 @@ from agents.models import Conversation, MemoryLine, Message, Run, Usage
 from agents.runtime import memory
 from agents.runtime.memory import BLOCK, KEEP_WHOLE
 from agents.runtime.model import call, calls, say
-from agents.runtime.scheduler import drain, wake
-from agents.runtime.turn import Turn
+from agents.runtime.scheduler import wake
+from agents.runtime.sql_storage import SqlTurnStorage
+from agents.runtime.turn import Turn, drain
 from tests.factories import messages_bulk_create
 
 # --- the scripted summariser ------------------------------------------------------------------------------------
@@ -107,7 +108,7 @@ def add_messages(conversation: Conversation, count: int, *, text: str = "Dana as
 def new_turn(conversation: Conversation) -> Turn:
     run = Run.objects.create(organization=conversation.organization, conversation=conversation,
                              agent=conversation.agent, started_at=timezone.now())
-    return Turn(conversation, run)
+    return Turn(SqlTurnStorage(conversation), run)
 
 
 def summary_requests(model) -> list[dict]:

@@ -5,7 +5,7 @@ bench/pickup.py on PostgreSQL, the owner writing every 0.3 s)."""
 from agents import services
 from agents.models import Conversation, Message
 from agents.runtime.model import say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 
 
 def test_a_message_sent_while_the_model_writes_its_answer_gets_an_answer_of_its_own(org, staff, model):

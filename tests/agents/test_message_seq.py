@@ -12,10 +12,12 @@ from django.utils import timezone
 from agents import services
 from agents.models import Conversation, MemoryLine, Message, Run
 from agents.runtime import turn as turn_module
+from agents.runtime.check_turns import check_turns
 from agents.runtime.memory import BLOCK
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain, wake
-from agents.runtime.turn import Turn, check_turns
+from agents.runtime.scheduler import wake
+from agents.runtime.sql_storage import SqlTurnStorage
+from agents.runtime.turn import Turn, drain
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
 from tests.factories import AgentFactory, OrganizationFactory, messages_bulk_create
 
@@ -146,7 +148,7 @@ def test_a_turn_holds_the_conversation_as_the_check_reads_it_folded_part_include
                           for seq in range(BLOCK + 6)])
     MemoryLine.objects.create(conversation=thread, start=0, n=BLOCK, summary="The first block.")
     run = Run.objects.create(organization=org, conversation=thread, agent=desk, started_at=timezone.now())
-    turn = Turn(Conversation.objects.get(id=thread.id), run)
+    turn = Turn(SqlTurnStorage(Conversation.objects.get(id=thread.id)), run)
     assert turn.check_turns() == check_turns(thread)
     services.message_append(conversation=thread, role=Message.Role.OWNER, text="One more thing")
     turn._read_new_messages()

@@ -8,8 +8,7 @@ from agents import services
 from agents.models import Conversation, Message, ToolCall
 from agents.runtime import scheduler
 from agents.runtime.model import ScriptedModel, call, say, set_model
-from agents.runtime.scheduler import drain
-from agents.runtime.turn import run_turn
+from agents.runtime.turn import drain, run_turn
 from core.actors import Actor
 from core.errors import ToolError
 from core.models import Change

@@ -5,8 +5,9 @@ import pytest
 from agents import services
 from agents.models import Conversation, ToolCall, Work
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import claim, drain
-from agents.runtime.turn import Turn, run_turn
+from agents.runtime.scheduler import claim
+from agents.runtime.sql_storage import SqlTurnStorage
+from agents.runtime.turn import drain, run_turn
 from records.models import Contact
 
 
@@ -51,7 +52,7 @@ def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, mod
         raise WorkerDied()
 
     with monkeypatch.context() as patched:
-        patched.setattr(Turn, "_record_result", dying_save)
+        patched.setattr(SqlTurnStorage, "record_result", dying_save)
         with pytest.raises(WorkerDied):
             run_turn(str(claimed.id))
     assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
@@ -93,7 +94,7 @@ def test_a_call_left_unrun_is_run_after_a_turn_that_had_no_model(org, thread, mo
         raise WorkerDied()
 
     with monkeypatch.context() as patched:
-        patched.setattr(Turn, "_record_result", dying_save)
+        patched.setattr(SqlTurnStorage, "record_result", dying_save)
         with pytest.raises(WorkerDied):
             run_turn(str(claimed.id))
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from agents import services
 from agents.runtime import turn
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from checks.models import CheckDecision
 from records.models import ContactEmail
 from tests.factories import ContactFactory

@@ -7,7 +7,7 @@ import pytest
 from agents import services
 from agents.models import Agent, Message
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.actors import Actor
 from core.models import Change
 from core.services import change_undo

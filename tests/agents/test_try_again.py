@@ -14,7 +14,7 @@ import respx
 from agents import services
 from agents.models import Conversation, Message, Run, ToolCall, Work
 from agents.runtime.model import ModelUnavailable, OpenAIModel, call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.errors import ToolError
 from core.models import Card
 

@@ -8,8 +8,7 @@ import respx
 from agents import services
 from agents.models import Message, Work
 from agents.runtime.model import ModelNotConfigured, OpenAIModel, ScriptedModel, say, set_model
-from agents.runtime.scheduler import drain
-from agents.runtime.turn import MODEL_REFUSED
+from agents.runtime.turn import MODEL_REFUSED, drain
 from core.models import Card
 
 

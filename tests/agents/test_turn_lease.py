@@ -122,6 +122,7 @@ def test_the_keeper_renews_only_its_own_lease(org, desk):
 
 
 def test_a_turn_whose_keeper_lost_the_lease_stops_before_its_next_step(org, desk, model):
+    from agents.runtime.sql_storage import SqlTurnStorage
     from agents.runtime.turn import Turn
 
     services.owner_message_send(org=org, agent=desk, text="Add Dana")
@@ -131,7 +132,7 @@ def test_a_turn_whose_keeper_lost_the_lease_stops_before_its_next_step(org, desk
     keeper = LeaseKeeper(first.id, first.lease)
     keeper.lost = True
     with pytest.raises(scheduler.LeaseLost):
-        Turn(chat, run, lease=first.lease, keeper=keeper).execute()
+        Turn(SqlTurnStorage(chat, lease=first.lease, keeper=keeper), run).execute()
     assert model.requests == []
 
 

@@ -5,7 +5,7 @@ import pytest
 from agents import services
 from agents.models import Agent, Conversation, Message, Run, Work
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from records.models import Contact
 
 

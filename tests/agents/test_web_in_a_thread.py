@@ -13,7 +13,7 @@ from agents import services
 from agents.models import Message, ToolCall
 from agents.runtime import scheduler
 from agents.runtime.model import ScriptedModel, call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core import web_addresses as addresses
 from integrations.web import fetch
 from tests.factories import AgentFactory

@@ -13,7 +13,8 @@ from agents import services
 from agents.models import Message, Run, Work
 from agents.runtime.model import OpenAIModel, set_model
 from agents.runtime.replies import EMPTY_NOTE, PROMISE_NOTE, is_promise
-from agents.runtime.scheduler import drain, wake
+from agents.runtime.scheduler import wake
+from agents.runtime.turn import drain
 from core.models import Card
 from tests.factories import ContactFactory
 

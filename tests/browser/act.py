@@ -39,7 +39,7 @@ ASK = "Set Rosa's Context to “Prefers invoices by post”? She said so on the 
 def seed() -> dict:
     from agents import services as agent_services
     from agents.models import Agent, Conversation
-    from agents.runtime import scheduler
+    from agents.runtime import scheduler, turn
     from agents.runtime.model import ScriptedModel, call, say, set_model
     from checks.models import Ask
     from core.models import Organization
@@ -65,7 +65,7 @@ def seed() -> dict:
         say(ASK),
     ]))
     agent_services.owner_message_send(org=org, agent=desk, text="Keep Rosa's record up to date.")
-    scheduler.drain(org_id=org.id)
+    turn.drain(org_id=org.id)
     set_model(None)
     ask = Ask.objects.get(organization=org, state=Ask.State.WAITING)
     assert Conversation.objects.filter(agent=desk, kind="thread", title="Ortiz Bakery").exists()

@@ -224,7 +224,7 @@ def test_a_yes_the_model_writes_into_a_packet_is_no_yes(org, dana, staff, model)
     from agents import services as agent_services
     from agents.models import Conversation
     from agents.runtime.model import call, say
-    from agents.runtime.scheduler import drain
+    from agents.runtime.turn import drain
 
     desk = staff["Client desk"]
     model.add(call("start_thread", {"title": "Juniper Dental", "task": "Answer Dana"}), say("Started."),

@@ -14,7 +14,7 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Conversation, Message, Work
 from agents.runtime.model import ScriptedModel, call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from checks.models import Ask, CheckDecision
 from core import held, limits
 from core.models import Card, Change

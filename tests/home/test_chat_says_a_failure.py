@@ -7,8 +7,7 @@ import respx
 
 from agents import services as agent_services
 from agents.runtime.model import OpenAIModel, set_model
-from agents.runtime.scheduler import drain
-from agents.runtime.turn import MODEL_REFUSED
+from agents.runtime.turn import MODEL_REFUSED, drain
 from core.models import Card
 
 

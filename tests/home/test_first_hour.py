@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Conversation, Run
-from agents.runtime.scheduler import drain
-from agents.runtime.turn import MODEL_DOWN, try_again_card
+from agents.runtime.sql_storage import try_again_card
+from agents.runtime.turn import MODEL_DOWN, drain
 from core.models import Card, Organization
 from tests.factories import AgentFactory
 

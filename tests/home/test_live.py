@@ -26,7 +26,7 @@ from django.urls import reverse
 
 from agents import services as agent_services
 from agents.models import Conversation, Work
-from agents.runtime.turn import answer_work
+from agents.runtime.sql_storage import answer_work
 from core import live, services
 from core.actors import Actor
 from core.models import Change

@@ -10,7 +10,7 @@ from django.urls import reverse
 from agents import services as agent_services
 from agents.models import Message
 from agents.runtime.model import get_model, model_connected, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.model_endpoint import DEFAULT_NAMES, endpoint_for
 from core.models import ModelEndpoint
 from tests.fake_model_server import FakeModelServer

@@ -10,7 +10,7 @@ from mcp.shared.exceptions import MCPError
 
 from agents.models import Work
 from agents.runtime.agent_tools import AGENT_TOOLS, OUTSIDE, tools_for_place
-from agents.runtime.turn import answer_work
+from agents.runtime.sql_storage import answer_work
 from mcp_server import services
 from mcp_server.server import ANSWERS_URI, INSTRUCTIONS_URI
 from tests.factories import ContactFactory

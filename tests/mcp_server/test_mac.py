@@ -6,7 +6,7 @@ import pytest
 from agents import services as agent_services
 from agents.models import Agent, Message, Work
 from agents.runtime.model import ScriptedModel, call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from mcp_server.server import outside_tools
 from mcp_server.services import mcp_token_make
 from mcp_server.session import OutsideSession

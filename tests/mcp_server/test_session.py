@@ -3,7 +3,8 @@
 import pytest
 
 from agents.models import Conversation, Message, Work
-from agents.runtime.turn import answer_work, check_turns
+from agents.runtime.check_turns import check_turns
+from agents.runtime.sql_storage import answer_work
 from checks.models import Ask
 from checks.services import ask_answer
 from core.models import Change

@@ -10,7 +10,7 @@ from django.urls import reverse
 from agents import research_writer
 from agents.models import Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from agents.tasks import run_turn
 from checks.models import CheckDecision
 from home.selectors import home_asks

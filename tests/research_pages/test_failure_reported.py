@@ -10,8 +10,9 @@ import pytest
 from agents import research_writer
 from agents import services as agent_services
 from agents.models import Message
+from agents.runtime.messages import model_messages
 from agents.runtime.model import ModelResponse
-from agents.runtime.turn import has_new_input, model_messages
+from agents.runtime.sql_storage import has_new_input
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Card

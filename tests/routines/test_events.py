@@ -345,7 +345,7 @@ def test_the_matching_costs_the_workspace_not_an_agents_budget(org, staff, model
 
 
 def test_the_run_message_says_what_started_it_and_the_check_reads_the_note(org, staff, model):
-    from agents.runtime.turn import check_turns
+    from agents.runtime.check_turns import check_turns
 
     desk = staff["Client desk"]
     services.routine_add(org=org, agent=desk, name="Enquiries", when={"keys": ["domain:juniperdental.test"]},

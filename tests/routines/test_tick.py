@@ -8,7 +8,7 @@ from freezegun import freeze_time
 from agents import services as agent_services
 from agents.models import Message, Work
 from agents.runtime.model import say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from routines import engine, services
 from routines.models import RoutineRun
 

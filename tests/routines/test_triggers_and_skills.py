@@ -7,7 +7,7 @@ import pytest
 from agents import services
 from agents.models import Agent, Message
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from routines.models import Routine, Skill
 
 CHASE_STEPS = (

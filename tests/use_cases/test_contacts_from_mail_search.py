@@ -10,7 +10,7 @@ import pytest
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local, connection_search_set
 from records.models import Contact

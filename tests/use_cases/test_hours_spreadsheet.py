@@ -9,7 +9,7 @@ import pytest
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.actors import Actor
 from core.models import Change
 from core.services import change_undo

@@ -8,7 +8,7 @@ from freezegun import freeze_time
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.models import Change
 from core.owner_zone import zone_named
 from integrations.local.models_calendar import LocalEvent

@@ -3,7 +3,7 @@
 from agents import services
 from agents.models import Agent, Message, Work
 from agents.runtime.model import call, say
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.models import Change
 from tests.factories import ContactFactory
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from checks.models import Ask, CheckDecision
 from core.models import Change
 from home.selectors import home_asks

@@ -10,7 +10,7 @@ from freezegun import freeze_time
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from checks.judge import JudgeVerdict, ScriptedJudge
 from integrations import mail_hold
 from integrations.local.models_mail import LocalMailMessage
@@ -113,7 +113,7 @@ def test_chasing_overdue_invoices_end_to_end(fernhill, monkeypatch):
 
 def test_a_chase_over_5000_is_asked_about(fernhill):
     """Without the judge's go (no model here), a chase the rules can't decide is held back and asked about."""
-    from agents.runtime.turn import check_turns
+    from agents.runtime.check_turns import check_turns
     from core.actors import Actor
     from core.context import ToolContext
     from routines import services as routine_services

@@ -6,7 +6,7 @@ import json
 from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
-from agents.runtime.scheduler import drain
+from agents.runtime.turn import drain
 from core.models import Change
 from tests.use_cases.staff_script import StaffScript
 

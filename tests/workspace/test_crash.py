@@ -8,8 +8,7 @@ from agents.models import Conversation, Message, ToolCall
 from agents.runtime import scheduler
 from agents.runtime.agent_tools import writes_to_an_app
 from agents.runtime.model import ScriptedModel, call, say, set_model
-from agents.runtime.scheduler import drain
-from agents.runtime.turn import run_turn
+from agents.runtime.turn import drain, run_turn
 from tests.factories import AgentFactory
 from workspace import sandbox
 

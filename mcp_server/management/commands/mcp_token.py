@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from agents.services import agent_by_name
 from core.errors import ToolError
 from core.models import Organization
-from mcp_server.server import mcp_url
+from mcp_server.addresses import mcp_url
 from mcp_server.services import mcp_token_make
 
 

@@ -1,0 +1,420 @@
+"""The turn's storage in the database (agents/runtime/storage.py's TurnStorage): Django's ORM, and the statements a
+step takes every time kept made or written out (core/rows.py), as bench/step_cost.py measures them.
+
+Locking: each of the turn's own messages takes the conversation's counter only while the claim's token is still
+the conversation's (services.message_append), so a worker taken for dead writes nothing more; the turn's end reads
+the counter under the conversation's lock (`locked_counter`) and hands it back in the same transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import logging
+from collections.abc import Callable, Iterator
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from agents import services
+from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Work
+from agents.runtime import memory, scheduler
+from agents.runtime.agent_tools import tools_for_place
+from agents.runtime.instructions import instructions_for, skill_names
+from agents.runtime.messages import compact_json, input_waits, said_for_the_agent
+from agents.runtime.model import ModelUsage, ToolCallRequest
+from agents.runtime.packets import packet_text
+from agents.runtime.storage import TurnState
+from agents.signals import work_answered
+from checks import services as check_services
+from core import live, rows
+from core.inputs import Uuid
+from core.services import card_open
+from tools.catalog import browse_description
+from tools.registry import ToolResult
+
+logger = logging.getLogger(__name__)
+
+
+class SqlTurnStorage:
+    """A claimed conversation's turn, kept in the database. `keeper` renews the lease in a thread of its own and
+    says when it was lost (None where nothing renews it: a test's transaction)."""
+
+    def __init__(self, conversation: Conversation, *, lease: Uuid | None = None,
+                 keeper: scheduler.LeaseKeeper | None = None):
+        self.conversation = conversation
+        self.lease = lease
+        self.keeper = keeper
+
+    @classmethod
+    def for_task(cls, conversation_id: str, lease: str | None) -> SqlTurnStorage | None:
+        """The worker task's storage: None when the conversation isn't running, or its claim is no longer the
+        task's (the broker handed a dead worker's task out again, after the conversation was claimed again), or
+        the lease can't be renewed as the turn starts (the claim's waited for a worker)."""
+        found = rows.select(Conversation, [("id", "=", conversation_id)], related=["agent", "organization"])
+        conversation = found[0] if found else None
+        if conversation is None or conversation.state != Conversation.State.RUNNING:
+            return None
+        token = conversation.lease_token
+        if lease is not None and lease != "None" and (token is None or str(token) != lease):
+            logger.info("turn of %s: its claim was handed to another worker; this task does nothing", conversation_id)
+            return None
+        # The renewals run in a thread of their own, with its own connection; not inside a transaction of the
+        # caller's (the tests'), which the thread's writes would wait for.
+        keeper = scheduler.LeaseKeeper(conversation.id, token) if (
+            token is not None and not connection.in_atomic_block) else None
+        if keeper is not None and not keeper.renew():
+            return None
+        return cls(conversation, lease=token, keeper=keeper)
+
+    @contextlib.contextmanager
+    def lease_kept(self) -> Iterator[None]:
+        """The lease renewed while the turn runs."""
+        with self.keeper or contextlib.nullcontext():
+            yield
+
+    # --- the run ------------------------------------------------------------------------------------------------
+
+    def run_started(self) -> Run:
+        conversation = self.conversation
+        return rows.insert(Run(  # (a kept statement: every turn writes one)
+            organization=conversation.organization, conversation=conversation, agent=conversation.agent,
+            started_at=timezone.now(),
+        ))
+
+    def lease_lost(self) -> bool:
+        return self.keeper is not None and self.keeper.lost
+
+    def run_failed(self, run: Run, error: Exception) -> bool:
+        Run.objects.filter(id=run.id, outcome=Run.Outcome.RUNNING).update(
+            outcome=Run.Outcome.FAILED, finished_at=timezone.now(), error=repr(error), steps=run.steps)
+        return scheduler.finish(conversation=self.conversation, more_to_do=False, lease=self.lease)
+
+    def run_paused(self, run: Run) -> None:
+        # Back in the queue: it runs when the owner raises the budget.
+        with transaction.atomic():
+            record_run_end(run)
+            Conversation.objects.filter(id=self.conversation.id, lease_token=self.lease).update(
+                state=Conversation.State.QUEUED, queued_at=timezone.now(), lease_token=None, lease_until=None,
+            )
+
+    def run_ended(self, run: Run, *, more_to_do: Callable[[int | None], bool]) -> None:
+        # Looked at and handed back in one transaction, the conversation's row locked (SQLite: the write lock an
+        # IMMEDIATE transaction holds from its start). The owner's message is appended and woken in one
+        # transaction under that same lock, so it is either seen here (queued again) or finds the conversation idle
+        # and queues it itself. Looked at outside, a message sent between the look and `finish` was left
+        # unanswered. The run's end is written in it too (one commit a turn less).
+        with transaction.atomic():
+            record_run_end(run)
+            more = more_to_do(locked_counter(self.conversation))
+            if not scheduler.finish(conversation=self.conversation, more_to_do=more, lease=self.lease):
+                raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again")  # (rolls back)
+
+    # --- reading --------------------------------------------------------------------------------------------------
+
+    def fold_memory(self) -> list[MemoryLine]:
+        return memory.fold_and_show(self.conversation, limit=lambda: fold_limit(self.conversation))
+
+    def load(self, lines: list[MemoryLine] | None) -> TurnState:
+        conversation = self.conversation
+        staff = rows.select(Agent, [("organization_id", "=", conversation.organization.pk)],
+                            order_by=["-is_roadstar", "name"])
+        system = instructions_for(conversation, staff=staff, skills=skill_names(agent=conversation.agent))
+        if lines is None:
+            lines = memory.top_lines(conversation)
+        preamble = memory.memory_preamble(lines)
+        upto = memory.folded_upto(lines)
+        messages = messages_from(conversation, ">=", upto)
+        # After the messages: work whose message came in between is read too, as not yet seen (Turn._seen).
+        return TurnState(system=system + "\n\n" + preamble if preamble else system, folded_upto=upto,
+                         messages=messages, works=self.open_works())
+
+    def tool_specs(self, place: str) -> list[dict]:
+        specs = []
+        for tool in tools_for_place(place):
+            spec = tool.spec()
+            if tool.name == "browse_tools":
+                spec = {**spec, "description": browse_description(self.conversation.organization)}
+            specs.append(spec)
+        return specs
+
+    def counter_and_pause(self) -> tuple[int, bool]:
+        return counter_and_pause(self.conversation)
+
+    def messages_after(self, seq: int) -> list[Message]:
+        return messages_from(self.conversation, ">", seq)
+
+    def messages_before(self, seq: int) -> list[Message]:
+        return list(Message.objects.filter(conversation=self.conversation, seq__lt=seq).order_by("seq"))
+
+    def open_works(self) -> list[Work]:
+        return rows.select(Work, [("conversation_id", "=", self.conversation.pk), ("state", "=", Work.State.OPEN)],
+                           order_by=["created_at"])
+
+    def unfinished_calls(self) -> list[ToolCall]:
+        return list(ToolCall.objects.filter(conversation=self.conversation, done_at__isnull=True).order_by("id"))
+
+    def has_new_input(self) -> bool:
+        return has_new_input(self.conversation)
+
+    def last_outcomes(self, run: Run, n: int) -> list[str]:
+        return list(Run.objects.filter(conversation=self.conversation).exclude(id=run.id)
+                    .order_by("-started_at").values_list("outcome", flat=True)[:n])
+
+    def memory_text(self) -> str:
+        return memory.memory_text(self.conversation)
+
+    # --- writing --------------------------------------------------------------------------------------------------
+
+    def transaction(self) -> contextlib.AbstractContextManager[object]:
+        return transaction.atomic()
+
+    def count_step(self, usage: ModelUsage, works: list[Work]) -> None:
+        conversation = self.conversation
+        services.usage_record(org=conversation.organization, agent=conversation.agent, conversation=conversation,
+                              purpose="turn", model_id=conversation.agent.model, usage=usage)
+        if works:  # (by a kept statement: every step writes it)
+            rows.add_one(Work, "steps", pks=[w.id for w in works], state=Work.State.OPEN)
+
+    def save_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int) -> tuple[list[ToolCall], Message]:
+        with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
+            message = services.message_append(
+                conversation=self.conversation, role=Message.Role.AGENT, text=text, lease=self.lease,
+                data={"tool_calls": [
+                    {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls
+                ]},
+                saw_upto=saw_upto,
+            )
+            made = [
+                ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
+                         arguments=c.arguments)
+                for c in calls
+            ]
+            # One call (most steps) by the kept statement (core.rows); several in one insert.
+            saved = [rows.insert(made[0])] if len(made) == 1 else ToolCall.objects.bulk_create(made)
+            if text:
+                self._latest_reply(text)
+        return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
+
+    def answer(self, text: str, *, saw_upto: int, works: list[Work]) -> Message:
+        with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
+            message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
+                                              saw_upto=saw_upto, lease=self.lease)
+            self._latest_reply(text)
+            # The turn's open work as it read it (its rows don't change but for their state and route): its
+            # conversation is this one and its agent this turn's. Each is answered only if it is still open, which
+            # the update's own condition says (answer_work), so nothing is read again.
+            for work in works:
+                work.conversation = self.conversation
+                if work.agent_id == self.conversation.agent.id:
+                    work.agent = self.conversation.agent
+                answer_work(work, text)
+        return message
+
+    def append(self, role: str, text: str, *, data: dict | None = None, saw_upto: int | None = None,
+               fenced: bool = True) -> Message:
+        with transaction.atomic(savepoint=False):  # (inside a step's transaction, or its own)
+            return services.message_append(conversation=self.conversation, role=role, text=text, data=data,
+                                           saw_upto=saw_upto, lease=self.lease if fenced else None)
+
+    def call_started(self, call: ToolCall) -> None:
+        # Marked only while the lease is this worker's: a replaced one must not call the app.
+        if self.lease is not None and not Conversation.objects.filter(
+                id=self.conversation.id, lease_token=self.lease).exists():
+            raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again")
+        ToolCall.objects.filter(id=call.id).update(started_at=timezone.now())
+
+    def record_result(self, call: ToolCall, result: ToolResult) -> Message:
+        call.result = result
+        call.done_at = timezone.now()
+        rows.update_fields(call, ["result", "done_at"])
+        return services.message_append(
+            conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
+            data={"call_id": call.call_id, "name": call.name}, lease=self.lease,
+        )
+
+    def work_passed(self, work: Work) -> None:
+        rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)], state=Work.State.PASSED)
+
+    def work_routed(self, work: Work) -> None:
+        rows.update(Work, [("id", "=", work.id)], routed_at=work.routed_at)
+
+    def send_packet(self, thread: Conversation, *, sender: str, task: str, notes: str | None, links: list[str],
+                    requester: Conversation | None, current: Work | None, group: Uuid | None,
+                    and_then: str) -> Work:
+        org, agent = self.conversation.organization, self.conversation.agent
+        owner_words = current.owner_words if current else []
+        packet = services.message_append(
+            conversation=thread, role=Message.Role.HANDOFF,
+            text=packet_text(sender=sender, task=task, notes=notes, links=links, owner_words=owner_words, org=org),
+            data={"from_chat": True, "task": task, "notes": notes or "", "links": links, "owner_words": owner_words},
+        )
+        # The owner's yes, typed here, answers the thread's waiting ask: the thread's next run of that action goes
+        # on it (checks.services.yes_from_chat; only the owner's own words, never the packet a model wrote).
+        if owner_words and owner_words[-1].get("ref"):
+            words = owner_words[-1]
+            check_services.yes_from_chat(org=org, conversation_id=str(thread.id), words=words["text"],
+                                         ref=words["ref"], given_at=_when(words.get("at")))
+        work = services.work_open(
+            org=org, agent=agent, conversation=thread, task=task, requester=requester,
+            requested_by=current.requested_by if current else None, chain=current.chain if current else [],
+            depth=current.depth if current else 0, owner_words=owner_words, and_then_group=group,
+            and_then=and_then, seq=packet.seq,
+        )
+        scheduler.wake(conversation=thread)
+        return work
+
+    def say_no_model(self, explanation: str) -> None:
+        card_open(
+            org=self.conversation.organization, kind="model", subject="model",
+            title="Connect a model so your agents can work", body=explanation, action_label="How to connect a model",
+        )
+        with transaction.atomic():
+            services.message_append(
+                conversation=self.conversation, role=Message.Role.AGENT,
+                text=f"I can't work yet: {explanation} The card on Home says the same.",
+                data={"no_model": True},
+                lease=self.lease,
+            )
+
+    def try_again(self, body: str) -> None:
+        try_again_card(self.conversation, body=body)
+
+    def _latest_reply(self, text: str) -> None:
+        rows.update(Work, [("conversation_id", "=", self.conversation.pk), ("state", "=", Work.State.OPEN)],
+                    latest_reply=text[:2000])
+
+
+def try_again_card(conversation: Conversation, *, body: str) -> None:
+    """Work that couldn't finish, on Home with Try again (one open card per conversation)."""
+    agent = conversation.agent
+    card_open(
+        org=conversation.organization, kind="try_again", subject=f"try_again:{conversation.id}",
+        title=f"{agent.name} couldn't finish{': ' + conversation.title if conversation.title else ''}",
+        body=body, action_label="Try again", data={"conversation_id": str(conversation.id)},
+    )
+
+
+def answer_work(work: Work, text: str) -> bool:
+    """Mark one piece of work answered and send the answer where it goes, exactly once."""
+    now = timezone.now()
+    if not rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)],
+                       state=Work.State.ANSWERED, answer=text, latest_reply=text[:2000], answered_at=now):
+        return False
+    live.notify(work.organization_id, "work")  # sent after commit: Home shows the work done
+    work_answered.send(sender=Work, work=work, text=text)
+    source = work.agent.name if work.conversation.kind == Conversation.Kind.CHAT else (
+        f"{work.agent.name} · {work.conversation.title}"
+    )
+    if work.and_then_group:
+        group = Work.objects.filter(and_then_group=work.and_then_group)
+        if group.exclude(state=Work.State.ANSWERED).exists():
+            return True
+        answers = "\n".join(f"- {w.conversation.title}: {w.answer}" for w in group.select_related("conversation"))
+        requester = work.requester
+        if requester is None:  # (work sent on "and then" always comes from a conversation: send_to_thread)
+            return True
+        services.message_append(
+            conversation=requester, role=Message.Role.ANSWER,
+            text=f"[Answers from your threads]\n{answers}\nNow: {work.and_then}",
+            data={"and_then_group": str(work.and_then_group)},
+        )
+        scheduler.wake(conversation=requester)
+        return True
+    if work.requester is None:
+        # The owner asked: the answer reaches them on its own, in the agent's chat, without a chat turn.
+        if work.conversation.kind == Conversation.Kind.THREAD:
+            chat = services.chat_for(agent=work.agent)
+            services.message_append(
+                conversation=chat, role=Message.Role.ANSWER, text=f"[Answer from {source}] {text}",
+                data={"work_id": str(work.id), "quiet": True},
+            )
+        return True
+    services.message_append(
+        conversation=work.requester, role=Message.Role.ANSWER, text=f"[Answer from {source}] {text}",
+        data={"work_id": str(work.id), "from": work.agent.name},
+    )
+    scheduler.wake(conversation=work.requester)
+    return True
+
+
+def fold_limit(conversation: Conversation) -> int:
+    """The first seq memory may not fold: the message of the oldest work open and unrouted here, or the first one
+    the agent's last step hadn't seen (its prompt held up to its `saw_upto`, else everything before it), whichever
+    comes first. Folding below it never hides a message no reply has answered or routed. (Read only when a fold
+    is due.)"""
+    last = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT).order_by("-seq")
+            .values_list("seq", "data").first())
+    limit = 0 if last is None else min(last[0], (last[1] or {}).get("saw_upto", last[0] - 1) + 1)
+    oldest = (Work.objects.filter(conversation=conversation, state=Work.State.OPEN, routed_at__isnull=True,
+                                  seq__isnull=False).order_by("seq").values_list("seq", flat=True).first())
+    return limit if oldest is None else min(limit, oldest)
+
+
+def counter_and_pause(conversation: Conversation) -> tuple[int, bool]:
+    """The conversation's `next_seq` and its agent's `paused`, as they are in the database, in one query. Every step
+    reads them, so the statement is written out here rather than built and compiled by the ORM each step."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT c."next_seq", a."paused" FROM "{Conversation._meta.db_table}" c '
+            f'JOIN "{Agent._meta.db_table}" a ON a."id" = c."agent_id" WHERE c."id" = %s',
+            [Conversation._meta.pk.get_db_prep_value(conversation.pk, connection)],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Conversation.DoesNotExist(f"No conversation {conversation.pk}.")
+    return row[0], bool(row[1])  # (SQLite gives 0 and 1)
+
+
+def messages_from(conversation: Conversation, operator: str, seq: int) -> list[Message]:
+    """The conversation's messages from a seq on (`operator` ">=" or ">"), in seq order: what each turn reads at its
+    start, and each step when another process appended (by a kept statement)."""
+    return rows.select(Message, [("conversation_id", "=", conversation.pk), ("seq", operator, seq)], order_by=["seq"])
+
+
+def has_new_input(conversation: Conversation) -> bool:
+    """Is there something the agent's last reply didn't see to act on? (Tool results count: the step goes on.)"""
+    replies = (Message.objects.filter(conversation=conversation, role=Message.Role.AGENT)
+               .order_by("-seq").values_list("seq", "data"))
+    # (the newest first; "I can't work yet" is no reply: input_waits)
+    last_reply = next((r for r in replies.iterator(chunk_size=20) if not said_for_the_agent(r[1])), None)
+    since = Message.objects.filter(conversation=conversation).only("seq", "role", "data").order_by("seq")
+    if last_reply is not None:
+        seq, data = last_reply
+        # From the last message it saw: what was appended while it was written is before it, and unanswered.
+        since = since.filter(seq__gt=min(seq - 1, (data or {}).get("saw_upto", seq - 1)))
+    return input_waits(list(since))
+
+
+
+def _when(at: str | None):
+    """When the owner said it (owner_words' `at`), else now: a yes answers only asks made before it."""
+    try:
+        return datetime.datetime.fromisoformat(at) if at else timezone.now()
+    except ValueError:
+        return timezone.now()
+
+
+RUN_END = ["outcome", "finished_at", "error", "steps"]
+
+
+def record_run_end(run: Run) -> None:
+    """The run's outcome, end and steps (by a kept statement: every turn writes them), while it is still running: a
+    run ended `interrupted` when its conversation was claimed again keeps that. (Gone: its agent was deleted.)"""
+    rows.update(Run, [("id", "=", run.id), ("outcome", "=", Run.Outcome.RUNNING)],
+                **{name: getattr(run, name) for name in RUN_END})
+
+
+
+def locked_counter(conversation: Conversation) -> int | None:
+    """The conversation's `next_seq`, its row locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
+    IMMEDIATE transaction holds the write lock already); None when it is gone. Written out, as counter_and_pause
+    is: every turn ends with it."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT "next_seq" FROM "{Conversation._meta.db_table}" WHERE "id" = %s{lock}',
+            [Conversation._meta.pk.get_db_prep_value(conversation.pk, connection)],
+        )
+        row = cursor.fetchone()
+    return row[0] if row is not None else None
