@@ -93,13 +93,13 @@ def test_a_new_agent_tool_offered_outside_is_listed_with_no_change_here(token):
     class PingInput(ToolInput):
         word: str
 
-    AGENT_TOOLS["ping"] = Tool(name="ping", description="Say a word back.", input=PingInput,
-                               run=lambda ctx, inp: {"pong": inp.word}, kind="reads", places=frozenset({OUTSIDE}))
+    AGENT_TOOLS.add(Tool(name="ping", description="Say a word back.", input=PingInput,
+                         run=lambda ctx, inp: {"pong": inp.word}, kind="reads", places=frozenset({OUTSIDE})))
     try:
         tools = {t.name: t for t in listed(plaintext)}
         pong = call(plaintext, "ping", {"word": "hello"})
     finally:
-        del AGENT_TOOLS["ping"]
+        AGENT_TOOLS.pop("ping")
     assert tools["ping"].input_schema == _schema_for(PingInput) and result_of(pong) == {"pong": "hello"}
 
 
