@@ -102,7 +102,7 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "no_model": not model_connected(org),
         "model_help_url": reverse("model_settings"),
         # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
-        "without_judge": org.check_enabled and configured_judge() is None,
+        "without_judge": org.check_enabled and configured_judge(org) is None,
         "asks": [_ask_for_owner(ask) for ask in asks],
         # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
         # at all once a model is connected.

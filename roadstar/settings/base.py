@@ -277,10 +277,15 @@ ROADSTAR_MODELS = {
 }
 CHEAPEST_MODEL = "gpt-6-luna"
 
-# The judge of the owner's yes is the cheapest model; None means no judge (the check asks where rules can't decide).
-CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or (
-    ROADSTAR_MODELS[CHEAPEST_MODEL]["name"] if MODEL_CONFIGURED else None
-)
+# The judge of the owner's yes (checks.judge.configured_judge) is on the workspace's model endpoint, the environment's
+# or the owner's Settings: its light model unless CHECK_JUDGE_MODEL names another. CHECK_JUDGE=off: no judge at all
+# (the check asks where its rules can't decide); with no model connected there is none either.
+CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or None
+CHECK_JUDGE = env_flag("CHECK_JUDGE", True)
+# Whether the owner's Settings page may point the agents at a model server on this machine or its private network
+# (loopback, private, link-local addresses): yes on one's own machine (a local Ollama is the common case), no in
+# production unless ROADSTAR_LOCAL_MODELS=1 (otherwise an owner could probe the server's network with Test).
+ROADSTAR_LOCAL_MODELS = env_flag("ROADSTAR_LOCAL_MODELS", True)
 
 LOGGING = {
     "version": 1,

@@ -214,5 +214,5 @@ def test_a_choice_that_isnt_one_is_refused(client, owner, org):
 def test_with_a_judge_set_up_home_says_nothing_of_it(client, owner, monkeypatch):
     from home import views
 
-    monkeypatch.setattr(views, "configured_judge", lambda: object())
+    monkeypatch.setattr(views, "configured_judge", lambda org=None: object())
     assert "Your yes, with no judge model" not in home(client)
