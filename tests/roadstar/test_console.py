@@ -31,7 +31,7 @@ def console_output(status: int, error: Exception) -> str:
     try:
         try:
             raise error
-        except Exception as raised:
+        except (PermissionDenied, RuntimeError) as raised:
             log_response("Refused: %s", "/companies/7/", response=HttpResponse(status=status),
                          request=RequestFactory().get("/companies/7/"), exception=raised)
     finally:
