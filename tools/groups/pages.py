@@ -12,6 +12,7 @@ from core.errors import ToolError
 from core.inputs import Chars, Offset, PageId, ProjectId
 from docs import selectors as doc_selectors
 from docs import services as doc_services
+from integrations.web.services import web_available
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import list_item_shape, read_shape
@@ -124,6 +125,7 @@ register(
         kind="makes",
         your_work="home",
         check_note=lambda ctx, inp: COST_NOTE,
+        unavailable=lambda ctx: None if web_available() else f"{page_services.NO_WEB_SEARCH} No page was asked for.",
     )
 )
 
