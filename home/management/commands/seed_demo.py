@@ -105,7 +105,7 @@ AGENTS = [
         "owns": "Invoices and payments in QuickBooks, what's overdue, and the hours behind each invoice.",
         "good": "Invoices out on time; anything a week overdue chased, friendly the first time, and recorded on "
         "the company's timeline with a follow-up.",
-        "works": "Mondays at 9 AM, and when Sam asks for figures.",
+        "works": "When Sam asks for figures or about an invoice.",
         "asks_first": "Before chasing anything over $5,000, and before changing or voiding an invoice.",
         "reports_to": "Roadstar",
         "department": "Finance",
