@@ -240,6 +240,8 @@ def company(request: HttpRequest, company_id) -> HttpResponse:
         "handler_id": found.handler_id,
         "about": _about(record["about"]),
         "timeline": [company_shapes.timeline_entry_shape(e) | {"at_time": e.at} for e in items],
+        # What waits on someone on its timeline is open too: "Nothing open" never sits above "waiting on you".
+        "waiting": company_selectors.timeline_waiting(company=found),
         "timeline_total": page["total"],
         "timeline_paged": before is not None,
         "timeline_older": older,
