@@ -261,7 +261,7 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
         line: WorkLine = {
             "id": str(row.id),
             "css": "line" + (" line--undone" if undone else "") + (" line--undo" if is_undo else ""),
-            "text": f"{who} {row.sentence}",
+            "text": f"{who} {_while_held(row, now=now, tz=tz)}",
             "iso": local.isoformat(),
             "relative": relative_time(row.at, now=now, tz=tz),
             "exact": _exact(local),
@@ -273,6 +273,18 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
         line["html"] = line_html(line, undo_form_tail=undo_form_tail)
         lines.append(line)
     return lines
+
+
+def _while_held(row, *, now: datetime.datetime, tz) -> str:
+    """The change's sentence, or for an email still held for its two minutes (its Undo's `goesAt`, the time the
+    hold keeps) what will happen and when: "will email Dana at 10:42 AM: “Quote”", not "emailed" before it went."""
+    goes = parse_datetime(str((row.undo or {}).get("goesAt") or "")) if row.undone_at is None else None
+    if goes is None or goes <= now or not row.sentence.startswith("emailed "):
+        return row.sentence
+    whom, _, subject = row.sentence.removeprefix("emailed ").partition(": ")
+    local = goes.astimezone(tz)
+    clock = f"{local.hour % 12 or 12}:{local:%M} {'AM' if local.hour < 12 else 'PM'}"
+    return f"will email {whom} at {clock}" + (f": {subject}" if subject else "")
 
 
 # A line of Your work. Every value is escaped as it goes in (line_html); the ids, times and addresses are Roadstar's.

@@ -211,6 +211,23 @@ def test_a_lines_machine_readable_time_is_the_exact_instant_in_the_owners_time_z
     assert 'datetime="2026-11-10T10:12:07.000250-05:00"' in page(client)
 
 
+def test_an_email_in_its_two_minute_hold_says_when_it_will_go_not_that_it_went(client, owner, org):
+    goes = timezone.now() + datetime.timedelta(minutes=2)
+    clock = goes.astimezone(zoneinfo.ZoneInfo(org.time_zone))
+    clock_words = f"{clock.hour % 12 or 12}:{clock:%M} {'AM' if clock.hour < 12 else 'PM'}"
+    make_line(org, sentence="emailed Dana Whitfield: “Your quote”", tool="mail.send", listing="home_undo",
+              undo={"held": "h1", "goesAt": goes.isoformat()})
+    html = page(client)
+    assert f"Client desk will email Dana Whitfield at {clock_words}: “Your quote”" in html
+    assert "emailed Dana" not in html and ">Undo</button>" in html
+
+
+def test_an_email_whose_hold_has_ended_says_it_was_emailed(client, owner, org):
+    make_line(org, sentence="emailed Dana Whitfield: “Your quote”", tool="mail.send", listing="home_undo",
+              undo={"held": "h1", "goesAt": (timezone.now() - datetime.timedelta(minutes=1)).isoformat()})
+    assert "Client desk emailed Dana Whitfield: “Your quote”" in page(client)
+
+
 def test_an_undone_line_is_struck_through_and_says_when_it_was_undone(client, owner, org):
     make_line(org, listing="home_undo", undo={"before": {}, "after": {}},
               undone_at=datetime.datetime(2026, 11, 10, 15, 12, tzinfo=datetime.UTC))
