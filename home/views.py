@@ -815,8 +815,10 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # The model failed on this chat's turn: said here too, not only on Home's card, with its Try again.
         "stopped": Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
                                        subject=f"try_again:{conversation.id}").first() if conversation else None,
-        "working_on": selectors.agent_threads_at_work(agent=agent),
-        # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
+        # Its threads' work where it stands, in Home's words for it ("working", "can't start", "waiting").
+        "working_on": selectors.agent_threads_at_work(
+            agent=agent, asking=frozenset(a.conversation_id for a in selectors.home_asks(org=org))),
+        # With no model nothing runs: the chat says so rather than "is replying…".
         "no_model": not model_connected(org),
         "live_src": reverse("chat_live", args=[agent.id]),
         "answer_limit": ANSWER_LIMIT,

@@ -112,7 +112,17 @@ def test_with_no_model_a_chat_doesnt_claim_to_work(client, owner, org, no_model)
     agent_services.owner_message_send(org=org, agent=roadstar, text="Hello")
     html = get(client, reverse("chat", args=[roadstar.id]))
     assert "Roadstar can't work yet" in html and "is replying" not in html
-    assert "Working on:" not in html and "Waiting to start: Morning summary" in html
+    assert "Working on:" not in html and "Its threads: Morning summary (can&#x27;t start)" in html
+
+
+def test_a_chat_says_where_its_threads_stand_as_home_does(client, owner, org, a_model):
+    roadstar = org.agents.get(is_roadstar=True)
+    thread, _ = thread_with_work(roadstar, title="Morning summary", task="Write the morning summary")
+    html = get(client, reverse("chat", args=[roadstar.id]))
+    assert "Its threads: Morning summary (waiting)" in html  # Home: "Nothing is running on it now"
+    assert ">waiting<" in work_item(home(client), "Write the morning summary")
+    Conversation.objects.filter(id=thread.id).update(state=Conversation.State.RUNNING)
+    assert "Its threads: Morning summary (working)" in get(client, reverse("chat", args=[roadstar.id]))
 
 
 def test_work_that_couldnt_start_before_a_model_offers_try_again(client, owner, org, desk, a_model):
