@@ -63,7 +63,14 @@ class AskAction:
     note: str = ""  # a note the tool carries for the check, such as a cost
 
 
-def reason_for_owner(reason: str) -> str:
+def reason_for_owner(reason: str, *, known: list[str] | None = None) -> str:
+    """The check's reason said to the owner. `known`: the action's recipients' names when all are the owner's
+    contacts (checks.selectors.known_recipients); then "someone you haven't named" would be untrue, and the ask
+    says whom it is for and that the owner hasn't let it go yet (a rule of theirs such as "I see every quote
+    first", Always ask, or words that don't cover this send)."""
+    if reason == reasons.NOT_NAMED and known:
+        whom = known[0] if len(known) == 1 else f"{', '.join(known[:-1])} and {known[-1]}"
+        return f"it is for {whom}, and you haven't said yet that it can go"
     return FOR_OWNER.get(reason, reason)
 
 

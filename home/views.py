@@ -37,6 +37,8 @@ from agents import services as agent_services
 from agents.forms import BudgetForm
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import model_connected
+from checks import reasons
+from checks import selectors as check_selectors
 from checks import services as check_services
 from checks.judge import configured_judge
 from checks.models import Ask, CheckDecision
@@ -103,7 +105,7 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "model_help_url": reverse("model_settings"),
         # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
         "without_judge": org.check_enabled and configured_judge(org) is None,
-        "asks": [_ask_for_owner(ask) for ask in asks],
+        "asks": [_ask_for_owner(ask, org=org) for ask in asks],
         # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
         # at all once a model is connected.
         "cards": _cards_for_owner(org, [c for c in core_selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
@@ -124,9 +126,11 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
     }
 
 
-def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
+def _ask_for_owner(ask: selectors.HomeAsk, *, org: Organization | None = None) -> dict:
     """The ask as the owner reads it: the agent's question (or why it waits, said to the owner) and the action."""
-    because = ask_words.reason_for_owner(ask.reason)
+    known = (check_selectors.known_recipients(org=org, tool_input=ask.input)
+             if org is not None and ask.reason == reasons.NOT_NAMED else None)
+    because = ask_words.reason_for_owner(ask.reason, known=known)
     return {
         "id": ask.id, "agent_id": ask.agent_id, "agent_name": ask.agent_name, "where": ask.where,
         "question": ask.question or (f"It waited for your yes: {because}." if ask.done

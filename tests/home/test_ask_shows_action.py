@@ -10,8 +10,9 @@ from django.urls import reverse
 from agents import services as agent_services
 from checks import reasons
 from checks.models import Ask, CheckDecision
+from contacts.models import ContactEmail
 from home import ask_words
-from tests.factories import AgentFactory
+from tests.factories import AgentFactory, ContactFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +52,19 @@ def test_it_speaks_to_the_owner_but_the_reason_stays_word_for_word_for_agents(cl
     html = home(client, org)
     assert "someone you haven&#x27;t named" in html and "the owner hasn" not in html
     assert Ask.objects.get(id=ask.id).decision.reason == "it goes to someone the owner hasn't named"
+
+
+def test_a_quote_to_someone_the_owner_knows_isnt_explained_as_to_someone_they_havent_named(client, org, desk):
+    dana = ContactFactory(organization=org, name="Dana Whitfield")
+    ContactEmail.objects.create(organization=org, contact=dana, email="dana@juniperdental.test", position=0)
+    held(org, desk, tool="mail.send", input={"to": ["Dana@juniperdental.test"], "subject": "Your quote",
+                                             "text": "It's $8,400."}, fp="known")
+    held(org, desk, tool="mail.send", input={"to": ["dana@juniperdental.test", "new@elsewhere.test"],
+                                             "subject": "Both", "text": "t"}, fp="mixed")
+    html = home(client, org)
+    assert "It waits for your yes before it goes on: it is for Dana Whitfield, and you haven&#x27;t said yet " \
+           "that it can go." in html
+    assert html.count("before it goes on: it goes to someone you haven&#x27;t named") == 1  # it reaches a stranger
 
 
 def test_a_change_shows_the_field_its_old_value_and_its_new_one(client, org, desk):
