@@ -100,3 +100,28 @@ def test_context_shows_the_context_it_replaces():
 def test_every_reason_has_words_for_the_owner_and_none_says_the_owner():
     spoken = [ask_words.reason_for_owner(r) for r in reasons.PRIORITY]
     assert len(set(spoken)) == len(reasons.PRIORITY) and not any("the owner" in s for s in spoken)
+
+
+def test_every_checked_tool_is_said_in_the_owners_words_never_by_its_tool_name():
+    from tools import registry
+
+    checked = {name for name, tool in registry.TOOLS.items() if tool.owners_yes != "No"}
+    assert checked <= set(ask_words.WHAT), checked - set(ask_words.WHAT)
+    action = ask_words.describe(tool="apps.crm_update", input={"name": "Dana"})
+    assert action.what == "Do this" and "apps." not in action.what
+
+
+def test_a_page_request_ask_reads_ask_for_a_research_page(client, org, desk):
+    held(org, desk, tool="pages.request", input={"question": "How many coffee shops?"}, reason=reasons.UNDECIDED)
+    html = home(client, org)
+    assert "Ask for a research page" in html and "pages.request" not in html
+
+
+def test_attachments_are_named_never_shown_as_raw_ids(client, org, desk):
+    held(org, desk, tool="mail.send", input={
+        "to": ["rosa@ortizbakery.test"], "subject": "Files", "text": "Attached.",
+        "attach": [{"workspace": "out/quote-juniper.pdf"}, {"attachment": "7c41e2d0:1MWjq8Zx0"},
+                   {"file": "1AbCdEf"}]})
+    html = home(client, org)
+    assert "quote-juniper.pdf, an attachment of the email it answers, a file from your Drive" in html
+    assert "7c41e2d0" not in html and "1MWj" not in html and "1AbCdEf" not in html
