@@ -18,6 +18,7 @@ from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
 from core import limits
 from core.actors import Actor
+from core.change_words import field_to, joined, short
 from core.errors import ToolError
 from core.locking import lock, set_if_unchanged
 from core.models import Change
@@ -520,18 +521,10 @@ def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
     for f in changed:
         new = after[f]
         if f == "context":
-            parts.append("Context" + (f" to “{_short(new)}”" if new else " (cleared)"))
-        elif new:
-            parts.append(f"{OWNER_FIELDS[f][0]} to {_short(new)}")
+            parts.append("Context" + (f" to “{short(new)}”" if new else " (cleared)"))
         else:
-            parts.append(f"{OWNER_FIELDS[f][0]} (cleared)")
-    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"changed {name}'s {joined}"
-
-
-def _short(text: str, most: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+            parts.append(field_to(OWNER_FIELDS[f][0], new))
+    return f"changed {name}'s {joined(parts)}"
 
 
 def _undo_owner_edit(*, org, actor, change) -> None:
