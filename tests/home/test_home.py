@@ -529,3 +529,12 @@ def test_work_whose_thread_is_named_after_it_is_named_once(client, org):
     work = html[html.index('data-key="agent-'):]
     work = work[:work.index("</article>")]
     assert work.count("Morning summary") == 1, work
+
+
+def test_a_new_contact_and_a_new_doc_link_to_themselves_on_home(client, owner, org, use):
+    contact = use("contacts.create", name="Priya Raman", emails=["priya@harbor.test"])
+    doc = use("docs.write", title="Harbor quote", text="## Scope\n\nFlowers.")
+    html = page(client)
+    assert re.search(rf'<a class="line__link" href="/contacts/{contact["id"]}/">[^<]*added Priya Raman to Contacts',
+                     html), html
+    assert re.search(rf'<a class="line__link" href="/docs/{doc["pageId"]}/">[^<]*wrote the doc', html), html
