@@ -154,8 +154,9 @@ def _work_state(work) -> str:
     return "waiting"
 
 
-NO_MODEL_WHY = ("It can't start: no AI model is connected to Roadstar yet. The card above says how to connect one; "
-                "then Try again starts it.")
+# Said on Home and on the thread's own page, where no card is above it: so they name the page to go to, not a card.
+NO_MODEL_WHY = ("It can't start: no AI model is connected to Roadstar yet. Connect one on Settings, AI model; then "
+                "Try again starts it.")
 NO_MODEL_BEFORE_WHY = "It couldn't start earlier, when no AI model was connected. Try again starts it now."
 FAILED_WHY = ("It stopped: the AI model didn't answer, even after five tries over about a minute. Nothing is lost: "
               "Try again picks it up where it stopped.")
@@ -170,8 +171,8 @@ def _stuck(work, *, state: str, model_ready: bool, stopped: str | None) -> tuple
     if state == "waiting for you":
         return state, "It asked you something above; it goes on once you answer.", False
     if work.agent.paused:
-        return "paused", (f"{work.agent.name} is paused: it went past its monthly budget. Raise the budget on its "
-                          "card above and it goes on."), False
+        return "paused", (f"{work.agent.name} is paused: it went past its monthly budget. Raise its budget on the "
+                          "Agents page and it goes on."), False
     if not model_ready and state in ("waiting", "up next"):
         return "can't start", NO_MODEL_WHY, False
     if work.last_outcome == Run.Outcome.NO_MODEL and state == "waiting":

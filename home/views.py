@@ -912,6 +912,10 @@ def _answer_note(data: dict, ask: AskAnswered | None, agent: Agent) -> str:
     return "\n".join(lines)
 
 
+# The head of an instruction Roadstar writes into a thread to start work there: "[Morning summary] Write …".
+_INTERNAL_PROMPT = re.compile(r"\[([^\]\n]{1,80})\] ")
+
+
 def _chat_line(message: Message, *, agent: Agent, tz, now, asks: dict | None = None) -> ChatLine:
     data = message.data or {}
     text, label = message.text, ""
@@ -937,6 +941,10 @@ def _chat_line(message: Message, *, agent: Agent, tz, now, asks: dict | None = N
         # The note that tells the chat which question the owner's answer below it is for.
         who, label = "note", "From Home"
         text = _answer_note(data, (asks or {}).get(data["ask_id"]), agent)
+    elif (started := _INTERNAL_PROMPT.match(text)) is not None:
+        # What Roadstar hands an agent to start a piece of work (the morning summary's list of what happened, with
+        # how to write it) is the agent's instructions, not words for the owner: the thread says what started.
+        who, label, text = "note", "Started", f"{started.group(1)}, started by Roadstar."
     else:
         who, label = "note", "Note"
     return ChatLine(key=message.seq, who=who, label=label, text=text,

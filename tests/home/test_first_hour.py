@@ -1,6 +1,7 @@
 """The owner's first hour on Home: with no model connected, with work that stopped or waits, and with no judge
 model for the owner's yes. Each line of Your work links to where the work happens and says why it isn't moving."""
 
+import html as html_module
 import re
 
 import pytest
@@ -8,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agents import services as agent_services
-from agents.models import Conversation, Run
+from agents.models import Conversation, Message, Run
 from agents.runtime.scheduler import drain
 from agents.runtime.turn import MODEL_DOWN, try_again_card
 from core.models import Card, Organization
@@ -226,3 +227,16 @@ def test_with_a_judge_set_up_home_says_nothing_of_it(client, owner, monkeypatch)
 
     monkeypatch.setattr(views, "configured_judge", lambda org=None: object())
     assert "Your yes, with no judge model" not in home(client)
+
+
+def test_a_thread_page_shows_what_started_its_work_not_the_internal_prompt_nor_a_card_above(client, owner, org,
+                                                                                              no_model):
+    roadstar = org.agents.get(is_roadstar=True)
+    thread, _ = thread_with_work(roadstar, title="Morning summary", task="Morning summary")
+    agent_services.message_append(conversation=thread, role=Message.Role.SYSTEM, text=(
+        "[Morning summary] Write Sam's morning summary of what happened since Tue Nov 10, 07:00: a few short lines, "
+        "what needs them first. What happened:\n- Nothing changed."))
+    html = html_module.unescape(get(client, reverse("thread", args=[roadstar.id, thread.id])))
+    assert "Morning summary, started by Roadstar." in html
+    assert "Write Sam's morning summary" not in html and "What happened:" not in html
+    assert "Connect one on Settings, AI model" in html and "card above" not in html
