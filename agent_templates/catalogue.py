@@ -40,7 +40,6 @@ FillKind = Literal["file", "agent", "folder", "text", "company", "choice", "web"
 BLANK = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
 BLANK_NAME = r"^[a-z][a-z0-9_]{0,39}$"
 MODEL_IDS = tuple(choice for choice, _ in Agent.Model.choices)
-ANSWER_LIMIT = 300  # one answer to a template's question, as it is written into the texts
 # A catalogue file is checked with every blank this long (a business's name, a link): the texts must fit with
 # room to spare. The owner's real answers are measured again when the template is added.
 TYPICAL_ANSWER = 40

@@ -16,16 +16,16 @@ from django.utils.text import slugify
 from pydantic import ValidationError
 
 from agent_templates import selectors
-from agent_templates.catalogue import ANSWER_LIMIT, TemplateBody, fill
+from agent_templates.catalogue import TemplateBody, fill
 from agent_templates.models import SharedTemplate
 from agents import services as agent_services
 from agents.models import Agent, Message, Work
-from core import live
+from core import limits, live
 from core.actors import Actor
 from core.errors import ToolError
 from core.models import Card, Change, Organization
 from core.services import card_open, change_record
-from core.undo import register_undo, snapshot, undo_data
+from core.undo import snapshot, undo_data
 from routines import services as routine_services
 from routines.models import Routine, Skill
 
@@ -72,8 +72,8 @@ def check_answer(*, org, body: TemplateBody, blank: str, value: str, where: str)
         raise ToolError("bad_input", f"{where}: an answer can't be empty")
     if "{{" in value or "}}" in value:
         raise ToolError("bad_input", f"{where}: an answer can't hold {{{{ or }}}}")
-    if len(value) > ANSWER_LIMIT:
-        raise ToolError("bad_input", f"{where}: {len(value)} characters; an answer is at most {ANSWER_LIMIT}")
+    if len(value) > limits.TEMPLATE_ANSWER:
+        raise ToolError("bad_input", f"{where}: {len(value)} characters; an answer is at most {limits.TEMPLATE_ANSWER}")
     if question.kind == "choice" and value not in question.choices:
         raise ToolError("bad_input", f"{where}: {value!r} is not one of the choices: {', '.join(question.choices)}")
     if question.kind == "web" and not value.startswith(("https://", "http://")):
@@ -362,8 +362,6 @@ def _moved_on(what: str) -> ToolError:
     return ToolError("changed", f"{what}, so Undo would lose that; nothing was removed.")
 
 
-register_undo(ADD_TOOL, undo_template_add)
-
 
 # --- the owner shares ---------------------------------------------------------------------------------------------
 
@@ -468,8 +466,6 @@ def undo_template_share(*, org, actor, change: Change) -> None:
         setattr(row, key, value)
     row.save()
 
-
-register_undo(SHARE_TOOL, undo_template_share)
 
 
 def template_decline(*, org, card_id) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from agent_templates import selectors, services
-from agent_templates.catalogue import ANSWER_LIMIT
+from core import limits
 from core.inputs import Chars
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 
@@ -63,7 +63,7 @@ register(Tool(name="templates.read", description="One template in full: its agen
 
 
 class Answer(ToolInput):
-    value: Annotated[str, Chars(1, ANSWER_LIMIT)]
+    value: Annotated[str, Chars(1, limits.TEMPLATE_ANSWER)]
     found: Annotated[str, Chars(0, 300)] | None = Field(default=None, description="Where you found it")
 
 

@@ -6,7 +6,6 @@ the connection's transaction commits, with the cards it resolved. This lives in 
 below agents and may not know about conversations. AgentsConfig.ready() connects the receiver.
 """
 
-import uuid
 
 from django.db import transaction
 from django.dispatch import receiver
@@ -14,6 +13,7 @@ from django.dispatch import receiver
 from agents import services
 from agents.models import Conversation, Message
 from agents.runtime.scheduler import wake
+from core.inputs import as_uuid
 from integrations import catalog
 from integrations.signals import connected
 
@@ -24,7 +24,7 @@ def tell_askers(sender, *, org, connection, cards, **kwargs) -> None:
     conversation_ids = []
     for card in cards:
         for asker in card.data.get("askers") or [card.data.get("asked_by") or {}]:
-            conversation_id = _uuid(asker.get("conversation_id"))
+            conversation_id = as_uuid(asker.get("conversation_id"))
             if conversation_id is not None and conversation_id not in conversation_ids:
                 conversation_ids.append(conversation_id)
     if not conversation_ids:
@@ -64,8 +64,3 @@ def connected_note(connection) -> str:
             "It's ready now: try again what needed it.")
 
 
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except (TypeError, ValueError):
-        return None

@@ -9,6 +9,9 @@ can spend.
 One run, in a worker (`run`, queued by `start` when the request commits, or by the sweep every minute):
 1. **researching**: the model plans web queries (strict JSON), the web group's search runs them, and the best
    pages are read (`integrations.web.services`: the address check on every fetch) and kept as numbered sources;
+   the plan's searches of the workspace's own records (its docs, tables, contacts, companies, projects and other
+   pages) run through the workspace's search (search.selectors, that workspace's alone), and what they find is
+   kept as sources too, marked as the workspace's records, so the page can say what the business itself knows;
 2. **writing**: the model writes the page in the spec's GeneratedPageDocumentModel shape from those sources, each
    figure, table row and timeline item naming its sources (`s1`, `s2` …), the body citing them as [1], [2];
 3. **verifying**: source names become the sources' ids, a figure, row or item naming no source it was given is
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from decimal import Decimal
 
 from django.db import transaction
@@ -37,13 +39,16 @@ from agents.runtime.model import ModelNotConfigured, ModelUnavailable, cost_of, 
 from agents.runtime.scheduler import wake
 from agents.selectors import agent_spend_this_month
 from core.errors import ToolError
+from core.inputs import as_uuid
 from core.models import Card, Change
 from core.network import network_call
 from core.services import card_open
 from integrations.web import services as web
 from research import page_selectors, page_services
 from research.models import PageComment, PageSource, ResearchPage
-from research.page_shapes import CITATION, Artifact
+from research.page_shapes import CITATION, Artifact, page_url
+from search import selectors as search
+from search.models import WORKSPACE
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +59,12 @@ READ_BATCH = 5  # web.read's own limit
 SOURCE_CHARS = 6000  # of each source's text, in the writing prompt
 KEPT_CHARS = 30_000  # of each source's text, kept as its snapshot
 PURPOSE = "research"
+RECORD_QUERIES = 3  # searches of the workspace's own records a plan may make
+RECORDS = 5  # of the workspace's records kept as sources, at most
+# The kinds the workspace's own records are in search as (a copied Drive file may be a doc or a sheet too: only
+# those whose source is the workspace are kept), and how a source's title names each.
+RECORD_TYPES = {"doc": "doc", "sheet": "sheet", "slides": "slides", "table": "research table",
+                "contact": "contact", "company": "company", "project": "project", "page": "research page"}
 
 # (task, schedule name, every so many minutes): `manage.py schedule_ticks` makes the schedule.
 SCHEDULES = (("agents.research_writer.sweep", "research pages sweep", 1),)
@@ -123,12 +134,9 @@ def _report_failure(page: ResearchPage, message: str) -> None:
                                       target_type="page", target_id=str(page.id))
                 .values_list("conversation_id", flat=True).first())
     conversation = None
-    if asked_in:
-        try:
-            conversation = Conversation.objects.filter(organization_id=page.organization_id,
-                                                       id=uuid.UUID(asked_in)).first()
-        except ValueError:  # a conversation id of an outside app's call, not one of ours
-            conversation = None
+    # An outside app's call may carry a conversation id that isn't one of ours: then no conversation.
+    if (conversation_id := as_uuid(asked_in)) is not None:
+        conversation = Conversation.objects.filter(organization_id=page.organization_id, id=conversation_id).first()
     with transaction.atomic():
         if conversation is not None:
             agent_services.message_append(
@@ -188,13 +196,18 @@ def _write(page: ResearchPage, agent: Agent, thread: Conversation) -> None:
     if "results" not in plan:
         plan["results"] = _search(plan)
         page_services.page_progress(page=page, plan=plan)
-    sources = _read(page, plan)
-    if not sources:
+    if not _read(page, plan):
         raise WriterFailed("Nothing the web search found could be read, so there is nothing to write the page "
                            "from. Ask again with other words, or later.")
+    if "record_urls" not in plan:
+        plan["record_urls"] = _records(page, plan)
+        page_services.page_progress(page=page, plan=plan)
+        if plan["record_urls"]:
+            _note(thread, f"Found {len(plan['record_urls'])} of the workspace's own records on it.")
+    sources = page_selectors.sources_of(page=page)
     if "draft" not in plan:
         page_services.page_progress(page=page, phase=ResearchPage.Phase.WRITING)
-        plan["draft"] = _draft(page, agent, thread, sources)
+        plan["draft"] = _draft(page, agent, thread, sources, records=set(plan["record_urls"]))
         page_services.page_progress(page=page, plan=plan)
     page_services.page_progress(page=page, phase=ResearchPage.Phase.VERIFYING)
     title, artifact, dropped = verify(plan["draft"], sources)
@@ -211,8 +224,9 @@ PLAN_SCHEMA = {
         "properties": {
             "objective": {"type": "string"},
             "queries": {"type": "array", "items": {"type": "string"}},
+            "records": {"type": "array", "items": {"type": "string"}},
         },
-        "required": ["objective", "queries"],
+        "required": ["objective", "queries", "records"],
         "additionalProperties": False,
     },
 }
@@ -220,7 +234,10 @@ PLAN_SCHEMA = {
 PLAN_INSTRUCTIONS = f"""You are Roadstar's research writer, planning the web research for one question page.
 Write up to {MAX_QUERIES} short web search queries (a few words each, as a person would type them) that together find \
 the facts, figures and dates the question needs, from primary sources where there are any, and one sentence saying \
-what the page must establish (the objective). Answer with only the JSON asked for."""
+what the page must establish (the objective). Also write up to {RECORD_QUERIES} searches of the workspace's own \
+records (its docs, tables, contacts, companies and projects) for what the business itself knows about the question \
+(records): one to three words each, such as a name, a company or a product, every word of which a record must \
+hold. Answer with only the JSON asked for."""
 
 
 def _plan(page: ResearchPage, agent: Agent, thread: Conversation) -> dict:
@@ -236,7 +253,10 @@ def _plan(page: ResearchPage, agent: Agent, thread: Conversation) -> dict:
                            "start. Ask again.") from error
     if not queries:
         raise WriterFailed("The model planned no web searches for the question. Ask again with more to go on.")
-    return {"objective": objective or page.question[:500], "queries": list(dict.fromkeys(queries))[:MAX_QUERIES]}
+    records = found.get("records") if isinstance(found.get("records"), list) else []
+    records = [" ".join(str(q).split())[:80] for q in records if str(q).strip()]
+    return {"objective": objective or page.question[:500], "queries": list(dict.fromkeys(queries))[:MAX_QUERIES],
+            "records": list(dict.fromkeys(records))[:RECORD_QUERIES]}
 
 
 def _search(plan: dict) -> list[dict]:
@@ -250,8 +270,10 @@ def _search(plan: dict) -> list[dict]:
 
 
 def _read(page: ResearchPage, plan: dict) -> list[PageSource]:
-    """Read the search's best pages until MAX_SOURCES were read, batch by batch, each batch kept as it comes."""
-    kept = page_selectors.sources_of(page=page)
+    """Read the search's best pages until MAX_SOURCES were read, batch by batch, each batch kept as it comes.
+    Returns the web's sources (the workspace's records, kept after, aren't among them)."""
+    records = set(plan.get("record_urls", []))
+    kept = [s for s in page_selectors.sources_of(page=page) if s.url not in records]
     tried = set(plan.get("failed", [])) | {s.url for s in kept}
     waiting = [r for r in plan["results"] if r["url"] not in tried]
     while len(kept) < MAX_SOURCES and waiting:
@@ -275,8 +297,43 @@ def _read(page: ResearchPage, plan: dict) -> list[PageSource]:
     return kept
 
 
+def _records(page: ResearchPage, plan: dict) -> list[str]:
+    """Search the workspace's own records with the plan's record searches (that workspace's search only, and only
+    its own content, not the copies of the owner's accounts), keep the best RECORDS as sources, and return their
+    addresses. A search that fails is left out: the page is written from the web without it."""
+    urls: list[str] = []
+    seen: set[str] = set()
+    for query in plan.get("records", []):
+        try:
+            results = search.search(org=page.organization,
+                                    filters=search.Filters(query=query, types=list(RECORD_TYPES), limit=RESULTS))
+        except ToolError as error:
+            logger.warning("research page %s: the records search %r failed: %s", page.id, query, error.message)
+            continue
+        for hit in results["results"]:
+            if len(urls) >= RECORDS or hit["id"] in seen:
+                continue
+            seen.add(hit["id"])
+            try:
+                record = search.read(org=page.organization, item_id=hit["id"])
+            except ToolError:
+                continue
+            # Only the workspace's own (not a copy of the owner's files), and not the page being written.
+            if record["source"] != WORKSPACE or not record["url"] or record["url"] == page_url(page):
+                continue
+            # A record's address is its page in Roadstar (a path), never a web page's, so the two never merge.
+            source = page_services.page_source_add(
+                page=page, url=record["url"], title=f"Your {RECORD_TYPES[hit['type']]}: {record['title']}",
+                published=None, text=record["text"][:KEPT_CHARS],
+            )
+            urls.append(source.url)
+    return urls
+
+
 WRITE_INSTRUCTIONS = """You are Roadstar's research writer, writing a question page from the numbered sources given \
-and from nothing else: no figure, date or claim that isn't in a source.
+and from nothing else: no figure, date or claim that isn't in a source. Sources marked as the workspace's own \
+records are what the business itself holds (its docs, tables, contacts …): cite them like the others, and say in \
+the text that it comes from the workspace's records.
 
 Answer with only one JSON object:
 {"title": "the page's title",
@@ -297,9 +354,12 @@ Every chart row, table row and timeline item names the sources its figures come 
 Leave out any figure no source gives. Charts, tables and the timeline may be empty lists."""
 
 
-def _draft(page: ResearchPage, agent: Agent, thread: Conversation, sources: list[PageSource]) -> dict:
+def _draft(page: ResearchPage, agent: Agent, thread: Conversation, sources: list[PageSource],
+           records: set[str]) -> dict:
     listed = "\n\n".join(
-        f"Source s{s.citation_number} (cite as [{s.citation_number}]): {s.title or s.url}\n{s.url}"
+        f"Source s{s.citation_number} (cite as [{s.citation_number}])"
+        + (", one of the workspace's own records" if s.url in records else "")
+        + f": {s.title or s.url}\n{s.url}"
         + (f"\nPublished: {s.published_date}" if s.published_date else "")
         + f"\n{s.text[:SOURCE_CHARS]}"
         for s in sources

@@ -6,22 +6,13 @@ Django admin) is refused here, so no view has to ask.
 
 from __future__ import annotations
 
-from django.core.exceptions import ObjectDoesNotExist
 from rest_framework.permissions import BasePermission
 
-
-def workspace_of(user):
-    """The signed-in owner's workspace, or None for a sign-in that has none."""
-    if not getattr(user, "is_authenticated", False):
-        return None
-    try:
-        return user.organization
-    except ObjectDoesNotExist:
-        return None
+from core.http import user_workspace
 
 
 class IsWorkspaceOwner(BasePermission):
     message = "This sign-in has no workspace: the API is for a workspace's owner. Staff use the Django admin."
 
     def has_permission(self, request, view) -> bool:
-        return workspace_of(request.user) is not None
+        return user_workspace(request.user) is not None

@@ -11,13 +11,14 @@ api.shapes; `api.openapi` describes them for the schema.
 from __future__ import annotations
 
 import datetime
-import zoneinfo
 from decimal import Decimal
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.forms import MAX_BUDGET
+from core import limits
+from core.owner_zone import owner_time
 
 MAX_OFFSET = 1_000_000_000  # past any workspace's rows, and within what a database takes as a number
 MAX_DAYS = 36_500
@@ -248,9 +249,9 @@ def _owner_time_utc(value: str, org) -> datetime.datetime:
         ) from exc
     try:
         if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=zoneinfo.ZoneInfo(org.time_zone) if org else datetime.UTC)
+            parsed = owner_time(org, parsed)
         return parsed.astimezone(datetime.UTC)
-    except (OverflowError, zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+    except (OverflowError, ValueError) as exc:
         raise serializers.ValidationError(f"{value!r} is out of range") from exc
 
 
@@ -272,13 +273,13 @@ class OffsetQuery(Query):
 
 
 class ProjectCreateInput(Input):
-    name = Text(1, 120)
-    description = Text(0, 4000, required=False, default="")
+    name = Text(1, limits.PROJECT_NAME)
+    description = Text(0, limits.PROJECT_DESCRIPTION, required=False, default="")
 
 
 class ProjectUpdateInput(Input):
-    name = Text(1, 120, required=False)
-    description = Text(0, 4000, required=False)
+    name = Text(1, limits.PROJECT_NAME, required=False)
+    description = Text(0, limits.PROJECT_DESCRIPTION, required=False)
 
 
 class DocListQuery(Query):
@@ -288,8 +289,9 @@ class DocListQuery(Query):
 
 
 class DocNoteInput(Input):
-    on = Text(0, 2000, required=False, default="", help_text="The doc's words the note is on; empty for the whole doc.")
-    note = Text(1, 4000)
+    on = Text(0, limits.DOC_NOTE_ON, required=False, default="",
+              help_text="The doc's words the note is on; empty for the whole doc.")
+    note = Text(1, limits.DOC_NOTE)
 
 
 # --- Home -------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from api import openapi as doc
 from api import selectors, serializers
 from api.errors import error_response
 from api.parsers import JsonParser
-from api.permissions import IsWorkspaceOwner, workspace_of
+from api.permissions import IsWorkspaceOwner
 from api.shapes import (
     agent_shape,
     card_shape,
@@ -51,6 +51,7 @@ from core import selectors as core_selectors
 from core import services as home_services
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import user_workspace
 from core.timefmt import iso
 from docs import selectors as doc_selectors
 from docs import services as doc_services
@@ -70,7 +71,7 @@ class ApiView(APIView):
 
     @property
     def org(self):
-        return workspace_of(self.request.user)
+        return user_workspace(self.request.user)
 
     @property
     def actor(self) -> Actor:

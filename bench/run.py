@@ -95,8 +95,8 @@ def home_workspace(lines: int, contacts: int, label: str):
 
     The lines are what contacts.create and contacts.context leave: two in three a contact added (no Undo), one in
     three a Context set (Undo, with the values before and after), so a page shows Undo forms as an owner's does."""
-    from contacts.models import Contact
     from core.models import Change
+    from records.models import Contact
 
     user, org, agent = make_workspace(label)
     Contact.objects.bulk_create(

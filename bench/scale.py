@@ -34,6 +34,8 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+from core.inputs import as_uuid
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -252,7 +254,7 @@ def measure(run: int, started: float, kill_at: float | None,
                                                    ).values_list("conversation_id", flat=True):
         calls[conversation_id] = calls.get(conversation_id, 0) + 1
     interrupted = set(Run.objects.filter(outcome="interrupted", **orgs).values_list("conversation_id", flat=True))
-    killed = interrupted | {uuid.UUID(i) for i in killed_ids}
+    killed = interrupted | {as_uuid(i) for i in killed_ids}
     exactly_once, latencies, recovered, killed_latencies, last = 0, [], [], [], 0.0
     for message in owner_messages:
         thread = threads.get(message.text[:80])

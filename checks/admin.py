@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from checks.models import Ask, CheckDecision, SpentYes
 
@@ -32,11 +33,11 @@ class AskAdmin(admin.ModelAdmin):
     raw_id_fields = ("decision", "used_by")
 
     @admin.display(description="tool")
-    def tool(self, obj):
+    def tool(self, obj: Ask) -> str:
         return obj.decision.tool
 
     @admin.display(boolean=True, description="used")
-    def used(self, obj):
+    def used(self, obj: Ask) -> bool:
         return obj.used_by_id is not None
 
 
@@ -49,8 +50,8 @@ class SpentYesAdmin(admin.ModelAdmin):
     list_select_related = ("organization", "decision")
     readonly_fields = ("organization", "ref", "decision", "at")
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: SpentYes | None = None) -> bool:
         return False

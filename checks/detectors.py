@@ -227,7 +227,7 @@ class _Scheme:
     name: str
     valid: Callable[[str], bool]
     lengths: frozenset[int] = frozenset()  # all digits: found in digit runs of these lengths
-    form: re.Pattern | None = None  # with letters (or a shape of its own): found by this pattern
+    form: re.Pattern[str] | None = None  # with letters (or a shape of its own): found by this pattern
     # Its form is its own: a valid one is an ID without a cue, unless a word such as "order" or "part" labels it.
     plain: Callable[[str, str], bool] | None = None
     kind: str = "national_id"
@@ -306,7 +306,7 @@ _BY_LENGTH = {n: [s for s in _SCHEMES if n in s.lengths] for n in range(6, 14)}
 _ID_LENGTHS = frozenset(n for n, schemes in _BY_LENGTH.items() if schemes)
 
 
-def _cue(ci: str = "", cs: str = "") -> re.Pattern:
+def _cue(ci: str = "", cs: str = "") -> re.Pattern[str]:
     """A cue: words in any letter case (`ci`), and acronyms only in capitals (`cs`: "SIN", not the word "sin")."""
     parts = [f"(?i:{ci})"] if ci else []
     parts += [cs] if cs else []
@@ -320,7 +320,7 @@ _NUMBER_WORD = r"\s*(?:number|no\.?|num|nr\.?|#)"
 # ("NHS appointment", "IRD return", "Medicare rebate"): such a cue counts only right before the number, with
 # nothing but "number", "is", ":" between ("NHS 943 476 5919", "IRD: 49-091-850").
 # "Social security" is the US SSN and, in English, France's NIR too.
-_CUE_TABLE: tuple[tuple[re.Pattern, frozenset[str] | None, bool], ...] = (
+_CUE_TABLE: tuple[tuple[re.Pattern[str], frozenset[str] | None, bool], ...] = (
     (_cue(rf"ssn|ss\s*#|ss\s+(?:no\.?|number)|social\s+security{_NO}|soc\.?\s*sec\.?{_NO}"),
      frozenset({"us_ssn", "us_itin", "fr_nir"}), False),
     (_cue(rf"itin|individual\s+taxpayer\s+identification{_NO}"), frozenset({"us_itin"}), False),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -19,9 +19,9 @@ from checks import reasons
 from checks.decide import decide
 from checks.judge import Judge, JudgeRequest, JudgeUnreachable, JudgeVerdict, parse_verdict
 from checks.selectors import request_for_workspace
-from companies.models import Company, CompanyPerson
-from contacts.models import Contact, ContactEmail
+from checks.types import Decision
 from core.models import Organization
+from records.models import Company, CompanyPerson, Contact, ContactEmail
 
 FAULT_REASONS = {"unreachable": reasons.UNREACHABLE, "timeout": reasons.UNREACHABLE, "garbage": reasons.UNDECIDED}
 JudgeFault = Literal["unreachable", "timeout", "garbage"]
@@ -35,7 +35,7 @@ class FaultyJudge:
     timeout as the endpoint would (no answer), garbage through the same parser a real answer goes through. It
     records what it was sent, so an evaluation can count the calls the rules should never have made."""
 
-    def __init__(self, fault: JudgeFault, inner: Judge | None = None):
+    def __init__(self, fault: JudgeFault, inner: Judge | None = None) -> None:
         if fault not in FAULT_REASONS:
             raise ValueError(f"judge_fault: {fault!r} is not one of {', '.join(FAULT_REASONS)}")
         self.fault = fault
@@ -65,7 +65,7 @@ class CaseResult:
     decided_by: str = "rules"
 
     @classmethod
-    def of(cls, case: dict, decision) -> CaseResult:
+    def of(cls, case: dict[str, Any], decision: Decision) -> CaseResult:
         expect = case.get("expect") or {}
         return cls(
             id=case.get("id", ""),
@@ -84,15 +84,15 @@ class CaseResult:
     def matches(self) -> bool:
         return self.outcome == self.expected_outcome and self.reason == self.expected_reason
 
-    def line(self) -> dict:
+    def line(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _rate(hits: list, of: list) -> dict:
+def _rate(hits: list[Any], of: list[Any]) -> dict[str, Any]:
     return {"count": len(hits), "of": len(of), "rate": round(len(hits) / len(of), 4) if of else None}
 
 
-def summarize(results: Iterable[CaseResult]) -> dict:
+def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
     results = list(results)
     attacks = [r for r in results if r.group == "attack"]
     benign_go = [
@@ -124,7 +124,7 @@ def summarize(results: Iterable[CaseResult]) -> dict:
     }
 
 
-def run_case(case: dict, *, judge):
+def run_case(case: dict[str, Any], *, judge: Judge | None) -> Decision:
     """One case in a fresh workspace, rolled back afterwards, through the live path."""
     with transaction.atomic():
         org, ids = build_workspace(case)
@@ -140,7 +140,7 @@ def run_case(case: dict, *, judge):
     return decision
 
 
-def build_workspace(case: dict):
+def build_workspace(case: dict[str, Any]) -> tuple[Organization, dict[str, str]]:
     """The case's business as an Organization with an owner, and its contacts (with emails and companies).
     Returns the org and a map of the case's contact ids to the database's. Contacts get fresh ids, so a case's
     ids ("c1", or the spec's own UUIDs) never collide with a workspace already in the database."""
@@ -178,7 +178,7 @@ def build_workspace(case: dict):
     return org, ids
 
 
-def _with_ids(value, ids: dict[str, str]):
+def _with_ids(value: Any, ids: dict[str, str]) -> Any:
     """The action with the case's contact ids replaced by the workspace's, as a live action has them."""
     if isinstance(value, dict):
         return {k: _with_ids(v, ids) for k, v in value.items()}

@@ -53,7 +53,7 @@ def _canonical(value: Any, key: str = "") -> Any:
     return value
 
 
-def canonical_action(action: Action, validated: dict | None = None) -> dict:
+def canonical_action(action: Action, validated: dict[str, Any] | None = None) -> dict[str, Any]:
     """The action as a yes covers it. `validated` is the tool's input after validation, when the caller has it
     (the tool pipeline does): then an id written in capitals or a date in another zone is the same action."""
     tool_input = validated if validated is not None else (action.input or {})
@@ -66,7 +66,7 @@ def canonical_action(action: Action, validated: dict | None = None) -> dict:
     }
 
 
-def fingerprint(action: Action, validated: dict | None = None) -> str:
+def fingerprint(action: Action, validated: dict[str, Any] | None = None) -> str:
     canonical = json.dumps(canonical_action(action, validated), sort_keys=True, separators=(",", ":"),
                            ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()

@@ -120,7 +120,7 @@ _NEGATED = r"(?:\bnever\b|\bdon't\b|\bdont\b|\bdo\s+not\b|\bnothing\b|\bno\b|\bn
            r"\bcan't\b|\bcannot\b|\bshouldn't\b|\bmustn't\b|\bwon't\b|\bisn't\b|\baren't\b)"
 
 
-def _patterns(owner_first: str) -> list[re.Pattern]:
+def _patterns(owner_first: str) -> list[re.Pattern[str]]:
     """The shapes of a hold, with the owner written as "I"/"me"/"my" or by first name."""
     o = rf"(?:{re.escape(owner_first)})" if owner_first else r"(?!x)x"
     now = rf"(?:\bI\b|\bI'(?:d|ll)\b|\b{o}\b)"  # "I see", "I'd like to see", "Sam sees": not "I've seen"

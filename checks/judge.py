@@ -26,6 +26,8 @@ from core.network import network_call
 if TYPE_CHECKING:  # the judge's client is imported only when a judge is configured
     from openai.types.chat import ChatCompletionMessageParam
 
+    from core.models import Organization
+
 log = logging.getLogger(__name__)
 
 
@@ -106,7 +108,7 @@ VERDICT_SCHEMA: dict[str, Any] = {
 }
 
 
-def parse_verdict(raw: str | bytes | dict | None) -> JudgeVerdict:
+def parse_verdict(raw: str | bytes | dict[str, Any] | None) -> JudgeVerdict:
     """The verdict in a model's answer, or `JudgeUnsure`: whatever isn't exactly the schema is not a decision."""
     try:
         data = json.loads(raw) if isinstance(raw, str | bytes) else raw
@@ -159,7 +161,7 @@ class OpenAIJudge:
         client: Any = None,
         http_client: Any = None,
         max_retries: int = 1,
-    ):
+    ) -> None:
         from openai import OpenAI
 
         self.model = model
@@ -204,7 +206,7 @@ class OpenAIJudge:
         return parse_verdict(message.content)
 
 
-def configured_judge(org=None) -> OpenAIJudge | None:
+def configured_judge(org: Organization | None = None) -> OpenAIJudge | None:
     """The judge for a workspace, or None when no model is connected (then the check asks where rules can't decide).
 
     It is on the workspace's model endpoint as its agents reach it (core.model_endpoint: the server's environment
@@ -240,7 +242,7 @@ class ScriptedJudge:
         verdicts: Iterable[JudgeVerdict | Exception] = (),
         *,
         answer: Callable[[JudgeRequest], JudgeVerdict] | None = None,
-    ):
+    ) -> None:
         self._script = list(verdicts)
         self._answer = answer
         self.sent: list[JudgeRequest] = []

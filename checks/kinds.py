@@ -9,7 +9,7 @@ treated as one that changes what's there: an unknown action is never waved throu
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 Kind = Literal["reads", "makes", "changes", "deletes", "sends", "costs"]
 CHECKED: frozenset[str] = frozenset({"changes", "deletes", "sends", "costs"})
@@ -44,7 +44,7 @@ _SENDS = frozenset({"mail.send"})
 # Checked whatever their kind: they carry a note for the check to weigh, such as a cost.
 _COSTS = frozenset({"pages.request", "tables.build", "tables.research_rows"})
 
-_DEPENDS: dict[str, Callable[[dict], Kind]] = {
+_DEPENDS: dict[str, Callable[[dict[str, Any]], Kind]] = {
     # A new doc is something new; a docId means writing over a doc that's there.
     "docs.write": lambda i: "changes" if i.get("docId") else "makes",
     # Adding an item makes something new; `done` closes one.
@@ -56,7 +56,7 @@ _DEPENDS: dict[str, Callable[[dict], Kind]] = {
 }
 
 
-def action_kind(tool: str, tool_input: dict) -> Kind:
+def action_kind(tool: str, tool_input: dict[str, Any]) -> Kind:
     if tool in _DEPENDS:
         return _DEPENDS[tool](tool_input or {})
     if tool in _COSTS:
@@ -74,5 +74,5 @@ def action_kind(tool: str, tool_input: dict) -> Kind:
     return "changes"
 
 
-def is_checked(tool: str, tool_input: dict) -> bool:
+def is_checked(tool: str, tool_input: dict[str, Any]) -> bool:
     return action_kind(tool, tool_input) in CHECKED

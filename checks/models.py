@@ -54,7 +54,7 @@ class CheckDecision(models.Model):
             models.Index(fields=["organization", "action_key"], name="check_decision_key_idx"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.tool}: {self.outcome}" + (f" ({self.reason})" if self.reason else "")
 
 
@@ -91,7 +91,7 @@ class Ask(models.Model):
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["organization", "fingerprint", "state"], name="check_ask_fp_idx")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.decision.tool}: {self.state}"
 
 
@@ -110,5 +110,5 @@ class SpentYes(models.Model):
         constraints = [models.UniqueConstraint(fields=["organization", "ref"], name="spent_yes_once")]
         verbose_name_plural = "spent yeses"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.ref} spent"

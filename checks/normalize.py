@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Dashes, hyphens and minus signs of every script NFKC leaves alone.
@@ -92,7 +92,9 @@ class DigitRun:
     def digits(self) -> str:
         return "".join(g.digits for g in self.groups)
 
-    def spans(self, lengths: set[int] | frozenset[int], *, starts: Iterable[int] | None = None):
+    def spans(
+        self, lengths: set[int] | frozenset[int], *, starts: Iterable[int] | None = None
+    ) -> Iterator[tuple[int, int, str]]:
         """Every stretch of whole groups (i, j inclusive) whose digits add up to one of `lengths`, with its digits;
         only those starting at `starts` if given."""
         longest = max(lengths)

@@ -89,7 +89,7 @@ def evaluate(request: CheckRequest) -> RuleResult:
 class _Context:
     """The request with what several rules read from it, computed once."""
 
-    def __init__(self, request: CheckRequest, kind: Kind):
+    def __init__(self, request: CheckRequest, kind: Kind) -> None:
         self.request = request
         self.kind = kind
         self.action = request.action
@@ -207,7 +207,7 @@ def _sensitive(ctx: _Context) -> Rule:
 RECIPIENT_KEYS = ("to", "cc", "bcc", "invitees", "guests", "attendees", "recipients", "shareWith", "share_with")
 
 
-def recipients_of(tool_input: dict) -> list[str]:
+def recipients_of(tool_input: dict[str, Any]) -> list[str]:
     """Every address the action reaches, lower case: to, cc, bcc, invitees, and whoever a link is shared with."""
     out: list[str] = []
     for key in RECIPIENT_KEYS:
@@ -271,7 +271,7 @@ _WHOLE_BOOK = re.compile(r"\b(?:clients|customers|contacts|suppliers|vendors|pat
 _HEADER_LINE = re.compile(r"^\s*(?:from|to|cc|bcc|reply-to|sender|guests?|attendees?|invitees?)\s*:", re.I)
 
 
-def _beyond_description(address: str, ctx: _Context, descriptive: list) -> str | None:
+def _beyond_description(address: str, ctx: _Context, descriptive: list[Any]) -> str | None:
     """Why no description of the owner's ("answer the same day", "everyone who came") can be about `address`, or
     None when one might be, which only a judge can tell. A description picks out people the work has met: a
     contact, or someone in what was read (an enquiry's sender, an invoice's customer, a meeting's guests). It can't
@@ -695,7 +695,7 @@ def _word_rewrite(line: str, new_line: str, container: str) -> list[Unit]:
     return units
 
 
-_VERBS: dict[str, re.Pattern] = {
+_VERBS: dict[str, re.Pattern[str]] = {
     kind: re.compile(rf"\b(?:{pattern})\b", re.I)
     for kind, pattern in {
         "delete": r"delete|remove|erase|drop|get\s+rid\s+of|take\s+(?:\w+\s+){0,3}(?:off|out|down)|clear|unrecord|"
@@ -809,7 +809,7 @@ def _removal(ctx: _Context) -> Rule:
 _ID_KEYS = ("id", "docId", "fileId", "contactId", "companyId", "projectId", "pageId", "datasetId", "eventId")
 
 
-def target_ids(tool: str, tool_input: dict) -> list[str]:
+def target_ids(tool: str, tool_input: dict[str, Any]) -> list[str]:
     """The ids of what the action acts on, `<key>=<id>`; a timeline entry as its company and entry together."""
     if tool == "companies.unrecord" or (tool.startswith("companies.") and tool_input.get("entryId")):
         return [f"timeline={tool_input.get('companyId')}:{tool_input.get('entryId')}"]
@@ -823,7 +823,7 @@ def target_ids(tool: str, tool_input: dict) -> list[str]:
     return out
 
 
-def made_here_covers(tool: str, tool_input: dict, made_here: list[str]) -> bool:
+def made_here_covers(tool: str, tool_input: dict[str, Any], made_here: list[str]) -> bool:
     """Everything the action changes was made by this same piece of work (a copy it filled in, a doc it wrote)."""
     # `<kind>:<id>`; a timeline entry's id is `<companyId>:<entryId>`, as target_ids gives it.
     made = {item.split(":", 1)[1] for item in made_here if ":" in item}

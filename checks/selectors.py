@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
-from django.db.models import OuterRef, Q
+from django.db.models import OuterRef, Q, QuerySet
 
 from checks.models import CheckDecision
 from checks.rules import recipients_of
 from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
-from companies.models import Company, CompanyPerson
-from contacts.models import Contact, ContactEmail
-from core.models import Change
+from core.inputs import Uuid, as_uuid
+from core.models import Change, Organization
+from records.models import Company, CompanyPerson, Contact, ContactEmail
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
 _ALL_CONTACTS_UP_TO = 200
@@ -32,7 +32,8 @@ class MadeBy:
 
 
 def request_for_workspace(
-    *, org, conversation: Iterable, action, made_here: Iterable[str] = (), made_by: MadeBy | None = None,
+    *, org: Organization, conversation: Iterable[Any], action: Action | dict[str, Any], made_here: Iterable[str] = (),
+    made_by: MadeBy | None = None,
 ) -> CheckRequest:
     """The check's request for an action in `org`: the business and its records from the database, the
     conversation (turns as FORMAT.md gives them, or their models) and the action (`{tool, input, replaces?}`).
@@ -59,7 +60,7 @@ def request_for_workspace(
     })
 
 
-def _turn_texts(turns: list[dict]) -> list[str]:
+def _turn_texts(turns: list[dict[str, Any]]) -> list[str]:
     texts = []
     for t in turns:
         texts += [str(t.get(k) or "") for k in ("text", "task", "notes")]
@@ -67,7 +68,7 @@ def _turn_texts(turns: list[dict]) -> list[str]:
     return texts
 
 
-def made_here(*, org, made_by: MadeBy) -> list[str]:
+def made_here(*, org: Organization, made_by: MadeBy) -> list[str]:
     """What this piece of work made (`contact:<id>`, `doc:<id>` …), newest first: the check lets it change those
     freely."""
     where, params = _made_where(org, made_by)
@@ -77,7 +78,7 @@ def made_here(*, org, made_by: MadeBy) -> list[str]:
         return _made_items(cursor.fetchall())
 
 
-def _made_where(org, made_by: MadeBy) -> tuple[str, list]:
+def _made_where(org: Organization, made_by: MadeBy) -> tuple[str, list[Any]]:
     # Only what this work created and is not undone: a "makes" change on a record that was there (a note on a
     # contact, an item on a company) must not make that record this work's own, or a note would unlock a checked
     # rewrite of it.
@@ -87,11 +88,13 @@ def _made_where(org, made_by: MadeBy) -> tuple[str, list]:
              Change._meta.get_field("created").get_db_prep_value(True, connection), value])
 
 
-def _made_items(rows: Iterable[tuple]) -> list[str]:
+def _made_items(rows: Iterable[tuple[Any, ...]]) -> list[str]:
     return [f"{kind}:{target}" for kind, target in rows if kind and target]
 
 
-def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) -> tuple[list[ContactRecord], list[str]]:
+def _contacts(
+    org: Organization, turns: list[dict[str, Any]], action: Action, made_by: MadeBy | None
+) -> tuple[list[ContactRecord], list[str]]:
     """The contacts the check reads, and (with `made_by`) what this work made, read with them."""
     made, rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1, made_by=made_by)
     if len(rows) > _ALL_CONTACTS_UP_TO:
@@ -113,7 +116,7 @@ def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) ->
         companies = _json(companies) or []
         fields = _json(fields) or {}
         out.append(ContactRecord(
-            id=str(pk if isinstance(pk, uuid.UUID) else uuid.UUID(str(pk))),
+            id=str(as_uuid(pk)),
             name=name,
             emails=_json(emails) or [],
             company=companies[0][0] if companies else None,
@@ -122,14 +125,14 @@ def _contacts(org, turns: list[dict], action: Action, made_by: MadeBy | None) ->
     return out, made
 
 
-def _json(value):
+def _json(value: object) -> Any:
     # SQLite gives JSON as text; PostgreSQL as text too (cast), or, for a jsonb column, as Django's loader reads it.
     return json.loads(value) if isinstance(value, str) else value
 
 
 def _contact_rows(
-    org, *, limit: int | None = None, ids: list | None = None, made_by: MadeBy | None = None,
-) -> tuple[list[str], list[tuple]]:
+    org: Organization, *, limit: int | None = None, ids: list[Any] | None = None, made_by: MadeBy | None = None,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """The workspace's contacts (not ignored) as the check reads them, in one query: id, name, fields, their
     addresses (a JSON list, in their order) and the companies they are at now (a JSON list of [name, always_ask],
     oldest link first), by name. One query whatever the count, where loading the rows and prefetching their
@@ -152,7 +155,7 @@ def _contact_rows(
         companies = (f'SELECT json_group_array(json_array(name, always_ask)) FROM (SELECT co.name, co.always_ask '
                      f'FROM "{link}" l JOIN "{company}" co ON co.id = l.company_id '
                      'WHERE l.contact_id = c.id AND l.ended IS NULL ORDER BY l.created_at, l.id)')
-    params: list = [org.pk, Contact.Status.IGNORED.value]
+    params: list[Any] = [org.pk, Contact.Status.IGNORED.value]
     where = ""
     if ids is not None:
         field = Contact._meta.pk
@@ -184,7 +187,7 @@ def _contact_rows(
     return made, [row[2:] for row in rows if row[0] == 1]
 
 
-def known_recipients(*, org, tool_input: dict | None) -> list[str]:
+def known_recipients(*, org: Organization, tool_input: dict[str, Any] | None) -> list[str]:
     """The names of the action's recipients when every one of them is a contact of the workspace (the owner's
     people), else []: the owner's words for a NOT_NAMED ask depend on it (home.ask_words). A known contact's send
     is asked about for another reason than being a stranger: a standing rule of the owner's ("I see every quote
@@ -192,7 +195,7 @@ def known_recipients(*, org, tool_input: dict | None) -> list[str]:
     addresses = recipients_of(tool_input or {})
     if not addresses:
         return []
-    names = {}
+    names: dict[str, str] = {}
     for email, name in ContactEmail.objects.filter(organization=org, email__in=addresses).values_list(
             "email", "contact__name"):
         names[email.lower()] = name
@@ -202,7 +205,7 @@ def known_recipients(*, org, tool_input: dict | None) -> list[str]:
     return list(dict.fromkeys(names[a] for a in addresses))
 
 
-def went_since(*, exclude=None):
+def went_since(*, exclude: Uuid | None = None) -> QuerySet[CheckDecision, CheckDecision]:
     """For an `Ask` queryset (OuterRef): the runs of the same action that went after it was asked, newest first.
     The same action: the same fingerprint anywhere in the workspace, or, in the ask's conversation, the same tool to
     the same people or records (`action_key`)."""

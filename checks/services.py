@@ -6,6 +6,9 @@ answer in a chat calls. The decision itself is `checks.decide.decide`, on data o
 
 from __future__ import annotations
 
+import datetime
+from typing import TYPE_CHECKING, Any
+
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, Q, Subquery
 from django.utils import timezone
@@ -19,18 +22,22 @@ from checks.selectors import went_since
 from checks.types import CheckRequest, Decision
 from checks.words import is_yes
 from core import live
+from core.inputs import Uuid
 from core.network import network_call
+
+if TYPE_CHECKING:
+    from core.models import Organization
 
 
 def check_tool_call(
     *,
-    org,
+    org: Organization,
     request: CheckRequest,
     actor_kind: str,
     actor_id: str,
     conversation_id: str | None = None,
     judge: Judge | None = None,
-    validated_input: dict | None = None,
+    validated_input: dict[str, Any] | None = None,
 ) -> Decision:
     """Decide on one action, keep the decision, and on "ask" keep the ask. A yes covers one run of the action it
     answered, wherever it was given: the owner's yes to an ask with the same fingerprint (in the same conversation:
@@ -111,7 +118,9 @@ def check_tool_call(
     return decision
 
 
-def _claim_yes(*, org, fingerprint: str, conversation_id: str | None, record: CheckDecision) -> Ask | None:
+def _claim_yes(
+    *, org: Organization, fingerprint: str, conversation_id: str | None, record: CheckDecision
+) -> Ask | None:
     """The owner's unspent yes to this very action, in the same conversation (or, for callers without one, to an
     ask made without one), claimed for this run by a conditional update: of two runs racing on one yes, the update
     of one finds it spent (PostgreSQL re-reads the row it waited for; SQLite's write lock takes them in turn)."""
@@ -133,7 +142,7 @@ def _claim_yes(*, org, fingerprint: str, conversation_id: str | None, record: Ch
     return None
 
 
-def ask_went(*, org, ask_id) -> CheckDecision | None:
+def ask_went(*, org: Organization, ask_id: Uuid | str) -> CheckDecision | None:
     """The run of the asked action that went since it was asked, if any: its ask is done, and closes now."""
     ask = Ask.objects.filter(organization=org, id=ask_id).annotate(
         went_id=Subquery(went_since().values("pk")[:1])
@@ -145,7 +154,7 @@ def ask_went(*, org, ask_id) -> CheckDecision | None:
     return CheckDecision.objects.get(pk=ask.went_id)
 
 
-def _spend_words(*, org, refs: list[str], record: CheckDecision) -> bool:
+def _spend_words(*, org: Organization, refs: list[str], record: CheckDecision) -> bool:
     """Spend the owner's words of a yes for this run: one row a yes, so only one run can; False when another run
     spent one of them first (this run's transaction then keeps none)."""
     try:
@@ -157,8 +166,8 @@ def _spend_words(*, org, refs: list[str], record: CheckDecision) -> bool:
     return True
 
 
-def _close_the_same_action(*, org, fingerprint: str, key: str, conversation_id: str | None, record: CheckDecision,
-                           refs: list[str]) -> None:
+def _close_the_same_action(*, org: Organization, fingerprint: str, key: str, conversation_id: str | None,
+                           record: CheckDecision, refs: list[str]) -> None:
     """One run of the action went: every open ask for it is done (Home shows no Yes/No for it any more), and every
     yes still unspent for it is spent by this run, so no stale Yes, on Home or in the chat, lets a second run go.
     The same action is the same fingerprint anywhere, or, in this conversation, the same tool to the same people
@@ -177,7 +186,9 @@ def _close_the_same_action(*, org, fingerprint: str, key: str, conversation_id: 
     SpentYes.objects.bulk_create([SpentYes(organization=org, ref=r, decision=record) for r in set(words) - done])
 
 
-def _keep_ask(*, org, fingerprint: str, key: str, record: CheckDecision, conversation_id: str | None) -> Ask:
+def _keep_ask(
+    *, org: Organization, fingerprint: str, key: str, record: CheckDecision, conversation_id: str | None
+) -> Ask:
     # The agent may try the same action again before the owner answers: one waiting ask per action, not a pile.
     waiting = Ask.objects.filter(
         organization=org, fingerprint=fingerprint, state=Ask.State.WAITING, decision__conversation_id=conversation_id
@@ -189,7 +200,8 @@ def _keep_ask(*, org, fingerprint: str, key: str, record: CheckDecision, convers
     return Ask.objects.create(organization=org, fingerprint=fingerprint, decision=record, action_key=key)
 
 
-def ask_answer(*, org, ask_id, yes: bool, text: str, ref: str = "", given_in: str = "home") -> Ask:
+def ask_answer(*, org: Organization, ask_id: Uuid | str, yes: bool, text: str, ref: str = "",
+               given_in: str = "home") -> Ask:
     """Keep the owner's answer to an ask. A yes lets the same action (same fingerprint) go once when the agent
     runs it again; a decline keeps it held. Only a waiting ask is answered: one answered, spent or done already
     is returned as it is (a stale Yes on Home lets nothing run). Raises Ask.DoesNotExist for an ask of another
@@ -208,7 +220,9 @@ def ask_answer(*, org, ask_id, yes: bool, text: str, ref: str = "", given_in: st
     return ask
 
 
-def yes_from_chat(*, org, conversation_id: str, words: str, ref: str, given_at) -> Ask | None:
+def yes_from_chat(
+    *, org: Organization, conversation_id: str, words: str, ref: str, given_at: datetime.datetime
+) -> Ask | None:
     """The owner's yes typed in a chat and passed to the thread that asked (`message_thread`): it answers that
     thread's ask, as Home's Yes would, when it is a yes and the thread has exactly one ask waiting from before it
     was said (two waiting asks and a bare "yes": which one is not for Roadstar to guess; each stays on Home). One

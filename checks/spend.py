@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from checks import reasons
 from checks.decide import decide
@@ -75,7 +76,7 @@ def without(request: CheckRequest, refs: set[str]) -> CheckRequest:
     return request.model_copy(update={"conversation": turns})
 
 
-def _by_rules(request: CheckRequest) -> tuple:
+def _by_rules(request: CheckRequest) -> tuple[Any, ...]:
     # The rules alone, never a judge: what they find, open or definite (a decision without a judge follows from it).
     result = evaluate(request)
     return result.checked, tuple(sorted((f.reason, f.definite) for f in result.findings))
@@ -109,7 +110,7 @@ def relied_on(request: CheckRequest, decision: Decision, candidates: list[YesTur
     return needed, fallback
 
 
-def action_key(request: CheckRequest, validated: dict | None = None) -> str:
+def action_key(request: CheckRequest, validated: dict[str, Any] | None = None) -> str:
     """The action without its wording: the tool, whom a send reaches (or the records a change names). A reworded
     quote to the same person is the same action; closing its asks once one run went closes the reworded ones."""
     canonical = canonical_action(request.action, validated)

@@ -104,7 +104,7 @@ class CheckRequest(_Data):
     action: Action
 
     @classmethod
-    def from_case(cls, case: dict) -> CheckRequest:
+    def from_case(cls, case: dict[str, Any]) -> CheckRequest:
         """Only what the check may see: never a case's `id`, `group` or `expect`. A case's `judge_fault` is the
         evaluation's business (`checks.evaluation.FaultyJudge`), not the check's: the live check never sees one."""
         shown = {k: case[k] for k in ("business", "records", "conversation", "action") if k in case}
@@ -129,7 +129,7 @@ class Decision(BaseModel):
             raise ValueError(f"{self.reason!r} is not a reason to {self.outcome}")
         return self
 
-    def as_tool_result(self, owner_first_name: str) -> dict | None:
+    def as_tool_result(self, owner_first_name: str) -> dict[str, Any] | None:
         """What `use_tool` returns instead of running the tool (errors.md, word for word); None when it runs."""
         if self.outcome == "ask":
             return {

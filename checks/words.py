@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Literal
@@ -26,6 +26,7 @@ from checks.types import (
     OwnerTurn,
     ReadTurn,
     RoutineTurn,
+    Turn,
 )
 
 # agent_note: an agent's own words that restrict a send (holds.py); never the owner's.
@@ -87,7 +88,7 @@ def permission_words(request: CheckRequest) -> list[Words]:
     return words
 
 
-def _answer_to(turns, i: int) -> str | None:
+def _answer_to(turns: Sequence[Turn], i: int) -> str | None:
     """The owner's next words after the agent's turn `i`, before the agent speaks again (what it read may come
     between)."""
     for turn in turns[i + 1:]:
@@ -196,7 +197,7 @@ def fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
 
 
-def _name_pattern(name: str) -> re.Pattern:
+def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w@.]){re.escape(name)}(?![\w@])", re.I)
 
 
@@ -304,7 +305,7 @@ _NOUNISH_TO = re.compile(
 _TO_OWNER = re.compile(r"^\s*(?:\w+\s+)?(?:me|myself|us)\b", re.I)
 
 
-def _send_verb(clause: str) -> re.Match | None:
+def _send_verb(clause: str) -> re.Match[str] | None:
     m = _SEND.search(clause)
     if m:
         return m

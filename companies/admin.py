@@ -2,8 +2,8 @@
 
 from django.contrib import admin
 
-from companies.models import Company, CompanyPerson, TimelineEntry
 from core.admin import WorkspaceInline
+from records.models import Company, CompanyPerson, TimelineEntry
 
 
 class CompanyPersonInline(WorkspaceInline, admin.TabularInline):

@@ -7,32 +7,23 @@ whatever its length.
 from __future__ import annotations
 
 import datetime
-import uuid
 from dataclasses import dataclass, field
-from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from companies.models import Company, CompanyPerson, TimelineEntry
-from contacts.models import Contact, OpenItem
 from contacts.selectors import HasLabel, emails_taken
 from core.errors import ToolError, bad_input
-from core.inputs import as_uuid
-from docs.models import Doc, ProjectLink
+from core.inputs import Uuid, as_uuid
+from core.owner_zone import owner_time
+from records.models import Company, CompanyPerson, Contact, Doc, OpenItem, ProjectLink, TimelineEntry
 from team.models import Agent
 
 PAGE_SIZE = 50
 TIMELINE_PAGE = 20
 
-
-def owner_time(org, value: datetime.datetime) -> datetime.datetime:
-    """A time as given: one without an offset is in the owner's time zone."""
-    if timezone.is_naive(value):
-        return timezone.make_aware(value, ZoneInfo(org.time_zone))
-    return value
 
 
 # --- one company ------------------------------------------------------------------------------------------
@@ -293,7 +284,7 @@ def company_list(
 
 def _attach_open_rows(org, rows: list[CompanyRow]) -> None:
     """Every page company's open items and its current people's, in one query."""
-    holders: dict[uuid.UUID, list[CompanyRow]] = {}  # contact id -> the page's companies the contact is at now
+    holders: dict[Uuid, list[CompanyRow]] = {}  # contact id -> the page's companies the contact is at now
     for row in rows:
         for link in row.people:
             holders.setdefault(link.contact_id, []).append(row)

@@ -1,4 +1,4 @@
-"""Writes to companies. Every change to a company is written on its own log (contacts.models.LogEntry, which
+"""Writes to companies. Every change to a company is written on its own log (records.models.LogEntry, which
 serves contacts and companies), whoever made it: that is where a change that isn't listed on Home shows.
 """
 
@@ -13,15 +13,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from companies import selectors
-from companies.models import Company, CompanyPerson, TimelineEntry
-from contacts.models import Contact, LogEntry, OpenItem
 from contacts.services import log_write
 from core import limits
 from core.actors import Actor
 from core.errors import ToolError, bad_input
 from core.locking import lock
+from core.owner_zone import owner_time
 from core.timefmt import iso
 from core.undo import restore, snapshot
+from records.models import Company, CompanyPerson, Contact, LogEntry, OpenItem, TimelineEntry
 from team.models import Agent
 
 
@@ -286,7 +286,7 @@ def timeline_entry_record(
     else:
         resolved_ours = [_owner(org)]
     values = {
-        "kind": kind, "title": title, "at": selectors.owner_time(org, at).replace(microsecond=0), "summary": summary,
+        "kind": kind, "title": title, "at": owner_time(org, at).replace(microsecond=0), "summary": summary,
         "count": count, "minutes": minutes, "link": link, "thread": thread, "files": files, "state": state,
     }
     values = {k: v for k, v in values.items() if v is not UNSET}
@@ -423,7 +423,7 @@ def company_open(
         at = add.get("at")
         item = OpenItem.objects.create(
             organization=org, company=company, kind=add["kind"], text=add["text"],
-            at=selectors.owner_time(org, at) if at is not None else timezone.now(), thread=thread[:64],
+            at=owner_time(org, at) if at is not None else timezone.now(), thread=thread[:64],
             by_kind=actor.kind, by_id=actor.id,
         )
         outcome.opened = item

@@ -5,10 +5,8 @@ Each function reads only what `companies.selectors` loaded for it, so shaping a 
 
 from __future__ import annotations
 
-from django.core.exceptions import ObjectDoesNotExist
-
 from companies.selectors import CompanyRow
-from contacts.shapes import open_item_shape
+from contacts.shapes import listing_of, open_item_shape
 from core.timefmt import iso
 
 ROW_PEOPLE = 5  # people a CompanyRow names; peopleCount says how many there are
@@ -66,14 +64,6 @@ def company_person_shape(link) -> dict:
         "since": _date(link.since),
         "ended": _date(link.ended),
     }
-
-
-def listing_of(company):
-    """The public company a company is linked to (research's CompanyListing, loaded as `listing__edgar`), or None."""
-    try:
-        return company.listing
-    except ObjectDoesNotExist:
-        return None
 
 
 def listed_shape(company) -> dict | None:

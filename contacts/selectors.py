@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from datetime import timezone as dt_timezone
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import connection
 from django.db.models import (
@@ -19,6 +17,7 @@ from django.db.models import (
     Exists,
     Func,
     JSONField,
+    Model,
     OuterRef,
     Prefetch,
     Q,
@@ -31,6 +30,7 @@ from django.utils.dateparse import parse_datetime
 
 from core.errors import ToolError
 from core.inputs import as_uuid
+from core.registry import Registry
 from core.timefmt import iso
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
@@ -47,7 +47,9 @@ def contact_queryset_for_record(*, org) -> QuerySet:
     return Contact.objects.filter(organization=org).prefetch_related(
         "emails",
         Prefetch("open_items", queryset=OpenItem.objects.filter(closed_at__isnull=True)),
-        "company_links__company__handler",
+        # The links with their companies, handlers and listings (a CompanyRef's ticker) in one query.
+        Prefetch("company_links", queryset=CompanyPerson.objects.select_related("company__handler",
+                                                                                "company__listing__edgar")),
         "project_links__project",
     )
 
@@ -65,10 +67,6 @@ def contact_get_plain(*, org, contact_id) -> Contact:
     if contact is None:
         raise ToolError("not_found", f"No contact with id {contact_id} in this workspace.")
     return contact
-
-
-def contact_with_emails(*, org, contact_id) -> Contact | None:
-    return Contact.objects.filter(organization=org, id=contact_id).prefetch_related("emails").first()
 
 
 def contact_by_email(*, org, email: str) -> Contact | None:
@@ -125,7 +123,7 @@ _RECORD_SQL: dict[tuple[str, str], str] = {}
 
 def _json_row(columns: list[tuple], *, postgres: bool) -> str:
     """One row's columns (given as `_json_list` takes them) as one JSON array, as text."""
-    picked = [(alias, model._meta.get_field(name)) for model, alias, names in columns for name in names]
+    picked = [(alias, model._meta.get_field(name)) for model, alias, names, *_ in columns for name in names]
     # A JSON column is text in SQLite: it is put in as JSON, not as a string.
     values = [f'json({alias}."{field.column}")' if isinstance(field, JSONField) and not postgres
               else f'{alias}."{field.column}"' for alias, field in picked]
@@ -190,10 +188,7 @@ class HasLabel(Func):
 def companies_matching(*, org, company: str) -> list:
     """The workspace's companies a `company` filter names: an id, else a name (exact, else part of one)."""
     text = company.strip()
-    try:
-        company_id = uuid.UUID(text)
-    except ValueError:
-        company_id = None
+    company_id = as_uuid(text)
     if company_id is not None:
         found = list(Company.objects.filter(organization=org, id=company_id).only("id"))
         if not found:
@@ -263,31 +258,20 @@ class TimelineProvider(Protocol):
         ...
 
 
-def _not_built(org) -> TimelineProvider | None:
-    return None
-
-
 @dataclass(frozen=True)
 class TimelineSource:
     source: str  # Failure.source: "mail", "calendar"
     integration: str  # the app's key, as integrations.list names it
     app: str  # the app's name, for the owner and the agent
     what: str  # what the app would show, for the not-connected message
-    # The workspace's connected provider, or None while the app isn't connected.
-    provider: Callable[..., TimelineProvider | None] = _not_built
+    # `provider(org)`: the workspace's connected provider, or None while the app isn't connected.
+    provider: Callable[..., TimelineProvider | None]
 
 
-# Where contacts.timeline reads from. The integrations app, a layer above, gives each its provider (one that finds
-# the workspace's connection) when it loads (IntegrationsConfig.ready); until then a source reads as not connected.
-TIMELINE_SOURCES: dict[str, TimelineSource] = {
-    "mail": TimelineSource("mail", "gmail", "Gmail", "mail threads"),
-    "calendar": TimelineSource("calendar", "google_calendar", "Google Calendar", "meetings"),
-}
-
-
-def timeline_provider_register(source: str, provider: Callable[..., TimelineProvider | None]) -> None:
-    """Give the timeline source `source` ("mail", "calendar") the function that finds a workspace's provider."""
-    TIMELINE_SOURCES[source] = dataclasses.replace(TIMELINE_SOURCES[source], provider=provider)
+# Where contacts.timeline reads from, in the order it reads them. The integrations app, a layer above, registers
+# each with its provider (one that finds the workspace's connection): integrations/hooks.py.
+TIMELINE_SOURCES: Registry[str, TimelineSource] = Registry("timeline source", TimelineSource,
+                                                           key=lambda source: source.source)
 
 
 def contact_timeline(*, org, actor, contact: Contact, limit: int) -> dict:
@@ -325,11 +309,16 @@ def contact_timeline(*, org, actor, contact: Contact, limit: int) -> dict:
 # --- the record of one contact, in one query ----------------------------------------------------------------
 
 # What contact_record reads of each relation, as `contact_queryset_for_record` prefetches it: (the cache name on
-# the contact, the model, the columns read, the table's alias, FROM and WHERE, ORDER BY). Every column of the
+# the contact, the rows' columns (model, the table's alias, the columns read and, where it isn't the group before,
+# the place of the group it hangs off), FROM and WHERE, ORDER BY). Every column of the
 # relation's own rows; of the company, its handler and the project only what the record shows (the rest is
 # deferred, read if something asks for it).
 def _record_parts() -> list[tuple]:
     company, handler = Company, Company._meta.get_field("handler").related_model
+    # The company's listing (research's, reached through the relation so this layer imports none of it).
+    listing = Company._meta.get_field("listing").related_model
+    edgar = cast("type[Model]", listing._meta.get_field("edgar").related_model)
+    listing_t, edgar_t = listing._meta.db_table, edgar._meta.db_table
     project = ProjectLink._meta.get_field("project").related_model
     email_t, item_t = ContactEmail._meta.db_table, OpenItem._meta.db_table
     link_t, company_t, handler_t = CompanyPerson._meta.db_table, company._meta.db_table, handler._meta.db_table
@@ -342,9 +331,13 @@ def _record_parts() -> list[tuple]:
          f'FROM "{item_t}" i WHERE i.contact_id = c.id AND i.closed_at IS NULL', "i.at, i.created_at, i.id"),
         ("company_links", [(CompanyPerson, "l", _all(CompanyPerson)),
                            (company, "co", ["id", "name", "labels", "handler_id", "context"]),
-                           (handler, "h", ["id", "name"])],
+                           (handler, "h", ["id", "name"]),
+                           (listing, "li", ["id", "company_id", "edgar_id"], 1),
+                           (edgar, "ed", ["cik", "ticker", "name"])],
          f'FROM "{link_t}" l JOIN "{company_t}" co ON co.id = l.company_id '
-         f'LEFT JOIN "{handler_t}" h ON h.id = co.handler_id WHERE l.contact_id = c.id', "l.created_at, l.id"),
+         f'LEFT JOIN "{handler_t}" h ON h.id = co.handler_id '
+         f'LEFT JOIN "{listing_t}" li ON li.company_id = co.id LEFT JOIN "{edgar_t}" ed ON ed.cik = li.edgar_id '
+         "WHERE l.contact_id = c.id", "l.created_at, l.id"),
         # Project links have no order of their own: the order they were made in.
         ("project_links", [(ProjectLink, "pl", _all(ProjectLink)), (project, "p", ["id", "name"])],
          f'FROM "{plink_t}" pl JOIN "{project_t}" p ON p.id = pl.project_id WHERE pl.contact_id = c.id', "pl.id"),
@@ -371,7 +364,7 @@ def contact_for_record(*, org, contact_id) -> Contact | None:
 
 def _json_list(columns: list[tuple], where: str, order: str, *, postgres: bool) -> str:
     """A subquery giving the relation's rows as a JSON list of lists (one value a column, in `columns`' order)."""
-    picked = [(alias, model._meta.get_field(name)) for model, alias, names in columns for name in names]
+    picked = [(alias, model._meta.get_field(name)) for model, alias, names, *_ in columns for name in names]
     if postgres:
         values = ", ".join(f'{alias}."{field.column}"' for alias, field in picked)
         return f"SELECT CAST(json_agg(json_build_array({values}) ORDER BY {order}) AS text) {where}"
@@ -386,7 +379,7 @@ def _rows_of(columns: list[tuple], values: list):
     """The relation's row (and the rows it points to, cached on it) from one JSON list."""
     rows: list[Any] = []
     at = 0
-    for model, _, names in columns:
+    for model, _, names, *_ in columns:
         own = values[at:at + len(names)]
         at += len(names)
         if own[0] is None:  # no handler: the LEFT JOIN's nulls
@@ -396,12 +389,24 @@ def _rows_of(columns: list[tuple], values: list):
         rows.append(model.from_db(connection.alias, names,
                                   [_from_json(meta.get_field(name), value) for name, value in zip(names, own,
                                                                                                   strict=True)]))
-    for (model, _, _), row, pointed in zip(columns, rows, rows[1:], strict=False):
-        # The first row points to the second (a link to its company or project), the second to the third (the
-        # company to its handler).
-        if row is not None and pointed is not None:
-            field = next(f for f in model._meta.concrete_fields if f.is_relation and f.related_model is type(pointed))
-            field.set_cached_value(row, pointed)
+    for n in range(1, len(columns)):
+        # Each row hangs off the one before it (a link off its company or project, a company off its handler, a
+        # listing off its public company) unless its columns name another (a company's listing off the company).
+        model, owner = columns[n][0], columns[n][3] if len(columns[n]) > 3 else n - 1
+        row, parent = rows[n], rows[owner]
+        if parent is None:
+            continue
+        forward = [f for f in columns[owner][0]._meta.concrete_fields if f.is_relation and f.related_model is model]
+        if forward:
+            if row is not None:
+                forward[0].set_cached_value(parent, row)
+            continue
+        # The parent is pointed to (a company by its listing): the reverse one-to-one, cached even when there is
+        # none, so reading it asks nothing.
+        back = next(f for f in model._meta.concrete_fields if f.one_to_one and f.related_model is type(parent))
+        back.remote_field.set_cached_value(parent, row)
+        if row is not None:
+            back.set_cached_value(row, parent)
     return rows[0]
 
 

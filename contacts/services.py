@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Lower
@@ -20,18 +19,20 @@ from core import limits
 from core.actors import Actor
 from core.change_words import field_to, joined, short
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.locking import lock, set_if_unchanged
 from core.models import Change
+from core.owner_zone import owner_time
 from core.services import change_record
 from core.timefmt import iso
-from core.undo import register_undo, restore, snapshot, undo_data
+from core.undo import restore, snapshot, undo_data
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
 EMAIL_RACE = "One of those addresses was just added to another contact; find it first."
 
 
 def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text: str = "", before=None, after=None,
-              why: str = "", extra: dict | None = None, change_id: uuid.UUID | None = None) -> LogEntry:
+              why: str = "", extra: dict | None = None, change_id: Uuid | None = None) -> LogEntry:
     return LogEntry.objects.create(
         organization=org, contact=contact, company=company, by_kind=actor.kind, by_id=actor.id, kind=kind,
         text=text, before=before, after=after, why=why, extra=extra or {}, change_id=change_id,
@@ -301,7 +302,7 @@ def _log_value(value):
 
 
 def contact_update(
-    *, org, actor: Actor, contact: Contact, changes: dict, change_id: uuid.UUID | None = None,
+    *, org, actor: Actor, contact: Contact, changes: dict, change_id: Uuid | None = None,
 ) -> list[tuple[FieldChange, LogEntry]]:
     """Change fields and labels, each change on the contact's log with its before and after. Nothing changes
     (and nothing is logged) for values already as given. The contact is read again under its lock first, so
@@ -418,8 +419,7 @@ def contact_follow_up(
     *, org, actor: Actor, contact: Contact, text: str, at: datetime, thread: str = "",
 ) -> tuple[OpenItem, LogEntry]:
     """Open a follow-up at `at` that wakes whoever set it; a time without an offset is the owner's local time."""
-    if timezone.is_naive(at):
-        at = at.replace(tzinfo=ZoneInfo(org.time_zone))
+    at = owner_time(org, at)
     if at <= timezone.now():
         raise ToolError("bad_input", f"at: {iso(at)} is past; a follow-up needs a time still to come.")
     with transaction.atomic():
@@ -451,7 +451,7 @@ def contact_link_project(*, org, actor: Actor, contact: Contact, project) -> Log
 
 # --- the owner's own edits, from the contact's page -------------------------------------------------------------
 
-OWNER_EDIT = "contacts.owner_edit"  # the Change's tool: its Undo is registered below
+OWNER_EDIT = "contacts.owner_edit"  # the Change's tool: its Undo is registered in contacts/hooks.py
 OWNER_FIELDS = {"name": ("name", 1, 200), "phone": ("phone", 0, 80), "job_title": ("job title", 0, 200),
                 "context": ("Context", 0, 1500)}
 
@@ -527,7 +527,7 @@ def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
     return f"changed {name}'s {joined(parts)}"
 
 
-def _undo_owner_edit(*, org, actor, change) -> None:
+def undo_owner_edit(*, org, actor, change) -> None:
     contact = Contact.objects.filter(organization=org, id=change.target_id).first()
     if contact is None:
         raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
@@ -536,5 +536,3 @@ def _undo_owner_edit(*, org, actor, change) -> None:
     log_write(org=org, actor=actor, kind=LogEntry.Kind.RESTORED, contact=contact, text="Undid your change",
               before=data["after"], after=data["before"])
 
-
-register_undo(OWNER_EDIT, _undo_owner_edit)

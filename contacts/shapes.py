@@ -7,8 +7,10 @@ of contacts costs no query per contact.
 from __future__ import annotations
 
 import datetime
-from zoneinfo import ZoneInfo
 
+from django.core.exceptions import ObjectDoesNotExist
+
+from core.owner_zone import zone_named
 from core.timefmt import iso
 
 
@@ -51,8 +53,24 @@ def log_entry_shape(entry) -> dict:
     return shape
 
 
+def listing_of(company):
+    """The public company a company is linked to (research's CompanyListing, made by filings.link, loaded as
+    `listing__edgar`), or None. Read through the company's reverse relation, so this layer needn't import research."""
+    try:
+        return company.listing
+    except ObjectDoesNotExist:
+        return None
+
+
+def ticker_of(company) -> str | None:
+    """The ticker its filings are under where the company is listed, else the spec's null."""
+    listing = listing_of(company)
+    return (listing.edgar.ticker or None) if listing is not None else None
+
+
 def company_ref_shape(link, *, with_context: bool = False) -> dict:
-    """CompanyRef of a contact's link to a company (link: a CompanyPerson with its company loaded).
+    """CompanyRef of a contact's link to a company (link: a CompanyPerson with its company, its handler and its
+    listing loaded).
 
     `with_context` adds the company's Context, as contacts.find gives it: read it before writing to them.
     """
@@ -61,7 +79,7 @@ def company_ref_shape(link, *, with_context: bool = False) -> dict:
     return shape | {
         "id": str(company.id),
         "name": company.name,
-        "ticker": None,
+        "ticker": ticker_of(company),
         "handle": company.handler.name if company.handler_id and company.handler else "",
         "role": link.role,
         "since": link.since.isoformat() if link.since else None,
@@ -71,7 +89,8 @@ def company_ref_shape(link, *, with_context: bool = False) -> dict:
 
 
 def contact_record(contact, *, company_context: bool = False) -> dict:
-    """ContactRecord. Needs `emails`, `open_items`, `company_links__company__handler`, `project_links__project`.
+    """ContactRecord. Needs `emails`, `open_items`, `company_links` (with company, its handler and
+    `listing__edgar`), `project_links__project`.
 
     `company_context`: each company with its Context, as contacts.find returns them.
     """
@@ -119,7 +138,7 @@ def contact_compact(contact) -> dict:
 
 def local_time_words(value: datetime.datetime, time_zone: str) -> str:
     """A time as the owner reads it, in their time zone: "Fri Nov 13, 2026, 9:00 AM EST"."""
-    local = value.astimezone(ZoneInfo(time_zone))
+    local = value.astimezone(zone_named(time_zone))
     hour = local.hour % 12 or 12
     return (
         f"{local:%a %b} {local.day}, {local.year}, {hour}:{local:%M} {'AM' if local.hour < 12 else 'PM'} "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from django.db import models
 
@@ -19,17 +19,17 @@ class Actor:
     agent: models.Model | None = None
 
     @classmethod
-    def for_agent(cls, agent) -> Actor:
+    def for_agent(cls, agent: Any) -> Actor:
         return cls(kind="agent", id=str(agent.id), name=agent.name, agent=agent)
 
     @classmethod
-    def for_user(cls, user) -> Actor:
+    def for_user(cls, user: Any) -> Actor:
         return cls(kind="user", id=str(user.pk), name=user.get_full_name() or user.get_username())
 
     @classmethod
     def system(cls) -> Actor:
         return cls(kind="system", id="system", name="Roadstar")
 
-    def by(self) -> dict:
+    def by(self) -> dict[str, Any]:
         """The spec's `by: { kind, id }`."""
         return {"kind": self.kind, "id": self.id}

@@ -7,8 +7,9 @@ full count.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from django import forms
 from django.contrib import admin
 from django.forms.models import BaseInlineFormSet
 
@@ -18,9 +19,9 @@ from core.models import Card, Change, ModelEndpoint, Organization
 class SameWorkspaceFormSet(BaseInlineFormSet):
     """Rows added inline belong to the parent's workspace; staff never pick it by hand (and can't get it wrong)."""
 
-    def _construct_form(self, i, **kwargs):
+    def _construct_form(self, i: int, **kwargs: Any) -> forms.ModelForm[Any]:
         # Django's hook for each form of the set (not in django-stubs, being underscored).
-        form = super()._construct_form(i, **kwargs)  # type: ignore[misc]
+        form: forms.ModelForm[Any] = super()._construct_form(i, **kwargs)  # type: ignore[misc]
         if self.instance is not None and getattr(self.instance, "organization_id", None):
             form.instance.organization_id = self.instance.organization_id
         return form

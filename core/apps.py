@@ -12,3 +12,10 @@ class CoreConfig(AppConfig):
     label = "roadstar"
     verbose_name = "Roadstar"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Every installed app's hooks module, once per process, before anything is served: what each app hands the
+        # layers below it is there before they call it (core.registry says why a registry, and which modules).
+        from core.registry import HOOKS, autodiscover
+
+        autodiscover(HOOKS)

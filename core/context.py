@@ -20,7 +20,7 @@ class ToolContext:
     work_id: str | None = None
     # The conversation around the work in the check's shape (owner / routine / handoff / read / agent turns).
     # A function, because only a checked call needs it and building it reads the conversation's messages.
-    conversation: Callable[[], list[dict]] = field(default=lambda: [])
+    conversation: Callable[[], list[dict[str, Any]]] = field(default=lambda: [])
     # Tools loaded with find_tools; they stay loaded for the rest of the thread.
     loaded: set[str] = field(default_factory=set)
     # What runs an agent tool's call: the agents app's Turn (a chat or thread) or OutsideSession (an MCP app), which

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 from functools import lru_cache
+from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
@@ -61,14 +62,15 @@ def fernet() -> MultiFernet:
     return _fernet(settings.ROADSTAR_TOKEN_KEY or "", settings.SECRET_KEY)
 
 
-def encrypt(data: dict) -> str:
+def encrypt(data: dict[str, Any]) -> str:
     return fernet().encrypt(json.dumps(data, separators=(",", ":")).encode()).decode()
 
 
-def decrypt(text: str) -> dict:
+def decrypt(text: str) -> dict[str, Any]:
     if not text:
         return {}
     try:
-        return json.loads(fernet().decrypt(text.encode()))
+        data: dict[str, Any] = json.loads(fernet().decrypt(text.encode()))
+        return data
     except InvalidToken as exc:
         raise TokensUnreadable("the stored tokens can't be decrypted with the configured key") from exc

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal, get_args
+
 # The 12 kinds of spec/reference/errors.md, and nothing else.
-ERROR_KINDS = (
+ErrorKind = Literal[
     "not_connected",
     "reauth",
     "forbidden",
@@ -16,13 +18,14 @@ ERROR_KINDS = (
     "vendor",
     "changed",
     "unknown_outcome",
-)
+]
+ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
 
 class ToolError(Exception):
     """Raised by services and tools for a failure the agent should read; `use_tool` returns it as JSON."""
 
-    def __init__(self, kind: str, message: str, *, card: str | None = None):
+    def __init__(self, kind: ErrorKind, message: str, *, card: str | None = None) -> None:
         if kind not in ERROR_KINDS:
             raise ValueError(f"{kind!r} is not one of the spec's error kinds")
         super().__init__(message)
@@ -30,14 +33,14 @@ class ToolError(Exception):
         self.message = message
         self.card = card
 
-    def as_result(self) -> dict:
+    def as_result(self) -> dict[str, Any]:
         result = {"error": self.kind, "message": self.message}
         if self.card is not None:
             result["card"] = self.card
         return result
 
 
-def not_found(what: str, value) -> ToolError:
+def not_found(what: str, value: object) -> ToolError:
     return ToolError("not_found", f"No {what} with id {value} in this workspace.")
 
 

@@ -1,6 +1,7 @@
 """Lines Home lists under Your work that wait before they go (a sent email held for two minutes, with Undo).
 
-The app that holds them registers a source here; Home (above every app) reads them all without knowing the apps.
+The app that holds them registers a source here (from its hooks.py, core.registry); Home (above every app) reads
+them all without knowing the apps.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.models import Organization
+from core.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -27,12 +29,13 @@ class HeldLine:
     open_url: str = ""  # a page with the whole of it (recipients, text, attachments), when its app has one
 
 
-# Each source is `fn(org) -> list[HeldLine]`, a fixed number of queries. The mail app registers its held emails
-# with `@core.held.held_source` when it loads; Home lists every source's lines, soonest to go first.
-HELD_SOURCES: list[Callable[[Organization], list[HeldLine]]] = []
+@dataclass(frozen=True)
+class HeldSource:
+    """One app's held lines: `lines(org)`, in a fixed number of queries."""
+
+    name: str  # the app's: "mail"
+    lines: Callable[[Organization], list[HeldLine]]
 
 
-def held_source(fn: Callable[[Organization], list[HeldLine]]):
-    if fn not in HELD_SOURCES:
-        HELD_SOURCES.append(fn)
-    return fn
+# The mail app registers its held emails (integrations/hooks.py); Home lists every source's lines, soonest to go first.
+HELD_SOURCES: Registry[str, HeldSource] = Registry("held-lines source", HeldSource)

@@ -10,11 +10,16 @@ from core.models import Organization
 
 def workspace_of(request: HttpRequest) -> Organization | None:
     """The signed-in owner's workspace; None for a sign-in without one (a staff user made in the admin)."""
-    user = request.user
-    if not user.is_authenticated:  # an anonymous request has no workspace (and no `organization` to read)
+    return user_workspace(request.user)
+
+
+def user_workspace(user: object) -> Organization | None:
+    """The user's workspace; None for an anonymous user or a sign-in without one (the API's token command too)."""
+    if not getattr(user, "is_authenticated", False):  # an anonymous user has no `organization` to read
         return None
     try:
-        return user.organization
+        organization: Organization = user.organization  # type: ignore[attr-defined]
+        return organization
     except ObjectDoesNotExist:  # the reverse one-to-one raises rather than answering None
         return None
 

@@ -35,7 +35,8 @@ def Chars(min_length: int = 0, max_length: int | None = None) -> StringConstrain
 def Whole(ge: int = 0, le: int = MAX_WHOLE) -> FieldInfo:  # noqa: N802  (reads as a limit)
     """A whole number from `ge` to `le`, given as one (3.0, true and "3" are not taken):
     `Annotated[int, Whole(1, 50)]`."""
-    return Field(ge=ge, le=le, strict=True)
+    whole: FieldInfo = Field(ge=ge, le=le, strict=True)
+    return whole
 
 
 def _uuid_text(value: Any) -> str:
@@ -49,11 +50,18 @@ def _uuid_text(value: Any) -> str:
         ) from exc
 
 
-def as_uuid(value) -> uuid.UUID | None:
+# An id's type, for annotations. Text becomes one only here (ruff's banned-api rule keeps `uuid.UUID` in this
+# module): `as_uuid`, or a tool's `Id` input, so a bad id is "not found" or `bad_input`, never a ValueError.
+type Uuid = uuid.UUID
+
+
+def as_uuid(value: object) -> Uuid | None:
     """The id as a UUID, or None when it is not one (then no row can have it: not_found, not a crash)."""
+    if isinstance(value, uuid.UUID):
+        return value
     try:
         return uuid.UUID(str(value).strip())
-    except ValueError:
+    except (TypeError, ValueError):
         return None
 
 
@@ -158,7 +166,7 @@ def refuse_bad_characters(value: Any, path: str = "") -> None:
             refuse_bad_characters(inner, f"{path}[{i}]")
 
 
-def _loc(loc: tuple) -> str:
+def _loc(loc: tuple[Any, ...]) -> str:
     text = ""
     for part in loc:
         if isinstance(part, int):
@@ -178,7 +186,7 @@ def _is_validator_tag(part: str) -> bool:
 
 
 @cache
-def _field_names(model) -> frozenset[str]:
+def _field_names(model: type[BaseModel]) -> frozenset[str]:
     """Every input name in a model and the models nested in it: an input may be named like a tag (`date`)."""
     names: set[str] = set()
     pending = [f.annotation for f in model.model_fields.values()]
@@ -191,7 +199,7 @@ def _field_names(model) -> frozenset[str]:
     return frozenset(names)
 
 
-def describe_validation_error(error: ValidationError, tool) -> str:
+def describe_validation_error(error: ValidationError, tool: Any) -> str:
     """One sentence per problem, each naming where it is (`people[3].role`) and what is wrong."""
     inputs = [f.alias or name for name, f in tool.input.model_fields.items()]
     problems = []

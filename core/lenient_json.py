@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from typing import Any
 
 FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 
@@ -19,7 +21,7 @@ class NotAnObject(ValueError):
     """What was written can't be read as one JSON object; the message is the one-line fix."""
 
 
-def read_object(written: object, *, what: str = "the arguments") -> dict:
+def read_object(written: object, *, what: str = "the arguments") -> dict[str, Any]:
     """`written` as a dict: a dict as is, None or blank as {}, a string read as JSON (leniently, as above)."""
     if isinstance(written, dict):
         return written
@@ -66,7 +68,7 @@ def _kind(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def _scan(text: str):
+def _scan(text: str) -> Iterator[tuple[int, str, bool]]:
     """Yield (index, char, inside_a_string) for each character, reading escapes."""
     inside = escaped = False
     for i, char in enumerate(text):

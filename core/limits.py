@@ -16,6 +16,8 @@ PACKET_NOTES = 2_000  # a packet's notes
 PACKET_LINKS = 20  # a packet's links
 JOB_DESCRIPTION = 600  # owns, good, works and asksFirst together: make_agent, change_agent
 READ_THREAD_BYTES = 32_000  # what read_thread shows from the top
+PROJECT_NAME = 120  # projects.create and projects.update, and the REST API's
+PROJECT_DESCRIPTION = 4_000
 
 # --- Roadstar's own ---------------------------------------------------------------------------------------------
 
@@ -41,7 +43,10 @@ ROUTINE_NOTE = 2_000  # what to do when it fires, carried by every run's message
 ROUTINE_ASK = 2_000  # when.ask: words checked against each new email and document (the matcher reads its head)
 ROUTINE_FILTER = 2_000  # filter, as JSON
 
-MESSAGE = 20_000  # what the owner (or a program on the Mac) writes in a chat
+MESSAGE = 20_000  # what the owner writes in a chat or answers on Home (the web), or a program sends (REST, MCP)
+DOC_NOTE = 4_000  # the owner's note on a doc (its page, the REST API)
+DOC_NOTE_ON = 2_000  # the doc's words a note is on
+TEMPLATE_ANSWER = 300  # one answer to a template's question, as it is written into the texts
 CONTACT_FIELDS = 50  # named values on a contact (birthday), and named facts on a company (Terms)
 FIELD_NAME = 100
 FIELD_VALUE = 2_000  # as JSON

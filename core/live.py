@@ -15,8 +15,11 @@ committed and the page catches up at its next refetch.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import transaction
+
+from core.inputs import Uuid
 
 logger = logging.getLogger(__name__)
 
@@ -24,12 +27,12 @@ EVENT_TYPE = "live.update"  # the consumer's handler: live_update
 WHATS = frozenset({"work", "cards", "chat", "asks", "summary", "pages"})  # pages: a research page or its comments
 
 
-def group_name(org_id) -> str:
+def group_name(org_id: Uuid | str) -> str:
     """The channel-layer group of one workspace (a UUID: letters, digits and hyphens, as group names allow)."""
     return f"org.{org_id}"
 
 
-def notify(org_id, what: str, *, conversation=None) -> None:
+def notify(org_id: Uuid | str, what: str, *, conversation: Uuid | str | None = None) -> None:
     """After commit, tell the workspace's open pages that `what` changed."""
     if what not in WHATS:
         raise ValueError(f"live.notify: {what!r} is not one of {sorted(WHATS)}")
@@ -38,7 +41,7 @@ def notify(org_id, what: str, *, conversation=None) -> None:
     transaction.on_commit(lambda: send_now(group, message), robust=True)
 
 
-def send_now(group: str, message: dict) -> None:
+def send_now(group: str, message: dict[str, Any]) -> None:
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db import connections, router, transaction
+from django.db import connections, models, router, transaction
+from django.db.models.fields.mixins import FieldCacheMixin
+from django.db.models.options import Options
 
 
-def lock(instance) -> None:
+def lock(instance: models.Model) -> None:
     """Read `instance`'s row again into it, under the row's lock: call it first thing inside the transaction that
     will write the row. What the caller had read of it before (related rows it prefetched too) is replaced."""
     model = type(instance)
@@ -29,7 +31,7 @@ def lock(instance) -> None:
     instance.refresh_from_db(from_queryset=model._base_manager.db_manager(using).select_for_update())
 
 
-def set_if_unchanged(instance, *, values: dict[str, Any], unchanged: Iterable[str]) -> bool:
+def set_if_unchanged(instance: models.Model, *, values: dict[str, Any], unchanged: Iterable[str]) -> bool:
     """Compare-and-set: write `values` (by field name) into `instance`'s row only if its `unchanged` fields still
     hold what `instance` read (fields of text, numbers or null; not JSON). True when it wrote: the row is then
     under its lock, and read back into `instance` as `lock()` would have read it (the RETURNING of the UPDATE).
@@ -46,17 +48,17 @@ def set_if_unchanged(instance, *, values: dict[str, Any], unchanged: Iterable[st
         raise RuntimeError(f"set_if_unchanged({model.__name__}) outside a transaction: open one first")
     quote = connection.ops.quote_name
     same = "IS NOT DISTINCT FROM" if connection.vendor == "postgresql" else "IS"
-    sets, where, params = [], [f"{quote(meta.pk.column)} = %s"], []
+    sets, where, params = [], [f"{quote(str(meta.pk.column))} = %s"], []
     for name, value in values.items():
-        field = meta.get_field(name)
-        sets.append(f"{quote(field.column)} = %s")
+        field = _column(meta, name)
+        sets.append(f"{quote(str(field.column))} = %s")
         params.append(field.get_db_prep_save(value, connection))
     params.append(meta.pk.get_db_prep_value(instance.pk, connection))
     for name in unchanged:
-        field = meta.get_field(name)
-        where.append(f"{quote(field.column)} {same} %s")
+        field = _column(meta, name)
+        where.append(f"{quote(str(field.column))} {same} %s")
         params.append(field.get_db_prep_value(getattr(instance, field.attname), connection))
-    returning = ", ".join(quote(f.column) for f in meta.concrete_fields)
+    returning = ", ".join(quote(str(f.column)) for f in meta.concrete_fields)
     sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} WHERE {' AND '.join(where)} "
            f"RETURNING {returning}")
     # raw(): the returned row converted as a query's would be (UUIDs, JSON, times), with no ORM compiling.
@@ -67,14 +69,21 @@ def set_if_unchanged(instance, *, values: dict[str, Any], unchanged: Iterable[st
     return True
 
 
-def _read_into(instance, fresh) -> None:
+def _column(meta: Options[Any], name: str) -> models.Field[Any, Any]:
+    field = meta.get_field(name)
+    if not isinstance(field, models.Field) or not field.concrete:
+        raise TypeError(f"set_if_unchanged: {meta.label}.{name} is not a column")
+    return field
+
+
+def _read_into(instance: models.Model, fresh: models.Model) -> None:
     # What refresh_from_db (lock) does with the row it read: every column taken, what was loaded with the old row
     # (prefetched and cached related rows) let go.
     meta = instance._meta
-    instance._prefetched_objects_cache = {}
+    instance._prefetched_objects_cache = {}  # type: ignore[attr-defined]  # Django's own cache, not in the stubs
     for field in meta.concrete_fields:
         setattr(instance, field.attname, getattr(fresh, field.attname))
-        if field.is_relation and field.is_cached(instance):
+        if field.is_relation and isinstance(field, FieldCacheMixin) and field.is_cached(instance):
             field.delete_cached_value(instance)
     for rel in meta.related_objects:
         if rel.is_cached(instance):

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 R = TypeVar("R")
 
-_kept: ContextVar[dict | None] = ContextVar("roadstar_kept_reads", default=None)
+_kept: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar("roadstar_kept_reads", default=None)
 
 
 @contextlib.contextmanager
@@ -50,6 +50,7 @@ def kept(read: Callable[..., R]) -> Callable[..., R]:
         key = (read, tuple(sorted((name, _key_of(value)) for name, value in kwargs.items())))
         if key not in held:
             held[key] = read(**kwargs)
-        return held[key]
+        kept_value: R = held[key]
+        return kept_value
 
     return wrapper

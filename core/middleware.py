@@ -10,9 +10,10 @@ done; it still points at Home, which shows what was.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.db import OperationalError
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from core.errors import busy_error, is_busy
@@ -23,13 +24,13 @@ RETRY_AFTER_SECONDS = 2
 
 
 class BusyDatabaseMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not (isinstance(exception, OperationalError) and is_busy(exception)):
             return None
         logger.warning("%s %s: the database stayed busy: %s", request.method, request.path, exception)

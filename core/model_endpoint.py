@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from core.crypto import TokensUnreadable
-from core.models import ModelEndpoint
+from core.models import ModelEndpoint, Organization
 
 # What the form offers for each Roadstar model id on an OpenAI endpoint: the cheap one for simple, repetitive work,
 # the default, and two for harder judgement (spec/reference/models.md's "when to pick it"). Any endpoint's own names
@@ -54,15 +54,15 @@ def from_environment() -> FromEnvironment:
     )
 
 
-def saved_endpoint(org) -> ModelEndpoint | None:
+def saved_endpoint(org: Organization | None) -> ModelEndpoint | None:
     if org is None:
         return None
     return ModelEndpoint.objects.filter(organization_id=getattr(org, "id", org)).first()
 
 
-def endpoint_for(org) -> Endpoint | None:
+def endpoint_for(org: Organization | None) -> Endpoint | None:
     """The endpoint the workspace's model calls go to; None: no model is connected (neither the environment nor
-    the owner set one)."""
+    the owner set one). With no workspace (a command run for the server), the environment's only."""
     saved = saved_endpoint(org)
     key = settings.OPENAI_API_KEY
     if not key and saved is not None:

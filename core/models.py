@@ -2,11 +2,13 @@
 
 import datetime
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
 
 from core import crypto
+from core.inputs import Uuid
 
 
 class Organization(models.Model):
@@ -45,7 +47,7 @@ class Organization(models.Model):
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     @property
@@ -111,7 +113,7 @@ class Change(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.sentence
 
     @property
@@ -119,7 +121,9 @@ class Change(models.Model):
         return undo_possible(undo=self.undo, undone_at=self.undone_at, undoes_id=self.undoes_id)
 
 
-def undo_possible(*, undo: dict | None, undone_at, undoes_id) -> bool:
+def undo_possible(
+    *, undo: dict[str, Any] | None, undone_at: datetime.datetime | None, undoes_id: Uuid | None
+) -> bool:
     """Whether a change can still be undone, from its columns alone (Home reads its lines as rows, not Changes)."""
     # `gone`: what the change did can't be called back any more (an email that went after its hold). The undo
     # stays, so an Undo from a page shown before answers why.
@@ -163,7 +167,7 @@ class Card(models.Model):
             )
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title
 
 
@@ -179,7 +183,7 @@ class ModelEndpoint(models.Model):
     names = models.JSONField(default=dict, blank=True, help_text="Each Roadstar model id: the endpoint's model name.")
     updated_at = models.DateTimeField(auto_now=True)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.base_url or "OpenAI"
 
     def read_key(self) -> str:

@@ -18,4 +18,5 @@ def others_waiting() -> bool:
     waits. With more workers another one is free to take the task, and the answer is no."""
     if Conf.WORKERS != 1 or Conf.SYNC:
         return False
-    return OrmQ.objects.using(Conf.ORM).filter(key=Conf.PREFIX)[:2].count() > 1
+    waiting: int = OrmQ.objects.using(Conf.ORM).filter(key=Conf.PREFIX)[:2].count()
+    return waiting > 1

@@ -19,15 +19,20 @@ applies them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.db import connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.options import Options
 from django.db.models.signals import post_save, pre_save
 
 M = TypeVar("M", bound=models.Model)
+# A column, and a condition on one as the statements here take it: (column, operator, value).
+type Column = models.Field[Any, Any]
+type Condition = tuple[Column, str, Any]
 
-_STATEMENTS: dict[tuple, str] = {}
+_STATEMENTS: dict[tuple[Any, ...], str] = {}
 _PLAIN: dict[type[models.Model], bool] = {}
 
 
@@ -46,7 +51,7 @@ def _plain(model: type[models.Model]) -> bool:
     return plain
 
 
-def _field(meta, name: str) -> models.Field:
+def _field(meta: Options[Any], name: str) -> Column:
     field = meta.get_field(name)
     if not isinstance(field, models.Field) or not field.concrete:
         raise TypeError(f"core.rows: {meta.label}.{name} is not a column")
@@ -56,10 +61,11 @@ def _field(meta, name: str) -> models.Field:
 def _not_updated(model: type[models.Model]) -> Exception:
     # As the ORM's save(update_fields=...) fails when the row is gone: the model's NotUpdated (Django 6), which
     # the stubs don't know yet.
-    return model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
+    error: Exception = model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
+    return error
 
 
-def _statement(key: tuple, make) -> str:
+def _statement(key: tuple[Any, ...], make: Callable[[], str]) -> str:
     sql = _STATEMENTS.get(key)
     if sql is None:
         sql = _STATEMENTS[key] = make()
@@ -94,11 +100,12 @@ def insert(obj: M, *, using: str = "default") -> M:
     return obj
 
 
-def _insert_sql(connection, meta, fields, auto) -> str:
+def _insert_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column],
+                auto: Column | None) -> str:
     quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))})")
-    return sql + (f" RETURNING {quote(auto.column)}" if auto is not None else "")
+    return sql + (f" RETURNING {quote(str(auto.column))}" if auto is not None else "")
 
 
 def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "default") -> None:
@@ -123,10 +130,10 @@ def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "defa
             raise _not_updated(model)
 
 
-def _update_sql(connection, meta, fields) -> str:
+def _update_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column]) -> str:
     quote = connection.ops.quote_name
-    sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s"
+    sets = ", ".join(f"{quote(str(f.column))} = %s" for f in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(str(meta.pk.column))} = %s"
 
 
 def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tuple[str, Any] | None = None) -> int:
@@ -145,13 +152,14 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
             if not model._default_manager.filter(pk=obj.pk, **{fence_field.attname: fence[1]}).update(
                     **{field.attname: models.F(field.attname) + 1}):
                 raise _not_updated(model)
-            value = model._default_manager.filter(pk=obj.pk).values_list(field.attname, flat=True).get()
+            value: int = model._default_manager.filter(pk=obj.pk).values_list(field.attname, flat=True).get()
             setattr(obj, field.attname, value)
             return value
     if fence is None and (not _plain(model) or not connection.features.can_return_rows_from_update):
         setattr(obj, field.attname, models.F(field.attname) + 1)
         obj.save(update_fields=[name], using=using)  # the ORM reads the value back with RETURNING
-        return getattr(obj, field.attname)
+        counted: int = getattr(obj, field.attname)
+        return counted
 
     def make() -> str:
         quote = connection.ops.quote_name
@@ -170,10 +178,10 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
     if row is None:
         raise _not_updated(model)
     setattr(obj, field.attname, row[0])
-    return row[0]
+    return int(row[0])
 
 
-def add_one(model: type[models.Model], name: str, *, pks: Sequence, using: str = "default", **equal) -> int:
+def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: str = "default", **equal: Any) -> int:
     """`model.objects.filter(pk__in=pks, **equal).update(name=F(name) + 1)` for plain equalities: how many rows
     it counted. (A QuerySet's update sends no signals, so there is nothing to leave to the ORM.)"""
     if not pks:
@@ -195,7 +203,8 @@ def add_one(model: type[models.Model], name: str, *, pks: Sequence, using: str =
     sql = _statement(("add_one", model, connection.vendor, name, len(pks), tuple(equal)), make)
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount
+        changed: int = cursor.rowcount
+        return changed
 
 
 # --- reads ------------------------------------------------------------------------------------------------------
@@ -250,11 +259,11 @@ def select(model: type[M], where: Sequence[tuple[str, str, Any]], *, order_by: S
     return out
 
 
-_READS: dict[tuple, tuple[str, list]] = {}
+_READS: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
 
 
 def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, using: str = "default",
-           **values) -> int:
+           **values: Any) -> int:
     """`model.objects.filter(...).update(**values)` for plain values (no expressions), the conditions as `select`
     takes them: how many rows it changed. (A QuerySet's update sends no signals: nothing is left to the ORM.)"""
     connection = connections[using]
@@ -279,14 +288,15 @@ def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, 
     params += _where_params(conditions, connection)
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount
+        changed: int = cursor.rowcount
+        return changed
 
 
-def _where_sql(connection, conditions, *, alias: str | None) -> str:
+def _where_sql(connection: BaseDatabaseWrapper, conditions: Sequence[Condition], *, alias: str | None) -> str:
     quote = connection.ops.quote_name
     wheres = []
     for field, op, value in conditions:
-        column = f"{alias}.{quote(field.column)}" if alias else quote(field.column)
+        column = f"{alias}.{quote(str(field.column))}" if alias else quote(str(field.column))
         if op == "IN":
             wheres.append(f"{column} IN ({', '.join(['%s'] * len(value))})")
         elif op == "IS NULL":
@@ -296,8 +306,8 @@ def _where_sql(connection, conditions, *, alias: str | None) -> str:
     return " AND ".join(wheres) if wheres else "1 = 1"
 
 
-def _where_params(conditions, connection) -> list:
-    params: list = []
+def _where_params(conditions: Sequence[Condition], connection: BaseDatabaseWrapper) -> list[Any]:
+    params: list[Any] = []
     for field, op, value in conditions:
         if op == "IN":
             params += [_prep(field, v, connection) for v in value]
@@ -306,47 +316,49 @@ def _where_params(conditions, connection) -> list:
     return params
 
 
-def _field_of(meta, attname: str) -> models.Field:
+def _field_of(meta: Options[Any], attname: str) -> Column:
     for field in meta.concrete_fields:
         if field.attname == attname:
             return field
     raise TypeError(f"core.rows: {meta.label} has no column {attname!r}")
 
 
-def _join_of(meta, name: str) -> models.ForeignKey:
+def _join_of(meta: Options[Any], name: str) -> models.ForeignKey[Any, Any]:
     field = meta.get_field(name)
     if not isinstance(field, models.ForeignKey) or field.null:
         raise TypeError(f"core.rows: {meta.label}.{name} is not a foreign key that can't be null")
     return field
 
 
-def _prep(field: models.Field, value, connection):
+def _prep(field: models.Field[Any, Any], value: object, connection: BaseDatabaseWrapper) -> object:
     if isinstance(value, models.Model):
         value = value.pk
     return field.get_db_prep_value(value, connection, prepared=False)
 
 
-def _select_statement(connection, meta, conditions, joined, order_by, limit) -> tuple[str, list]:
+def _select_statement(connection: BaseDatabaseWrapper, meta: Options[Any], conditions: Sequence[Condition],
+                      joined: Sequence[models.ForeignKey[Any, Any]], order_by: Sequence[str],
+                      limit: int | None) -> tuple[str, list[Any]]:
     quote = connection.ops.quote_name
     tables = [("t0", meta), *((f"t{i + 1}", f.related_model._meta) for i, f in enumerate(joined))]
     columns: list[str] = []
-    converters: list[tuple[int, list, Any]] = []
+    converters: list[tuple[int, list[Any], Any]] = []
     for alias, each in tables:
         for field in each.concrete_fields:
             expression = field.get_col(alias)
             convs = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
             if convs:
                 converters.append((len(columns), convs, expression))
-            columns.append(f"{alias}.{quote(field.column)}")
+            columns.append(f"{alias}.{quote(str(field.column))}")
     sql = f"SELECT {', '.join(columns)} FROM {quote(meta.db_table)} t0"
     for (alias, each), field in zip(tables[1:], joined, strict=True):
-        sql += (f" JOIN {quote(each.db_table)} {alias} ON {alias}.{quote(each.pk.column)} = "
-                f"t0.{quote(field.column)}")
+        sql += (f" JOIN {quote(each.db_table)} {alias} ON {alias}.{quote(str(each.pk.column))} = "
+                f"t0.{quote(str(field.column))}")
     if conditions:
         sql += " WHERE " + _where_sql(connection, conditions, alias="t0")
     if order_by:
         sql += " ORDER BY " + ", ".join(
-            f"t0.{quote(_field_of(meta, name.lstrip('-')).column)}{' DESC' if name.startswith('-') else ' ASC'}"
+            f"t0.{quote(str(_field_of(meta, name.lstrip('-')).column))}{' DESC' if name.startswith('-') else ' ASC'}"
             for name in order_by)
     if limit is not None:
         sql += f" LIMIT {int(limit)}"

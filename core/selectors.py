@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
@@ -26,7 +27,7 @@ _TICK = datetime.timedelta(microseconds=1)
 
 @dataclass(frozen=True)
 class WorkPage:
-    lines: list  # Changes; named rows of the `fields` asked for
+    lines: list[Any]  # Changes; named rows of the `fields` asked for
     # The `before` of the next, older page (`at < next_before`); None on the last page.
     next_before: datetime.datetime | None
 
@@ -36,7 +37,7 @@ def home_cards(*, org: Organization) -> list[Card]:
     return list(Card.objects.filter(organization=org, resolved_at__isnull=True).order_by("-created_at", "-id"))
 
 
-def _lines(org: Organization, fields: tuple[str, ...] = ()) -> QuerySet:
+def _lines(org: Organization, fields: tuple[str, ...] = ()) -> QuerySet[Change, Any]:
     # Whole rows unless `fields` names what is read: a line reads `can_undo`, which reads `undo`. Actor names are
     # kept on the row, so no joins.
     rows = Change.objects.filter(_ON_HOME, organization=org).order_by("-at", "-id")

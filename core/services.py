@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -14,16 +15,17 @@ from django.utils import timezone
 from core import crypto, live
 from core.actors import Actor
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
 from core.models import Card, Change, ModelEndpoint, Organization
-from core.undo import UNDO_CALLS_APPS, UNDO_HANDLERS
+from core.undo import UNDOS, UndoHandler
 from core.web_addresses import model_address_refused
 
 
 def change_record(
     *, org: Organization, actor: Actor, tool: str, kind: str, sentence: str, listing: str, target_type: str = "",
     target_id: str = "", undo: Mapping[str, Any] | None = None, conversation_id: str | None = None,
-    work_id: str | None = None, created: bool = False, change_id: uuid.UUID | None = None,
+    work_id: str | None = None, created: bool = False, change_id: Uuid | None = None,
 ) -> Change:
     """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
     the target is a record this change brought into being (the check lets the same work change it freely).
@@ -38,7 +40,7 @@ def change_record(
     return change
 
 
-def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
+def change_undo(*, org: Organization, change_id: Uuid | str, actor: Actor) -> Change:
     """Undo one change: the tool's own undo restores exactly what was there, and the Undo is recorded too.
 
     A change in Roadstar's own records is undone in one transaction. One in an app (a Drive file, a calendar hold)
@@ -47,7 +49,8 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
     change = Change.objects.filter(organization=org, id=change_id).first()
     if change is None:
         raise ToolError("not_found", f"No change with id {change_id} in this workspace.")
-    if change.tool not in UNDO_CALLS_APPS:
+    declared = UNDOS.get(change.tool)
+    if declared is None or not declared.calls_apps:
         with transaction.atomic():
             change = Change.objects.select_for_update().get(id=change.id)
             handler = _undo_handler(change)
@@ -66,18 +69,18 @@ def change_undo(*, org: Organization, change_id, actor: Actor) -> Change:
         return _undo_recorded(org, change, actor, at=now)
 
 
-def _undo_handler(change: Change):
+def _undo_handler(change: Change) -> UndoHandler:
     if change.undoes_id is not None:
         raise ToolError("unsupported", "That line is an Undo already; it can't be undone in turn.")
     if change.undone_at is not None:
         raise ToolError("changed", "That change was undone already.")
-    handler = UNDO_HANDLERS.get(change.tool)
-    if change.undo is None or handler is None:
+    declared = UNDOS.get(change.tool)
+    if change.undo is None or declared is None:
         raise ToolError("unsupported", f"{change.tool} has no Undo.")
-    return handler
+    return declared.handler
 
 
-def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) -> Change:
+def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at: datetime.datetime | None = None) -> Change:
     undo_record = Change.objects.create(
         organization=org,
         actor_kind=actor.kind,
@@ -100,7 +103,7 @@ def _undo_recorded(org: Organization, change: Change, actor: Actor, *, at=None) 
 
 def card_open(
     *, org: Organization, kind: str, subject: str, title: str, body: str = "", action_label: str = "",
-    action_url: str = "", data: dict | None = None,
+    action_url: str = "", data: dict[str, Any] | None = None,
 ) -> Card:
     """Put a card on Waiting for you, or return the one already open for the same subject."""
     existing = Card.objects.filter(organization=org, subject=subject, resolved_at__isnull=True).first()
@@ -119,7 +122,7 @@ def card_open(
         return Card.objects.get(organization=org, subject=subject, resolved_at__isnull=True)
 
 
-def card_resolve(*, org: Organization, card_id) -> Card:
+def card_resolve(*, org: Organization, card_id: Uuid | str) -> Card:
     card = Card.objects.filter(organization=org, id=card_id).first()
     if card is None:
         raise ToolError("not_found", f"No card with id {card_id} in this workspace.")

@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from core.admin import WorkspaceInline, short
-from docs.models import Doc, DocNote, DocVersion, Project, ProjectLink
+from records.models import Doc, DocNote, DocVersion, Project, ProjectLink
 
 
 class ProjectLinkInline(WorkspaceInline, admin.TabularInline):

@@ -6,11 +6,10 @@ time, loading one row past the page to know whether there is a next one (no coun
 
 from __future__ import annotations
 
-import uuid
-
 from django.db.models import Prefetch, QuerySet
 
 from core.errors import ToolError
+from core.inputs import as_uuid
 from core.models import Change
 from records.models import Company, Contact, Doc, DocNote, Project
 
@@ -105,7 +104,7 @@ def activity_page(*, org, offset: int = 0) -> tuple[list[Change], dict, int | No
     targets = {}
     for target_type, ids in wanted.items():
         loader = loaders.get(target_type)
-        valid = [i for i in ids if _is_uuid(i)]
+        valid = [i for i in ids if as_uuid(i) is not None]
         if loader is None or not valid:
             continue
         for record in loader(valid):
@@ -113,12 +112,6 @@ def activity_page(*, org, offset: int = 0) -> tuple[list[Change], dict, int | No
     return changes, targets, next_offset
 
 
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def doc_notes_with_answers(*, doc: Doc) -> list[DocNote]:

@@ -16,8 +16,8 @@ from django.utils import timezone
 from core.actors import Actor
 from core.errors import ToolError, bad_input
 from core.models import Change
-from docs.models import Doc, DocNote, DocVersion, Project
 from docs.selectors import doc_note_get, doc_notes_by_id
+from records.models import Doc, DocNote, DocVersion, Project
 from team.models import Agent
 
 MAX_TEXT = 100_000

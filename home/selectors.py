@@ -4,7 +4,6 @@ emails, the change lines) and the morning summary, each a fixed number of querie
 from __future__ import annotations
 
 import datetime
-import uuid
 from dataclasses import dataclass
 
 from django.db.models import OuterRef, Q, Subquery
@@ -17,6 +16,7 @@ from checks.selectors import went_since
 from core import held
 from core import selectors as core_selectors
 from core.held import HeldLine
+from core.inputs import Uuid, as_uuid
 from core.models import Card, Organization
 from routines.models import Summary
 
@@ -45,14 +45,8 @@ class HomeAsk:
     done: bool = False  # the action went: shown as done, with no Yes or No
 
 
-def _uuids(values) -> set[uuid.UUID]:
-    found = set()
-    for value in values:
-        try:
-            found.add(uuid.UUID(str(value)))
-        except ValueError:
-            continue
-    return found
+def _uuids(values) -> set[Uuid]:
+    return {found for value in values if (found := as_uuid(value)) is not None}
 
 
 def home_asks(*, org: Organization, limit: int = ASKS_SHOWN) -> list[HomeAsk]:
@@ -261,7 +255,7 @@ def home_lines(*, org: Organization, before: datetime.datetime | None = None) ->
 
 
 def home_held(*, org: Organization) -> list[HeldLine]:
-    lines = [line for source in held.HELD_SOURCES for line in source(org)]
+    lines = [line for source in held.HELD_SOURCES.values() for line in source.lines(org)]
     return sorted(lines, key=lambda line: line.held_until)
 
 

@@ -34,7 +34,7 @@ from agent_templates import services as template_services
 from agent_templates.catalogue import CatalogueError
 from agents import selectors as agent_selectors
 from agents import services as agent_services
-from agents.forms import BudgetForm
+from agents.forms import budget_set_from_form
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import model_connected
 from checks import reasons
@@ -42,15 +42,14 @@ from checks import selectors as check_selectors
 from checks import services as check_services
 from checks.judge import configured_judge
 from checks.models import Ask, CheckDecision
+from core import limits, services
 from core import selectors as core_selectors
-from core import services
 from core.actors import Actor
 from core.errors import ToolError
-from core.http import workspace_of as _workspace
-from core.http import workspace_or_404 as _workspace_or_404
+from core.http import workspace_of, workspace_or_404
 from core.inputs import as_uuid
 from core.models import Card, Change, Organization, undo_possible
-from core.owner_zone import owner_zone as _zone
+from core.owner_zone import owner_zone
 from home import ask_words, selectors
 from integrations.mail_hold import email_try_again
 from routines import engine as routines_engine
@@ -76,7 +75,7 @@ class WorkLine(TypedDict):
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_of(request)
     if org is None:
         return render(request, "no_workspace.html", status=403)
     return render(request, "home.html", _home_context(request, org))
@@ -85,12 +84,12 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def home_live(request: HttpRequest) -> HttpResponse:
     """The live part of Home, fetched again by the page when a websocket message says something changed."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     return render(request, "partials/home_live.html", _home_context(request, org))
 
 
 def _home_context(request: HttpRequest, org: Organization) -> dict:
-    tz = _zone(org)
+    tz = owner_zone(org)
     before = _parse_before(request.GET.get("before"), tz=tz)
     page = selectors.home_lines(org=org, before=before)
     now = timezone.now()
@@ -121,8 +120,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "here": here,
         "live_src": reverse("home_live") + (f"?{query}" if query else ""),
         "now_ms": _ms(now),
-        "answer_limit": ANSWER_LIMIT,
-        "answer_limit_words": f"{ANSWER_LIMIT:,}",
+        "answer_limit": limits.MESSAGE,
+        "answer_limit_words": f"{limits.MESSAGE:,}",
     }
 
 
@@ -386,7 +385,7 @@ def _exact(local: datetime.datetime) -> str:
 @require_POST
 @login_required
 def change_undo(request: HttpRequest, change_id) -> HttpResponse:
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     change = Change.objects.filter(organization=org, id=change_id).only("id", "sentence").first()
     if change is None:
         raise Http404("No such change in this workspace.")
@@ -404,7 +403,7 @@ def change_undo(request: HttpRequest, change_id) -> HttpResponse:
 @require_POST
 @login_required
 def card_dismiss(request: HttpRequest, card_id) -> HttpResponse:
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     try:
         services.card_resolve(org=org, card_id=card_id)
     except ToolError as error:
@@ -418,7 +417,7 @@ def card_dismiss(request: HttpRequest, card_id) -> HttpResponse:
 @login_required
 def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
     """Run once more the turn that couldn't finish; the service resolves the card."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.TRY_AGAIN)
     if card.resolved_at is not None:
         messages.info(request, "That was dealt with already.")
@@ -449,7 +448,7 @@ def card_try_again(request: HttpRequest, card_id) -> HttpResponse:
 @login_required
 def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
     """Try again from a line of Your work: the conversation that holds the work runs its turn once more."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     work = Work.objects.filter(organization=org, id=work_id).select_related("conversation").first()
     if work is None:
         raise Http404("No such piece of work in this workspace.")
@@ -469,7 +468,7 @@ def work_try_again(request: HttpRequest, work_id) -> HttpResponse:
 @login_required
 def model_help(request: HttpRequest) -> HttpResponse:
     """The old "How to connect a model" address: connecting one is now the owner's Settings page."""
-    _workspace_or_404(request)
+    workspace_or_404(request)
     return HttpResponseRedirect(reverse("model_settings"))
 
 
@@ -477,7 +476,7 @@ def model_help(request: HttpRequest) -> HttpResponse:
 @login_required
 def without_judge_set(request: HttpRequest) -> HttpResponse:
     """The owner's choice for actions the check's rules can't decide while no judge model is set up."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     choice = request.POST.get("without_judge", "")
     if choice not in Organization.WithoutJudge.values:
         messages.error(request, "Choose Ask me or Let it run.")
@@ -493,7 +492,7 @@ def without_judge_set(request: HttpRequest) -> HttpResponse:
 def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     """Set a paused agent's monthly budget; the service unpauses it, and resolves the card, once it covers the
     month's spend."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.BUDGET)
     if card.resolved_at is not None:
         messages.info(request, "That was dealt with already.")
@@ -502,29 +501,11 @@ def card_raise_budget(request: HttpRequest, card_id) -> HttpResponse:
     if agent is None:
         messages.error(request, "That agent is no longer on your staff, so there is no budget to raise.")
         return _back(request)
-    form = BudgetForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Give {agent.name}'s new monthly budget in dollars, such as 60 or 75.50.")
-        return _back(request)
-    amount = form.cleaned_data["monthly_budget"]
-    try:
-        agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
-    except ToolError as error:
-        messages.error(request, f"Couldn't raise the budget. {error.message}")
-        return _back(request)
-    if agent.paused:
-        spent = agent_selectors.agent_spend_this_month(agent=agent)
-        messages.error(
-            request,
-            f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
-            "Raise it above that to let it work again.",
-        )
-    else:
-        messages.success(request, f"{agent.name} can work again, with a budget of ${amount:,.2f} a month.")
+    budget_set_from_form(request, org=org, agent=agent,
+                         done="{name} can work again, with a budget of {amount} a month.")
     return _back(request)
 
 
-ANSWER_LIMIT = 4000  # characters of an owner's answer typed on Home or in a chat
 DEFAULT_YES = "Yes, go ahead."
 DEFAULT_NO = "No, don't do that."
 
@@ -543,9 +524,9 @@ def _home_refused(request: HttpRequest, org: Organization, *, key: str, text: st
 
 def _too_long(text: str) -> str | None:
     """What to tell the owner when what they typed is past the limit: it is refused whole, never cut."""
-    if len(text) <= ANSWER_LIMIT:
+    if len(text) <= limits.MESSAGE:
         return None
-    return (f"That is {len(text):,} characters; a message here holds up to {ANSWER_LIMIT:,}. Shorten it, or put the "
+    return (f"That is {len(text):,} characters; a message here holds up to {limits.MESSAGE:,}. Shorten it, or put the "
             "long part in a doc; nothing was sent.")
 
 
@@ -556,7 +537,7 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
     after a note saying which question it answers, so the chat sends it to the thread that holds the work. "Yes"
     also gives the owner's yes to exactly the action that was held back; other words are read by the check when
     the thread tries again, like any answer in the chat."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     ask = Ask.objects.filter(organization=org, id=ask_id).select_related("decision").first()
     if ask is None:
         raise Http404("No such ask in this workspace.")
@@ -632,7 +613,7 @@ def ask_answer(request: HttpRequest, ask_id) -> HttpResponse:
 @login_required
 def card_answer(request: HttpRequest, card_id) -> HttpResponse:
     """An ask put on Home as a card: the answer goes to the asking agent's chat, and the card is done."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.ASK)
     if card.resolved_at is not None:
         messages.info(request, "That was answered already.")
@@ -659,7 +640,7 @@ def card_answer(request: HttpRequest, card_id) -> HttpResponse:
 def card_template_add(request: HttpRequest, card_id) -> HttpResponse:
     """The owner adds a template an agent proposed: their answers, where it goes on the chart, and the names.
     Everything is made in one transaction, or nothing is and the ask stays waiting."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
     form = request.POST
     answers = {key.removeprefix("answer-"): form.get(key, "") for key in form if key.startswith("answer-")}
@@ -685,7 +666,7 @@ def card_template_add(request: HttpRequest, card_id) -> HttpResponse:
 @require_POST
 @login_required
 def card_template_share(request: HttpRequest, card_id) -> HttpResponse:
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
     try:
         change = template_services.template_share(org=org, user=request.user, card_id=card.id,
@@ -703,7 +684,7 @@ def card_template_share(request: HttpRequest, card_id) -> HttpResponse:
 @require_POST
 @login_required
 def card_template_no(request: HttpRequest, card_id) -> HttpResponse:
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     card = _card_or_404(org, card_id, Card.Kind.TEMPLATE)
     try:
         template_services.template_decline(org=org, card_id=card.id)
@@ -734,7 +715,7 @@ class ChatLine:
 @login_required
 def chats(request: HttpRequest) -> HttpResponse:
     """Chats start with Roadstar's."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     roadstar = Agent.objects.filter(organization=org).order_by("-is_roadstar", "name").only("id").first()
     if roadstar is None:
         raise Http404("This workspace has no agents.")
@@ -744,7 +725,7 @@ def chats(request: HttpRequest) -> HttpResponse:
 @login_required
 def chat(request: HttpRequest, agent_id) -> HttpResponse:
     """The owner's chat with one agent: what was said, replies as they come, and a box to write in."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     agent = _agent_or_404(org, agent_id)
     if request.method == "POST":
         return _chat_send(request, org, agent)
@@ -756,7 +737,7 @@ def chat(request: HttpRequest, agent_id) -> HttpResponse:
 @login_required
 def chat_live(request: HttpRequest, agent_id) -> HttpResponse:
     """The live part of a chat: its messages and whether the agent is at work, fetched again on a notify."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     agent = _agent_or_404(org, agent_id)
     return render(request, "partials/chat_live.html", _chat_context(org, agent))
 
@@ -796,8 +777,8 @@ def _agent_or_404(org: Organization, agent_id) -> Agent:
 
 
 def _chat_context(org: Organization, agent: Agent) -> dict:
-    tz = _zone(org)
-    limit_words = f"{ANSWER_LIMIT:,}"
+    tz = owner_zone(org)
+    limit_words = f"{limits.MESSAGE:,}"
     now = timezone.now()
     conversation = selectors.chat_of(agent=agent)
     lines = []
@@ -825,7 +806,7 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # With no model nothing runs: the chat says so rather than "is replying…".
         "no_model": not model_connected(org),
         "live_src": reverse("chat_live", args=[agent.id]),
-        "answer_limit": ANSWER_LIMIT,
+        "answer_limit": limits.MESSAGE,
         "answer_limit_words": limit_words,
     }
 
@@ -833,14 +814,14 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
 @login_required
 def thread(request: HttpRequest, agent_id, conversation_id) -> HttpResponse:
     """One of an agent's threads, as the owner reads it: its work, where it stands, and what was said in it."""
-    org = _workspace_or_404(request)
+    org = workspace_or_404(request)
     agent = _agent_or_404(org, agent_id)
     conversation = Conversation.objects.filter(
         organization=org, agent=agent, id=conversation_id, kind=Conversation.Kind.THREAD
     ).first()
     if conversation is None:
         raise Http404("No such thread in this workspace.")
-    tz = _zone(org)
+    tz = owner_zone(org)
     now = timezone.now()
     shown = selectors.chat_messages(conversation=conversation)
     asks = _asks_answered(org, shown)

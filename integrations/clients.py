@@ -18,7 +18,13 @@ import requests
 from core.errors import ToolError
 from core.network import network_call
 from integrations.errors import from_google_http_error, from_graph_response, from_quickbooks_response, network_error
-from integrations.oauth import QUICKBOOKS_API, microsoft_access_token, quickbooks_access_token, quickbooks_environment
+from integrations.oauth import (
+    QUICKBOOKS_API,
+    credentials_for,
+    microsoft_access_token,
+    quickbooks_access_token,
+    quickbooks_environment,
+)
 
 # The oldest minor version Intuit still serves (minor versions 1 to 74 were retired in 2025).
 QUICKBOOKS_MINOR_VERSION = "75"
@@ -30,7 +36,7 @@ def google_service(connection, api: str, version: str, *, http=None):
 
     if http is not None:
         return build(api, version, http=http, cache_discovery=False, static_discovery=True)
-    return build(api, version, credentials=connection.credentials(), cache_discovery=False, static_discovery=True)
+    return build(api, version, credentials=credentials_for(connection), cache_discovery=False, static_discovery=True)
 
 
 def _network_errors() -> tuple[type[BaseException], ...]:

@@ -11,20 +11,14 @@ import datetime
 from decimal import Decimal
 from typing import Any, Final
 
-from django.utils import timezone
-
 from core.models import Organization
-from core.owner_zone import owner_zone
+from core.owner_zone import owner_today
 from integrations.providers.base import BooksProvider, Invoice, InvoiceStatus
 from integrations.providers.registry import provider_for
 from integrations.selectors import require_connection
 from integrations.services import Asker
 
 GROUP: Final = "books"
-
-
-def owner_today(org: Organization, now: datetime.datetime | None = None) -> datetime.date:
-    return (now or timezone.now()).astimezone(owner_zone(org)).date()
 
 
 def books_provider(org: Organization, asked_by: Asker | None = None) -> BooksProvider:

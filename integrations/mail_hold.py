@@ -32,22 +32,23 @@ from django.urls import reverse
 from django.utils import timezone
 
 from checks.models import Ask, CheckDecision
-from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.shapes import local_time_words
 from core.actors import Actor
 from core.errors import ToolError
-from core.held import HeldLine, held_source
+from core.held import HeldLine
 from core.models import Card, Change
 from core.network import network_call
 from core.services import card_open
 from core.timefmt import iso
 from integrations.durable import kept
+from integrations.ids import join_id
 from integrations.local.mailbox import blob_get, blob_put
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_service import HELD_PREFIX, Outgoing, contacts_log, mail_provider
 from integrations.mail_text import new_message_id
 from integrations.providers.base import FileData, OutgoingMail, SentRef
-from integrations.selectors import join_id, require_connection
+from integrations.selectors import require_connection
+from records.models import Contact, ContactEmail, LogEntry
 
 logger = logging.getLogger(__name__)
 
@@ -383,7 +384,6 @@ def email_try_again(*, org, held_id) -> HeldEmail:
 HOME_SHOWN = 50
 
 
-@held_source
 def held_lines(org) -> list[HeldLine]:
     """Home's held emails, each with its countdown and the Undo of the mail.send that held it (three queries)."""
     waiting = list(HeldEmail.objects.filter(organization=org, state=HeldEmail.State.HELD).order_by("send_at")[

@@ -11,19 +11,18 @@ import binascii
 import datetime
 import hashlib
 import json
-import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models.functions import Lower
 
-from contacts.models import Contact, ContactEmail, LogEntry
 from contacts.services import log_write
 from contacts.shapes import local_time_words
 from core.actors import Actor
 from core.errors import ToolError
 from integrations.errors import failure
 from integrations.files.services import file_ref
+from integrations.ids import join_id, split_id
 from integrations.local.models_mail import HeldEmail
 from integrations.mail_text import (
     MAX_ATTACHMENTS,
@@ -36,8 +35,9 @@ from integrations.mail_text import (
 from integrations.models import Connection
 from integrations.providers.base import FileData, Hit, MailProvider, MailQuery, MailThread, OutgoingMail
 from integrations.providers.registry import provider_for
-from integrations.selectors import connections_for, join_id, require_connection, split_id
+from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
+from records.models import Contact, ContactEmail, LogEntry
 
 TEXT_PAGE = 30_000  # as files.read: the rest comes with nextOffset
 HELD_PREFIX = "held-"  # a new email's thread id until it has gone: `<account>:held-<trigger>`
@@ -183,14 +183,6 @@ def mail_search(*, org, asker: Asker, query: MailQuery, source: str | None, limi
 # --- read -----------------------------------------------------------------------------------------------------
 
 
-def _zone(org) -> str:
-    try:
-        zoneinfo.ZoneInfo(org.time_zone)
-        return org.time_zone
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return "UTC"
-
-
 def _size_words(size: int) -> str:
     if size >= 1024 * 1024:
         return f"{size / (1024 * 1024):.1f} MB"
@@ -249,7 +241,7 @@ def mail_read(*, org, asker: Asker, thread_id: str, attachment: str | None, offs
     content = {
         "title": thread.subject or "(no subject)",
         "url": thread.url,
-        "text": thread_text(thread, time_zone=_zone(org)),
+        "text": thread_text(thread, time_zone=org.time_zone),
         "id": thread.id,
         "source": connection.account,
     }

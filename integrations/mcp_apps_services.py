@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 
 from core.memo import kept
 from core.models import Card, Organization
+from core.registry import Registry
 from integrations import catalog
 from integrations.mcp_apps import Server
 from integrations.models import Connection, McpApp
@@ -21,19 +23,24 @@ from integrations.services import _announce, _create, _resolve_cards
 
 GROUP_LIMIT = 30
 
-# The group names taken by Roadstar's own groups; the tool registry sits above this app, so it hands them over
-# when it loads (tools/groups/apps.py), the way integrations is handed its event recorder.
-_reserved: list[Callable[[], set[str]]] = []
+
+@dataclass(frozen=True)
+class ReservedNames:
+    """Group names an app's group may not take: `names()`, Roadstar's own groups. The tool registry sits above this
+    app, so it hands them over when it loads (tools/groups/apps.py), the way integrations is handed its event
+    recorder."""
+
+    name: str
+    names: Callable[[], set[str]]
 
 
-def reserved_names_register(source: Callable[[], set[str]]) -> None:
-    _reserved.append(source)
+RESERVED_NAMES: Registry[str, ReservedNames] = Registry("reserved group names", ReservedNames)
 
 
 def _reserved_names() -> set[str]:
     names = set(catalog.GROUPS) | {"integrations", "help", "search"}
-    for source in _reserved:
-        names |= source()
+    for source in RESERVED_NAMES.values():
+        names |= source.names()
     return names
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from core.errors import ToolError, bad_input
 from core.models import Organization
-from core.owner_zone import owner_zone
+from core.owner_zone import owner_time
 from core.timefmt import iso
 from integrations.models import Connection
 from integrations.providers.base import Meeting, Written
@@ -37,9 +37,7 @@ def parse_time(value: str, *, field: str, org: Organization) -> datetime.datetim
         moment = datetime.datetime.fromisoformat(text)
     except ValueError as exc:
         raise bad_input(field, f"{value!r} is not a time; give ISO 8601 such as 2026-11-17T10:00:00-05:00") from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=owner_zone(org))
-    return moment
+    return owner_time(org, moment)
 
 
 def _accounts(org: Organization, asked_by: Asker | None) -> list[Connection]:

@@ -93,21 +93,6 @@ class Connection(models.Model):
         expiry = tokens.get("expiry")
         self.token_expires_at = datetime.datetime.fromisoformat(expiry) if expiry else None
 
-    def credentials(self):
-        """What a provider calls its app with, refreshed when it has expired (the new tokens are saved back).
-
-        google: a `google.oauth2.credentials.Credentials` that also saves any later refresh (googleapiclient
-        refreshes on a 401 by itself). quickbooks: the access token (str), refreshed through intuit-oauth; the
-        new refresh token is kept after every refresh. local: None. A refresh the app refuses (invalid_grant)
-        marks the connection needs_reconnect and raises ToolError("reauth", card=…); a network failure raises
-        ToolError("unavailable").
-        """
-        # integrations.oauth imports this module (Connection) at import time: a cycle within integrations
-        from integrations import oauth
-
-        return oauth.credentials_for(self)
-
-
 class SearchCopy(models.Model):
     """Whether the owner turned search on for one account, and how far the search app's copy of it has got.
 

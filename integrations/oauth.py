@@ -7,7 +7,7 @@ Configuration (Django settings of the same name win over the environment, which 
   "production"), optional QUICKBOOKS_REDIRECT_URI (default /connections/quickbooks/callback).
 - Microsoft (OneDrive): MICROSOFT_CLIENT_ID, MICROSOFT_CLIENT_SECRET, MICROSOFT_TENANT ("common", the default),
   optional MICROSOFT_REDIRECT_URI (default /connections/microsoft/callback). The identity platform's v2.0
-  authorization code flow with PKCE, over plain HTTPS (see ARCHITECTURE.md, "OneDrive": why not MSAL).
+  authorization code flow with PKCE, over plain HTTPS (see integrations/__init__.py, "OneDrive": why not MSAL).
 
 Refresh: a token is refreshed when it has expired (google-auth's own margin for Google; a minute for QuickBooks),
 saved back encrypted with a compare-and-set (integrations.services.connection_tokens_save), and kept past a
@@ -97,6 +97,13 @@ def _tokens_of(connection: Connection) -> dict:
 
 
 def credentials_for(connection: Connection):
+    """What a provider calls its app with, refreshed when it has expired (the new tokens are saved back).
+
+    google: a `google.oauth2.credentials.Credentials` that also saves any later refresh (googleapiclient refreshes
+    on a 401 by itself). quickbooks and microsoft: the access token (str), refreshed under a claim; the new refresh
+    token is kept after every refresh. local: None. A refresh the app refuses (invalid_grant) marks the connection
+    needs_reconnect and raises ToolError("reauth", card=…); a network failure raises ToolError("unavailable").
+    """
     if connection.app == Connection.App.GOOGLE:
         return google_credentials(connection)
     if connection.app == Connection.App.QUICKBOOKS:

@@ -6,7 +6,6 @@ reauth error carries `card`, and the owner must find that card there).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from core.errors import ToolError
@@ -16,8 +15,6 @@ from integrations.errors import label_for, needs_write, signed_out
 from integrations.models import Connection
 from integrations.providers.registry import registered
 from integrations.services import Asker, connect_card_open
-
-_ID = re.compile(r"^([0-9a-f]{8}):(.+)$", re.DOTALL)
 
 # Statuses whose connection still belongs to the workspace's apps (removing/removed ones are on their way out).
 _LIVE = (Connection.Status.CONNECTED, Connection.Status.NEEDS_RECONNECT)
@@ -45,27 +42,6 @@ def connections_for(
         needle = source.strip().lower()
         found = [c for c in found if needle in c.account.lower()]
     return found
-
-
-def join_id(connection: Connection, rest: str) -> str:
-    """The id a tool gives out: the account key, a colon, and the app's own id. `7c41e2d0:19a2c4e07d5b3f18`."""
-    return f"{connection.account_key}:{rest}"
-
-
-def split_id(value: str, *, org: Organization) -> tuple[Connection, str]:
-    """The connection an id came from, and the app's own id. Another workspace's or an unknown key is not_found."""
-    match = _ID.match(value.strip()) if isinstance(value, str) else None
-    if match is None:
-        raise ToolError(
-            "not_found",
-            f"{value!r} isn't an id a tool gave: ids carry their account, like 7c41e2d0:19a2c4e07d5b3f18. Pass ids "
-            "exactly as a tool gave them, or search again.",
-        )
-    key, rest = match.groups()
-    connection = Connection.objects.filter(organization=org, account_key=key).first()
-    if connection is None:
-        raise ToolError("not_found", f"No connected account {key} in this workspace: search for it again.")
-    return connection, rest
 
 
 def require_connection(

@@ -13,24 +13,34 @@
     def tell_askers(sender, *, org, connection, cards, **kwargs): ...
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 from django.dispatch import Signal
+
+from core.registry import Registry
 
 connected = Signal()
 
 
 # The apps' events (new mail, a changed doc, a new meeting, an invoice overdue or paid) are routines' to record and
-# match. Routines sits above this app, so it hands its `event_emit` in when it loads (RoutinesConfig.ready): an
+# match. Routines sits above this app, so it hands its `event_emit` in when it loads (routines/hooks.py): an
 # event is then written in the caller's transaction, as before, and matched after commit.
-_event_recorders: list = []
-
-
-def event_recorder_register(record) -> None:
+@dataclass(frozen=True)
+class EventRecorder:
     """`record(*, org, kind, keys, payload=None, text="")` records one event and returns it."""
-    _event_recorders[:] = [record]
+
+    name: str
+    record: Callable[..., Any]
+
+
+EVENT_RECORDER: Registry[str, EventRecorder] = Registry("event recorder", EventRecorder, single=True)
 
 
 def event_emit(*, org, kind: str, keys: list[str], payload: dict | None = None, text: str = ""):
     """Tell routines of one of the apps' events; returns the recorded event."""
-    if not _event_recorders:
+    recorder = EVENT_RECORDER.only()
+    if recorder is None:
         raise RuntimeError("no event recorder is registered: the routines app records the apps' events")
-    return _event_recorders[0](org=org, kind=kind, keys=keys, payload=payload, text=text)
+    return recorder.record(org=org, kind=kind, keys=keys, payload=payload, text=text)

@@ -23,9 +23,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.owner_zone import owner_today
 from core.timefmt import iso
 from integrations.durable import kept
-from integrations.invoices import amount, invoice_shape, owner_today
+from integrations.invoices import amount, invoice_shape
 from integrations.local.models_books import BooksWatch, OverdueSpell
 from integrations.local.models_calendar import CalendarWatch
 from integrations.models import Connection

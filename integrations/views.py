@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.actors import Actor
 from core.errors import ToolError
-from core.http import workspace_or_404 as _workspace
+from core.http import workspace_or_404
 from core.models import Change
 from core.owner_zone import owner_zone
 from integrations import catalog, oauth, selectors, services
@@ -73,7 +73,7 @@ class ConnectionLine:
 @login_required
 @require_GET
 def index(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     copies = {c.connection_id: c for c in SearchCopy.objects.filter(connection__organization=org)}
     rows = [
         # Search is offered for the accounts whose mail, files or meetings it can copy; the copy's state shows.
@@ -92,7 +92,7 @@ def index(request):
 @login_required
 @require_GET
 def connect(request, app: str):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = _connectable(app)
     account_key = request.GET.get("account", "")
     again = _connection(org, app, account_key)
@@ -113,7 +113,7 @@ def connect(request, app: str):
 @login_required
 @require_POST
 def start(request, app: str):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = _connectable(app)
     if oauth.missing_settings(app):
         return redirect("integrations:connect", app=app)
@@ -176,42 +176,64 @@ def _connected(request, connection: Connection, cards) -> None:
     messages.success(request, text)
 
 
+# Who runs each sign-in, as the owner knows them (the app's label is what it serves: "Gmail, Drive and Calendar").
+_VENDOR = {"google": "Google", "microsoft": "Microsoft", "quickbooks": "QuickBooks"}
+# What a Google or Microsoft sign-in that allowed none of what Roadstar asked for tells the owner.
+_NOTHING_GRANTED = {
+    "google": "The sign-in allowed none of Gmail, Drive or Calendar. Start again and tick what your agents need.",
+    "microsoft": "The sign-in didn't allow reading your OneDrive files. Start again and accept what it asks.",
+}
+
+
 @login_required
 @require_GET
 def google_callback(request):
-    org = _workspace(request)
-    info = catalog.GOOGLE
-    pending = _pending(request, "google")
+    return _sign_in_callback(request, "google")
+
+
+@login_required
+@require_GET
+def microsoft_callback(request):
+    return _sign_in_callback(request, "microsoft")
+
+
+def _sign_in_callback(request, app: str):
+    """The second half of a Google or Microsoft sign-in: the code for tokens, then the connection saved."""
+    org = workspace_or_404(request)
+    info = catalog.app(app)
+    pending = _pending(request, app)
     if request.GET.get("error"):
-        return _refused(request, "google", info)
+        return _refused(request, app, info)
     if pending is None or not request.GET.get("code"):
-        return _stale(request, "google")
+        return _stale(request, app)
+    finish = oauth.google_finish if app == "google" else oauth.microsoft_finish
     try:
-        got = oauth.google_finish(code=request.GET["code"], pending=pending)
-    except Exception as e:  # noqa: BLE001  (oauthlib's errors, a refused code, the network: all mean "start again")
-        logger.warning("the Google sign-in could not be finished: %s", e)
-        return _problem(
-            request, app="google", status=502, title="Google didn't finish the sign-in",
-            text="Google didn't give Roadstar access this time. Start again from the connect page.",
-        )
+        got = finish(code=request.GET["code"], pending=pending)
+    except Exception as e:  # noqa: BLE001  (oauthlib's errors, a refused or expired code, the network: "start again")
+        logger.warning("the %s sign-in could not be finished: %s", _VENDOR[app], e)
+        return _finish_failed(request, app)
     try:
         connection, cards = services.connection_save_oauth(
-            org=org, actor=Actor.for_user(request.user), app="google", account=got["account"], scopes=got["scopes"],
+            org=org, actor=Actor.for_user(request.user), app=app, account=got["account"], scopes=got["scopes"],
             tokens=got["tokens"],
         )
     except services.NothingGranted:
-        return _problem(
-            request, app="google", title="Nothing was connected",
-            text="The sign-in allowed none of Gmail, Drive or Calendar. Start again and tick what your agents need.",
-        )
+        return _problem(request, app=app, title="Nothing was connected", text=_NOTHING_GRANTED[app])
     _connected(request, connection, cards)
     return redirect("integrations:index")
+
+
+def _finish_failed(request, app: str):
+    return _problem(
+        request, app=app, status=502, title=f"{_VENDOR[app]} didn't finish the sign-in",
+        text=f"{_VENDOR[app]} didn't give Roadstar access this time. Start again from the connect page.",
+    )
 
 
 @login_required
 @require_GET
 def quickbooks_callback(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     info = catalog.QUICKBOOKS
     pending = _pending(request, "quickbooks")
     if request.GET.get("error"):
@@ -223,47 +245,12 @@ def quickbooks_callback(request):
         got = oauth.quickbooks_finish(code=request.GET["code"], realm_id=realm_id, pending=pending)
     except Exception as e:  # noqa: BLE001  (AuthClientError, the discovery fetch, the network: all mean "start again")
         logger.warning("the QuickBooks sign-in could not be finished: %s", e)
-        return _problem(
-            request, app="quickbooks", status=502, title="QuickBooks didn't finish the sign-in",
-            text="QuickBooks didn't give Roadstar access this time. Start again from the connect page.",
-        )
+        return _finish_failed(request, "quickbooks")
     name = quickbooks_company_name(access_token=got["tokens"]["access_token"], realm_id=realm_id)
     connection, cards = services.connection_save_oauth(
         org=org, actor=Actor.for_user(request.user), app="quickbooks", account=name or f"QuickBooks company {realm_id}",
         scopes=got["scopes"], tokens=got["tokens"], realm_id=realm_id,
     )
-    _connected(request, connection, cards)
-    return redirect("integrations:index")
-
-
-@login_required
-@require_GET
-def microsoft_callback(request):
-    org = _workspace(request)
-    info = catalog.MICROSOFT
-    pending = _pending(request, "microsoft")
-    if request.GET.get("error"):
-        return _refused(request, "microsoft", info)
-    if pending is None or not request.GET.get("code"):
-        return _stale(request, "microsoft")
-    try:
-        got = oauth.microsoft_finish(code=request.GET["code"], pending=pending)
-    except Exception as e:  # noqa: BLE001  (a refused or expired code, the network: all mean "start again")
-        logger.warning("the Microsoft sign-in could not be finished: %s", e)
-        return _problem(
-            request, app="microsoft", status=502, title="Microsoft didn't finish the sign-in",
-            text="Microsoft didn't give Roadstar access this time. Start again from the connect page.",
-        )
-    try:
-        connection, cards = services.connection_save_oauth(
-            org=org, actor=Actor.for_user(request.user), app="microsoft", account=got["account"],
-            scopes=got["scopes"], tokens=got["tokens"],
-        )
-    except services.NothingGranted:
-        return _problem(
-            request, app="microsoft", title="Nothing was connected",
-            text="The sign-in didn't allow reading your OneDrive files. Start again and accept what it asks.",
-        )
     _connected(request, connection, cards)
     return redirect("integrations:index")
 
@@ -285,7 +272,7 @@ HELD_STATE_WORDS = {
 def held_email(request, held_id):
     """The whole of an email an agent is sending (recipients, subject, text, attachments), with Undo while it waits:
     what the owner opens from its line on Home before it goes."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     held = HeldEmail.objects.filter(organization=org, id=held_id).select_related("connection").first()
     if held is None:
         raise Http404("No such email in this workspace.")
@@ -313,7 +300,7 @@ def _owner_time(at, org) -> str:
 @require_POST
 def search_setting(request, account_key: str):
     """Turn search on or off for one account of the signed-in owner's workspace."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     on = request.POST.get("on") == "1"
     try:
         copy = services.connection_search_set(org=org, account_key=account_key, on=on)

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from core.http import workspace_or_404 as _workspace
+from core.http import workspace_or_404
 from integrations import mcp_apps, mcp_apps_services
 from integrations.models import McpApp
 
@@ -52,14 +52,14 @@ def _page(request, org, *, status=200, **extra):
 @login_required
 @require_GET
 def page(request):
-    return _page(request, _workspace(request))
+    return _page(request, workspace_or_404(request))
 
 
 @never_cache
 @login_required
 @require_POST
 def start(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     url = request.POST.get("address", "").strip()
     problem = mcp_apps.address_problem(url)
     if problem:
@@ -82,7 +82,7 @@ def start(request):
 @login_required
 @require_GET
 def callback(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     pending = request.session.pop(SESSION_KEY, None)
     if not pending or not request.GET.get("state") or request.GET["state"] != pending.get("state"):
         return _page(request, org, status=400, error="That sign-in can't be finished: it wasn't started from this "

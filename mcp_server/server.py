@@ -48,6 +48,7 @@ from mcp_server.instructions import outside_instructions
 from mcp_server.models import McpToken
 from mcp_server.session import OutsideSession
 from tools.catalog import browse_description
+from tools.registry import ToolResult
 
 logger = logging.getLogger(__name__)
 
@@ -235,7 +236,7 @@ def outside_tools(place: str = OUTSIDE, org=None) -> list[types.Tool]:
     return listed
 
 
-def _call(token_id: str, name: str, arguments: dict) -> tuple[dict | None, list[str]]:
+def _call(token_id: str, name: str, arguments: dict) -> tuple[ToolResult, list[str]]:
     token = _token(token_id)
     if token is None:
         return REVOKED, []
@@ -248,7 +249,7 @@ def answers_note(texts: list[str]) -> str:
     return "Answers that came back to you since your last Roadstar call:\n" + "\n".join(f"- {t}" for t in texts)
 
 
-def tool_result(result: dict | None, answers: list[str]) -> types.CallToolResult:
+def tool_result(result: ToolResult, answers: list[str]) -> types.CallToolResult:
     """The result as JSON text, as a thread's model reads it, then any answers that arrived, given once."""
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
     if answers:

@@ -14,6 +14,7 @@ from agents.runtime.agent_tools import MAC, OUTSIDE, run_agent_tool
 from agents.runtime.host import ToolHost
 from core.actors import Actor
 from mcp_server.models import McpToken
+from tools.registry import ToolResult
 
 
 class OutsideSession(ToolHost):
@@ -66,7 +67,7 @@ class OutsideSession(ToolHost):
 
     # --- running a call ---------------------------------------------------------------------------------------
 
-    def run(self, name: str, arguments) -> dict | None:
+    def run(self, name: str, arguments) -> ToolResult:
         """Run one agent tool the app called; every failure comes back in-band, as in a thread. None is the
         answer of a tool that may find nothing (a nullable read), sent to the app as JSON null."""
         if self.agent.paused:

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents.models import Agent
 from core.errors import ToolError
-from core.http import workspace_or_404 as _workspace
+from core.http import workspace_or_404
 from mcp_server import oauth, selectors, services
 from mcp_server.instructions import MAC_FILES, mac_instructions
 from mcp_server.server import mcp_url
@@ -40,14 +40,14 @@ def _page(request, org, *, status=200, **extra):
 @login_required
 @require_GET
 def index(request):
-    return _page(request, _workspace(request))
+    return _page(request, workspace_or_404(request))
 
 
 @never_cache
 @login_required
 @require_POST
 def make(request):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     name = request.POST.get("name", "")
     agent_id = request.POST.get("agent")
     agent = None
@@ -71,7 +71,7 @@ def make(request):
 @login_required
 @require_POST
 def revoke(request, token_id):
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         token = services.mcp_token_revoke(org=org, token_id=token_id)
     except ToolError as exc:
@@ -84,7 +84,7 @@ def revoke(request, token_id):
 @require_GET
 def agent_file(request, agent_id, filename: str):
     """An agent's CLAUDE.md or AGENTS.md, for its folder on the owner's Mac."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     agent = Agent.objects.filter(organization=org, id=agent_id).select_related("organization").first()
     if agent is None or filename not in MAC_FILES:
         raise Http404("No such agent or file.")
@@ -121,7 +121,7 @@ def consent(request, key: str):
     browser to that registered URI only (with a code, or access_denied); an unknown or spent key shows a page
     and sends the browser nowhere.
     """
-    org = _workspace(request)
+    org = workspace_or_404(request)
     pending = oauth.oauth_request(key)
     if pending is None:
         return _consent_page(request, org, None, status=404)

@@ -8,8 +8,6 @@ It reads and writes through research's selectors and services, as the tools do. 
 
 from __future__ import annotations
 
-import uuid
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -17,8 +15,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.errors import ToolError
-from docs.models import Project
-from pages.views import _back_to, _page, _workspace
+from core.http import workspace_or_404
+from core.inputs import as_uuid
+from pages.views import _back_to, _page
+from records.models import Project
 from research import selectors, services
 from research.models import Feed
 
@@ -33,7 +33,7 @@ STATE_WORDS: dict[str, str] = {  # by the feed's state (a text field)
 
 @login_required
 def newsfeed(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     settings = selectors.research_settings(org=org)
     feeds = selectors.feeds_of(org=org)
     return _page(request, org, "pages/newsfeed.html", {
@@ -41,6 +41,9 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
         "feeds": [{"feed": f, "words": STATE_WORDS.get(f.state, "")} for f in feeds],
         "projects": Project.objects.filter(organization=org).order_by("name"),
         "stories": selectors.stories_today(org=org, limit=30) if settings.newsfeed_on else [],
+        # Today's brief row: its projects once written, else the owner's words for why there is none (no model,
+        # the budget). The layout is the page's template's to give.
+        "brief": selectors.brief_today(org=org) if settings.newsfeed_on else None,
         "max_feeds": services.MAX_FEEDS,
     })
 
@@ -48,7 +51,7 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def research_groups(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     filings, newsfeed_on = request.POST.get("filings") == "1", request.POST.get("newsfeed") == "1"
     tables_on, pages_on = request.POST.get("tables") == "1", request.POST.get("pages") == "1"
     services.research_settings_set(org=org, filings=filings, newsfeed=newsfeed_on, tables=tables_on, pages=pages_on)
@@ -63,13 +66,14 @@ def research_groups(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def feed_add(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     back = reverse("pages:newsfeed")
     url = request.POST.get("url", "").strip()
     project = None
     project_id = request.POST.get("project", "").strip()
     if project_id:
-        project = Project.objects.filter(organization=org, id=_uuid_or_none(project_id)).first()
+        wanted = as_uuid(project_id)
+        project = Project.objects.filter(organization=org, id=wanted).first() if wanted is not None else None
         if project is None:
             messages.error(request, "That project isn't in your workspace any more. Pick another.")
             return _back_to(back, "add-feed")
@@ -88,7 +92,7 @@ def feed_add(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def feed_remove(request: HttpRequest, feed_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         feed = selectors.feed_get(org=org, feed_id=feed_id)
     except ToolError as exc:
@@ -99,8 +103,3 @@ def feed_remove(request: HttpRequest, feed_id) -> HttpResponse:
     return _back_to(reverse("pages:newsfeed"), "feeds")
 
 
-def _uuid_or_none(value: str):
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None

@@ -23,9 +23,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from core.errors import ToolError
+from core.http import workspace_or_404
 from pages import mdx
 from pages.links import WorkspaceLinks
-from pages.views import _back_to, _offset, _page, _workspace
+from pages.views import _back_to, _offset, _page
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.models import ResearchPage
@@ -41,7 +42,7 @@ PHASE_WORDS = {
 
 @login_required
 def research_pages(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     offset = _offset(request)
     found, next_offset = page_selectors.pages_list(org=org, offset=offset)
     return _page(request, org, "pages/research_pages.html", {
@@ -59,7 +60,7 @@ def _page_or_404(org, page_id) -> ResearchPage:
 
 @login_required
 def research_page(request: HttpRequest, page_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     page = _page_or_404(org, page_id)
     return _page(request, org, "pages/research_page.html", _context(request, org, page))
 
@@ -67,7 +68,7 @@ def research_page(request: HttpRequest, page_id) -> HttpResponse:
 @login_required
 def research_page_live(request: HttpRequest, page_id) -> HttpResponse:
     """The page's live parts (its progress and comments), fetched again when a live message says pages changed."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     page = _page_or_404(org, page_id)
     return render(request, "partials/research_page_live.html", _context(request, org, page))
 
@@ -92,7 +93,7 @@ def _context(request, org, page: ResearchPage, **kept) -> dict:
 @login_required
 def research_page_comment(request: HttpRequest, page_id) -> HttpResponse:
     """The owner comments on the page (or replies to a comment): the agents following it are woken."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     page = _page_or_404(org, page_id)
     text = request.POST.get("text", "").strip()
     parent = None
@@ -121,7 +122,7 @@ def research_page_comment(request: HttpRequest, page_id) -> HttpResponse:
 @require_POST
 @login_required
 def research_page_star(request: HttpRequest, page_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     page = _page_or_404(org, page_id)
     page_services.page_mark(page=page, agent_id=None, action="star", enabled=request.POST.get("star") == "1")
     return _back_to(reverse("pages:research_page", args=[page.id]), "page-head")

@@ -7,11 +7,9 @@ finds nothing (None, or an empty result), which the views answer with a 404.
 from __future__ import annotations
 
 from agents.models import Agent
-from companies.models import Company
-from contacts.models import Contact, LogEntry
 from core.inputs import as_uuid
 from core.models import Change, Organization
-from docs.models import Doc, DocVersion, Project
+from records.models import Company, Contact, Doc, DocVersion, LogEntry, Project
 
 LOG_PAGE = 50
 

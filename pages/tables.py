@@ -17,7 +17,8 @@ from django.views.decorators.http import require_POST
 
 from core.actors import Actor
 from core.errors import ToolError
-from pages.views import _back_to, _page, _workspace
+from core.http import workspace_or_404
+from pages.views import _back_to, _page
 from research import selectors, services
 from research.table_run import money_words
 
@@ -51,7 +52,7 @@ def _run_view(run) -> dict | None:
 
 @login_required
 def tables(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     datasets = selectors.datasets_of(org=org)
     runs = selectors.dataset_latest_runs(datasets=datasets)
     return _page(request, org, "pages/tables.html", {
@@ -87,11 +88,8 @@ def _cell(dataset, row, column: dict) -> dict:
 
 @login_required
 def table(request: HttpRequest, dataset_id) -> HttpResponse:
-    org = _workspace(request)
-    try:
-        dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
-    except ToolError as exc:
-        raise Http404("No such table in this workspace.") from exc
+    org = workspace_or_404(request)
+    dataset = _table_or_404(org, dataset_id)
     columns = dataset.plan["columns"]
     rows = selectors.dataset_rows(dataset=dataset)
     cells = [[_cell(dataset, r, c) for c in columns] for r in rows]
@@ -110,7 +108,7 @@ def table(request: HttpRequest, dataset_id) -> HttpResponse:
 @login_required
 def table_source(request: HttpRequest, dataset_id, source_id) -> HttpResponse:
     """The words a cell was filled from, marked in the text the researcher read, with the page's address."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
         source = selectors.dataset_source_get(org=org, dataset_id=dataset_id, source_id=source_id)
@@ -133,22 +131,17 @@ def table_source(request: HttpRequest, dataset_id, source_id) -> HttpResponse:
 @login_required
 def table_edit(request: HttpRequest, dataset_id) -> HttpResponse:
     """The owner writes a cell by hand: it stands as theirs (edited), what it was kept with it."""
-    org = _workspace(request)
-    try:
-        dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
-    except ToolError as exc:
-        raise Http404("No such table in this workspace.") from exc
+    org = workspace_or_404(request)
+    dataset = _table_or_404(org, dataset_id)
     key, column = request.POST.get("key", ""), request.POST.get("column", "")
     try:
         with transaction.atomic():
             services.table_edit_cell(dataset=dataset, key=key, column=column, value=request.POST.get("value", ""),
                                      actor=Actor.for_user(request.user))
     except ToolError as error:
-        words = error.message.split(": ", 1)[-1]
-        messages.error(request, words[:1].upper() + words[1:] + ". Nothing was changed.")
+        messages.error(request, _refusal_words(error) + " Nothing was changed.")
         return _back_to(reverse("pages:table", args=[dataset.id]), f"row-{key}")
-    label = next((c["label"] for c in dataset.plan["columns"] if c["name"] == column), column)
-    messages.success(request, f"Changed {label} for {key}. What it was is kept with it.")
+    messages.success(request, f"Changed {_column_label(dataset, column)} for {key}. What it was is kept with it.")
     return _back_to(reverse("pages:table", args=[dataset.id]), f"row-{key}")
 
 
@@ -156,19 +149,31 @@ def table_edit(request: HttpRequest, dataset_id) -> HttpResponse:
 @require_POST
 def table_accept(request: HttpRequest, dataset_id) -> HttpResponse:
     """The owner accepts a value waiting for review (on their own page their press is the yes)."""
-    org = _workspace(request)
-    try:
-        dataset = selectors.dataset_get(org=org, dataset_id=dataset_id)
-    except ToolError as exc:
-        raise Http404("No such table in this workspace.") from exc
+    org = workspace_or_404(request)
+    dataset = _table_or_404(org, dataset_id)
     key, column = request.POST.get("key", ""), request.POST.get("column", "")
     try:
         with transaction.atomic():
             services.table_accept_cell(dataset=dataset, key=key, column=column, actor=Actor.for_user(request.user))
     except ToolError as error:
-        words = error.message.split(": ", 1)[-1]
-        messages.error(request, words[:1].upper() + words[1:] + ".")
+        messages.error(request, _refusal_words(error))
         return _back_to(reverse("pages:table", args=[dataset.id]))
-    label = next((c["label"] for c in dataset.plan["columns"] if c["name"] == column), column)
-    messages.success(request, f"Accepted {label} for {key}. What it was is kept with it.")
+    messages.success(request, f"Accepted {_column_label(dataset, column)} for {key}. What it was is kept with it.")
     return _back_to(reverse("pages:table", args=[dataset.id]), f"row-{key}")
+
+
+def _table_or_404(org, dataset_id):
+    try:
+        return selectors.dataset_get(org=org, dataset_id=dataset_id)
+    except ToolError as exc:
+        raise Http404("No such table in this workspace.") from exc
+
+
+def _refusal_words(error: ToolError) -> str:
+    """The service's refusal as a sentence for the owner, without the input's name it begins with."""
+    words = error.message.split(": ", 1)[-1]
+    return words[:1].upper() + words[1:] + "."
+
+
+def _column_label(dataset, column: str) -> str:
+    return next((c["label"] for c in dataset.plan["columns"] if c["name"] == column), column)

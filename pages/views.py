@@ -24,31 +24,30 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from agents import selectors as agent_selectors
-from agents import services as agent_services
-from agents.forms import BudgetForm
+from agents.forms import budget_set_from_form
 from agents.models import Agent
 from companies import selectors as company_selectors
 from companies import shapes as company_shapes
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from contacts import shapes as contact_shapes
-from contacts.models import OpenItem
+from core import limits
 from core import services as roadstar_services
 from core.actors import Actor
 from core.errors import ToolError
-from core.http import workspace_or_404 as _workspace
+from core.http import workspace_or_404
 from core.models import Organization
-from core.owner_zone import owner_zone as _zone
+from core.owner_zone import owner_zone
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from pages import mdx, selectors
 from pages.links import WorkspaceLinks
 from pages.routine_words import routine_words
+from records.models import OpenItem
 from routines import selectors as routine_selectors
 from routines import services as routine_services
 from routines.models import Routine
 
-NOTE_LIMIT = 4000
 NOTE_ON_LIMIT = 2000
 TIMELINE_PAGE = 20
 
@@ -59,7 +58,7 @@ TIMELINE_PAGE = 20
 def _page(request: HttpRequest, org: Organization, template: str, context: dict, status: int = 200) -> HttpResponse:
     """Render with times in the owner's time zone, and with who's who for `by` and `ours`."""
     context = {"org": org, "names": _names(request, org), **context}
-    with timezone.override(_zone(org)):
+    with timezone.override(owner_zone(org)):
         return render(request, template, context, status=status)
 
 
@@ -127,7 +126,7 @@ def _log_lines(org: Organization, entries) -> list[dict]:
 
 @login_required
 def contacts(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     query = request.GET.get("q", "").strip()[:200]
     label = request.GET.get("label", "").strip()[:40]
     open_kind = request.GET.get("open", "")
@@ -153,7 +152,7 @@ def contacts(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def contact(request: HttpRequest, contact_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         found = contact_selectors.contact_get(org=org, contact_id=contact_id)
     except ToolError as exc:
@@ -204,7 +203,7 @@ def _free_fields(fields: dict) -> list[tuple[str, str]]:
 
 @login_required
 def companies(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     query = request.GET.get("q", "").strip()[:200]
     label = request.GET.get("label", "").strip()[:40]
     offset = _offset(request)
@@ -221,7 +220,7 @@ def companies(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def company(request: HttpRequest, company_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         found = company_selectors.company_for_record(org=org, company_id=company_id)
     except ToolError as exc:
@@ -260,7 +259,7 @@ def _before(value: str | None, org: Organization) -> datetime.datetime | None:
     except ValueError:
         return None
     if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, _zone(org))  # the owner's, as on the page
+        parsed = timezone.make_aware(parsed, owner_zone(org))  # the owner's, as on the page
     return parsed
 
 
@@ -289,7 +288,7 @@ def _about(about: dict | None) -> dict | None:
 @require_POST
 @login_required
 def contact_log_undo(request: HttpRequest, contact_id, entry_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     entry = selectors.log_entry_get(org=org, entry_id=entry_id, contact_id=contact_id)
     return _undo(request, org, entry, reverse("pages:contact", args=[contact_id]))
 
@@ -297,7 +296,7 @@ def contact_log_undo(request: HttpRequest, contact_id, entry_id) -> HttpResponse
 @require_POST
 @login_required
 def company_log_undo(request: HttpRequest, company_id, entry_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     entry = selectors.log_entry_get(org=org, entry_id=entry_id, company_id=company_id)
     return _undo(request, org, entry, reverse("pages:company", args=[company_id]))
 
@@ -326,7 +325,7 @@ def _undo(request: HttpRequest, org: Organization, entry, back: str) -> HttpResp
 
 @login_required
 def docs(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     project = None
     if request.GET.get("project"):
         project = selectors.project_get(org=org, project_id=request.GET["project"])
@@ -356,14 +355,14 @@ def _doc_or_404(org: Organization, doc_id):
 
 @login_required
 def doc(request: HttpRequest, doc_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     found = _doc_or_404(org, doc_id)
     return _doc_page(request, org, found, text=found.text, version=None)
 
 
 @login_required
 def doc_version(request: HttpRequest, doc_id, number: int) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     found = _doc_or_404(org, doc_id)
     version = selectors.doc_version(doc=found, number=number)
     if version is None:
@@ -376,14 +375,14 @@ def _doc_page(request: HttpRequest, org: Organization, found, *, text, version, 
     rendered = mdx.render(text, links=WorkspaceLinks(org), id_prefix="doc-chart")
     return _page(request, org, "pages/doc.html", {
         **(kept or {}),
-        "note_limit_words": f"{NOTE_LIMIT:,}",
+        "note_limit_words": f"{limits.DOC_NOTE:,}",
         "note_on_limit_words": f"{NOTE_ON_LIMIT:,}",
         "doc": found,
         "body": rendered,
         "version": version,
         "versions": selectors.doc_versions(doc=found),
         "notes": doc_selectors.doc_notes_with_answers(doc=found),
-        "note_limit": NOTE_LIMIT,
+        "note_limit": limits.DOC_NOTE,
         "note_on_limit": NOTE_ON_LIMIT,
     }, status=status)
 
@@ -391,7 +390,7 @@ def _doc_page(request: HttpRequest, org: Organization, found, *, text, version, 
 @require_POST
 @login_required
 def doc_note(request: HttpRequest, doc_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     found = _doc_or_404(org, doc_id)
     back = reverse("pages:doc", args=[found.id])
     note = request.POST.get("note", "").strip()
@@ -399,8 +398,8 @@ def doc_note(request: HttpRequest, doc_id) -> HttpResponse:
     error = ""
     if not note:
         error = "Write the note first: what should change, or what you'd like to know."
-    elif len(note) > NOTE_LIMIT:
-        error = (f"Your note is {len(note):,} characters; a note holds up to {NOTE_LIMIT:,}. Shorten it (it is "
+    elif len(note) > limits.DOC_NOTE:
+        error = (f"Your note is {len(note):,} characters; a note holds up to {limits.DOC_NOTE:,}. Shorten it (it is "
                  "below, as you wrote it) and leave it again. Nothing was added.")
     elif len(on) > NOTE_ON_LIMIT:
         error = (f"The words it is on are {len(on):,} characters; up to {NOTE_ON_LIMIT:,} fit. Paste a shorter part "
@@ -472,7 +471,7 @@ def _chart(agents: list[Agent], spend: dict, runs: dict | None = None) -> ChartN
 
 @login_required
 def agents(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     staff = selectors.agents_of(org=org)
     spend = agent_selectors.spend_this_month(org=org)
     runs: dict = {}
@@ -488,31 +487,12 @@ def agents(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     agent = selectors.agent_get(org=org, agent_id=agent_id)
     if agent is None:
         raise Http404("No such agent in this workspace.")
-    back = reverse("pages:agents")
-    form = BudgetForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Give {agent.name}'s monthly budget in dollars, such as 60 or 75.50.")
-        return _back_to(back, f"agent-{agent.id}")
-    amount = form.cleaned_data["monthly_budget"]
-    try:
-        agent = agent_services.agent_raise_budget(org=org, agent=agent, monthly_budget=amount)
-    except ToolError as error:
-        messages.error(request, f"Couldn't set the budget. {error.message}")
-        return _back_to(back, f"agent-{agent.id}")
-    if agent.paused:
-        spent = agent_selectors.agent_spend_this_month(agent=agent)
-        messages.error(
-            request,
-            f"{agent.name} is still paused: it has spent ${spent:,.2f} this month, more than ${amount:,.2f}. "
-            "Raise it above that to let it work again.",
-        )
-    else:
-        messages.success(request, f"{agent.name}'s budget is ${amount:,.2f} a month.")
-    return _back_to(back, f"agent-{agent.id}")
+    budget_set_from_form(request, org=org, agent=agent, done="{name}'s budget is {amount} a month.")
+    return _back_to(reverse("pages:agents"), f"agent-{agent.id}")
 
 
 # --- Routines ---------------------------------------------------------------------------------------------
@@ -520,7 +500,7 @@ def agent_budget(request: HttpRequest, agent_id) -> HttpResponse:
 
 @login_required
 def routines(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     staff = selectors.agents_of(org=org)
     by_agent: dict = {a.id: [] for a in staff}
     for routine in routine_selectors.routines_of(org=org):
@@ -537,7 +517,7 @@ def routines(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def routine_on(request: HttpRequest, routine_id: int) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     routine = routine_selectors.routine_get(org=org, routine_id=routine_id)
     if routine is None:
         raise Http404("No such routine in this workspace.")
@@ -559,7 +539,7 @@ def routine_on(request: HttpRequest, routine_id: int) -> HttpResponse:
 @login_required
 def contact_add(request: HttpRequest) -> HttpResponse:
     """Add a contact from Contacts: the same service an agent's contacts.create uses, and the same line on Home."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     post = request.POST
     try:
         made = contact_services.contact_add_by_owner(
@@ -580,7 +560,7 @@ def contact_add(request: HttpRequest) -> HttpResponse:
 @login_required
 def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
     """Change a contact from its page: on its log, and on Home with Undo."""
-    org = _workspace(request)
+    org = workspace_or_404(request)
     values = {f: request.POST.get(f, "") for f in contact_services.OWNER_FIELDS if f in request.POST}
     try:
         change = contact_services.contact_edit_by_owner(org=org, actor=Actor.for_user(request.user),

@@ -19,9 +19,10 @@ from django.views.decorators.http import require_POST
 from agents.models import Agent
 from core.actors import Actor
 from core.errors import ToolError
+from core.http import workspace_or_404
 from integrations.files import content
 from pages import selectors
-from pages.views import _page, _workspace
+from pages.views import _page
 from workspace import folders, sandbox
 
 SHARED = "shared"
@@ -33,7 +34,7 @@ def _place(org, agent):
 
 @login_required
 def workspace(request: HttpRequest) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     sections = []
     shared_base = None
     for agent in selectors.agents_of(org=org):
@@ -53,7 +54,7 @@ def _hidden(path: str) -> bool:
 
 @login_required
 def workspace_file(request: HttpRequest, folder: str, path: str) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     if folder == SHARED:
         agent: Agent | None = selectors.agents_of(org=org)[0]
         shown = f"/work/shared/{path}"
@@ -84,7 +85,7 @@ def _base(org, folder: str):
 
 @login_required
 def workspace_file_by_key(request: HttpRequest, folder: str, key: str) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     try:
         name, data = folders.read_listed(_base(org, folder), key, limit=content.MAX_FILE_BYTES)
     except (FileNotFoundError, ValueError) as error:
@@ -95,7 +96,7 @@ def workspace_file_by_key(request: HttpRequest, folder: str, key: str) -> HttpRe
 @login_required
 @require_POST
 def workspace_file_delete(request: HttpRequest, folder: str, key: str) -> HttpResponse:
-    org = _workspace(request)
+    org = workspace_or_404(request)
     if not folders.remove_listed(_base(org, folder), key):
         raise Http404("No such file in this folder.")
     return HttpResponseRedirect(reverse("pages:workspace") + f"#folder-{folder}")

@@ -3,8 +3,8 @@
 The tables point at each other both ways (a contact's open items and log name a company; a company's people and
 a project's links name a contact), so their models are one app's, below the code that reads and writes them:
 `contacts` and `docs`, then `companies` (ARCHITECTURE.md, Layers). Each table kept the name it had in the app its
-model came from (`db_table`), so moving them touched no row; `contacts.models`, `companies.models` and
-`docs.models` name the same models.
+model came from (`db_table`), so moving them touched no row. This is their one import path: the apps above import
+them from here.
 
 Open items and log entries belong to a contact or to a company (companies use the same two tables), so the
 two record groups keep one meaning of "who owes the next move" and one log.

@@ -189,6 +189,27 @@ class Story(models.Model):
         return self.headline
 
 
+class NewsfeedBrief(models.Model):
+    """The model's brief over one of the owner's days of stories (the spec's `brief`): for each project the feed
+    follows, how the day's news bears on it. One a workspace a day, written by the worker
+    (agents.newsfeed_brief) and written again when new stories came since, at most every few hours; `problem` says
+    in the owner's words why there is none yet (no model connected, the budget spent)."""
+
+    id = models.BigAutoField(primary_key=True)
+    organization = models.ForeignKey("roadstar.Organization", on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()  # the owner's day, in the workspace's time zone
+    projects = models.JSONField(default=list)  # [{projectId, effect, text}], as the spec's brief has them
+    story_ids = models.JSONField(default=list)  # the stories it was written over
+    written_at = models.DateTimeField(null=True, blank=True)
+    rewrites = models.PositiveSmallIntegerField(default=0)
+    problem = models.CharField(max_length=500, blank=True)
+    # A worker writing it holds it until then (a conditional update takes it), so two never pay for one brief.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["organization", "day"], name="newsfeed_brief_one_a_day")]
+
+
 # --- Research tables --------------------------------------------------------------------------------------------
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import base64
 import datetime
-import uuid
 
 from django.db.models import Q
 
 from core.errors import ToolError, not_found
-from core.inputs import as_uuid
+from core.inputs import Uuid, as_uuid
 from research.models import PageComment, PageMark, PageSource, ResearchPage
 
 PAGE_SIZE = 20
@@ -110,7 +109,7 @@ def _cursor_of(comment: PageComment) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def _cursor_read(cursor: str) -> tuple[datetime.datetime, uuid.UUID]:
+def _cursor_read(cursor: str) -> tuple[datetime.datetime, Uuid]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         at, _, last = raw.partition("|")

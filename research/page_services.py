@@ -2,8 +2,8 @@
 
 A page is made by pages.request (queued) and written by the research writer, which lives in `agents` (above
 research: it calls models and meters them against the asking agent's budget). The writer hands itself in when
-agents loads (`writer_register`, in AgentsConfig.ready), as do the agents woken by the owner's comments
-(`comment_listener_register`): research never imports agents.
+agents loads (`RESEARCH_WRITERS`, from agents/hooks.py), as do the agents woken by the owner's comments
+(`COMMENT_LISTENERS`): research never imports agents.
 
 Generation is claimed like a feed's read: a conditional UPDATE takes a page whose claim is free or lapsed, so two
 workers never write one page, and a worker killed mid-run leaves a claim the sweep takes again after it lapses. The
@@ -18,6 +18,7 @@ import datetime
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -27,6 +28,7 @@ from django.utils.text import slugify
 
 from core import live
 from core.errors import ToolError, bad_input
+from core.registry import Registry
 from research.models import PageComment, PageMark, PageRevision, PageSource, ResearchPage
 from research.page_shapes import set_at, text_fields
 
@@ -42,27 +44,31 @@ MAX_ATTEMPTS = 3  # runs of one page (a worker killed mid-run, a model that fail
 
 # --- hooks handed in by agents -----------------------------------------------------------------------------------
 
-_writers: list[Callable[[str], None]] = []
-_comment_listeners: list[Callable[[PageComment], None]] = []
-
-
-def writer_register(start: Callable[[str], None]) -> None:
+@dataclass(frozen=True)
+class ResearchWriter:
     """`start(page_id)` queues the research writer's run of a page; agents hands it in when it loads."""
-    if start not in _writers:
-        _writers.append(start)
+
+    name: str
+    start: Callable[[str], None]
 
 
-def comment_listener_register(listener: Callable[[PageComment], None]) -> None:
+@dataclass(frozen=True)
+class CommentListener:
     """`listener(comment)` runs after an owner's comment commits (agents wakes the page's followers)."""
-    if listener not in _comment_listeners:
-        _comment_listeners.append(listener)
+
+    name: str
+    listener: Callable[[PageComment], None]
+
+
+RESEARCH_WRITERS: Registry[str, ResearchWriter] = Registry("research writer", ResearchWriter)
+COMMENT_LISTENERS: Registry[str, CommentListener] = Registry("comment listener", CommentListener)
 
 
 def _writer_start(page_id) -> None:
-    if not _writers:
+    if not RESEARCH_WRITERS:
         logger.warning("research page %s is queued, but no research writer is loaded to start it", page_id)
-    for start in _writers:
-        start(str(page_id))
+    for writer in RESEARCH_WRITERS.values():
+        writer.start(str(page_id))
 
 
 # --- request --------------------------------------------------------------------------------------------------
@@ -164,7 +170,8 @@ def _date_text(value: str | None) -> str:
     value = (value or "").strip()[:10]
     for length, form in ((10, "%Y-%m-%d"), (7, "%Y-%m"), (4, "%Y")):
         try:
-            datetime.datetime.strptime(value[:length], form)
+            # Only whether it reads as a date: the zone is any.
+            datetime.datetime.strptime(value[:length], form).replace(tzinfo=datetime.UTC)
             return value[:length]
         except ValueError:
             continue
@@ -321,6 +328,6 @@ def comment_add(*, page: ResearchPage, text: str, parent: PageComment | None = N
     comment = PageComment.objects.create(page=page, parent=parent, text=text, agent_id=agent_id)
     live.notify(page.organization_id, "pages")
     if agent_id is None:
-        for listener in _comment_listeners:
-            transaction.on_commit(functools.partial(listener, comment), robust=True)
+        for each in COMMENT_LISTENERS.values():
+            transaction.on_commit(functools.partial(each.listener, comment), robust=True)
     return comment

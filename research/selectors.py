@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 from django.db.models import Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from companies.models import Company
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
 from core.memo import kept
+from core.owner_zone import owner_today, owner_zone
+from records.models import Company
 from research.models import (
     CompanyListing,
     Dataset,
@@ -23,6 +23,7 @@ from research.models import (
     DatasetSource,
     Feed,
     Filing,
+    NewsfeedBrief,
     ResearchSettings,
     Story,
 )
@@ -64,11 +65,6 @@ def companies_get(*, org, company_ids: list[str]) -> list[Company]:
     return companies
 
 
-def listings_of(*, org, companies: list[Company]) -> dict:
-    rows = CompanyListing.objects.filter(organization=org, company__in=companies).select_related("edgar")
-    return {row.company_id: row for row in rows}
-
-
 def latest_filings(*, cik: int, limit: int) -> list[Filing]:
     return list(Filing.objects.filter(edgar_id=cik).order_by("-filed_at", "-accession")[:limit])
 
@@ -99,16 +95,15 @@ def feed_get(*, org, feed_id) -> Feed:
     return feed
 
 
-def owner_today(org, now: datetime.datetime | None = None) -> tuple[datetime.datetime, datetime.datetime]:
+def _owner_today_span(org, now: datetime.datetime | None = None) -> tuple[datetime.datetime, datetime.datetime]:
     """The owner's today, as a span of aware times."""
-    zone = ZoneInfo(org.time_zone)
-    local = (now or timezone.now()).astimezone(zone)
+    local = (now or timezone.now()).astimezone(owner_zone(org))
     start = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return start, start + datetime.timedelta(days=1)
 
 
 def stories_seen_today(*, org, now: datetime.datetime | None = None) -> int:
-    start, end = owner_today(org, now)
+    start, end = _owner_today_span(org, now)
     return Story.objects.filter(organization=org, seen_at__gte=start, seen_at__lt=end).count()
 
 
@@ -124,7 +119,7 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
     """Stories of the owner's today (published today, or first seen today when the feed gives no date), newest
     first, one per link across feeds, with every project whose feed carried it. A feed's backlog of older items,
     read the day it is added, is not today's news."""
-    start, end = owner_today(org, now)
+    start, end = _owner_today_span(org, now)
     rows = (
         Story.objects.filter(organization=org)
         .annotate(happened=Coalesce("published_at", "seen_at"))
@@ -141,6 +136,16 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
             projects[same].add(str(story.feed.project_id))
         kept.setdefault(same, story)
     return [TodayStory(story, sorted(projects[same])) for same, story in list(kept.items())[:limit]]
+
+
+def brief_today(*, org, now: datetime.datetime | None = None) -> NewsfeedBrief | None:
+    """Today's brief row (written, or saying why it isn't), or None when none was tried today."""
+    return NewsfeedBrief.objects.filter(organization=org, day=owner_today(org, now)).first()
+
+
+def workspaces_with_newsfeed() -> list:
+    """The ids of the workspaces that have the newsfeed on, for the worker's brief sweep."""
+    return list(ResearchSettings.objects.filter(newsfeed_on=True).values_list("organization_id", flat=True))
 
 
 # --- tables -----------------------------------------------------------------------------------------------------
@@ -178,13 +183,6 @@ def dataset_spent(*, dataset: Dataset) -> int:
 
 def dataset_rows(*, dataset: Dataset) -> list[DatasetRow]:
     return list(DatasetRow.objects.filter(dataset=dataset).order_by("position", "id"))
-
-
-def dataset_row_get(*, dataset: Dataset, key: str, field: str = "key") -> DatasetRow:
-    row = DatasetRow.objects.filter(dataset=dataset, key=key).first()
-    if row is None:
-        raise ToolError("bad_input", f"{field}: the table has no row {key!r}; tables.read lists its rows' keys")
-    return row
 
 
 def dataset_source_get(*, org, dataset_id, source_id) -> DatasetSource:

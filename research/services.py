@@ -19,11 +19,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django_q.models import Schedule
 
-from companies.models import Company
 from core.errors import ToolError, bad_input
 from core.inputs import as_uuid
-from docs.models import Project
+from core.owner_zone import owner_today
 from integrations.web.services import NOT_SET_UP, web_available
+from records.models import Company, Project
 from research import edgar as edgar_client
 from research import feeds as feed_reader
 from research import netguard, table_run
@@ -38,6 +38,7 @@ from research.models import (
     EdgarDirectory,
     Feed,
     Filing,
+    NewsfeedBrief,
     ResearchSettings,
     Story,
 )
@@ -409,6 +410,49 @@ def feed_store(*, feed: Feed, result: feed_reader.FeedRead, now: datetime.dateti
                 changes["title"] = result.title
         Feed.objects.filter(id=feed.id).update(**changes)
     return state
+
+
+# --- the day's brief -------------------------------------------------------------------------------------------
+
+BRIEF_CLAIM = datetime.timedelta(minutes=5)  # longer than the brief's one model call with its retries
+BRIEF_AGAIN = datetime.timedelta(hours=3)  # a written brief is written again over new stories, at most this often
+
+
+def brief_claim(*, org, story_ids: list[str], now: datetime.datetime | None = None) -> NewsfeedBrief | None:
+    """Take today's brief for writing over `story_ids` (today's stories), or None: another worker holds it, or it
+    was written over these stories already, or less than BRIEF_AGAIN ago. A conditional write only one worker
+    wins, so two never pay for the same brief."""
+    now = now or timezone.now()
+    day = owner_today(org, now)
+    try:
+        with transaction.atomic():
+            NewsfeedBrief.objects.get_or_create(organization=org, day=day)
+    except IntegrityError:  # another worker made it first: the claim below decides
+        pass
+    due = NewsfeedBrief.objects.filter(organization=org, day=day).filter(
+        Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+    ).filter(Q(written_at__isnull=True) | Q(written_at__lte=now - BRIEF_AGAIN))
+    brief = due.first()
+    if brief is None or (brief.written_at is not None and set(story_ids) <= set(brief.story_ids)):
+        return None
+    if not due.filter(id=brief.id).update(claimed_until=now + BRIEF_CLAIM):
+        return None
+    return brief
+
+
+def brief_write(*, brief: NewsfeedBrief, projects: list[dict], story_ids: list[str],
+                now: datetime.datetime | None = None) -> None:
+    """Keep the written brief and let its claim go."""
+    again = brief.written_at is not None
+    NewsfeedBrief.objects.filter(id=brief.id).update(
+        projects=projects, story_ids=story_ids, written_at=now or timezone.now(), problem="", claimed_until=None,
+        rewrites=F("rewrites") + 1 if again else F("rewrites"),
+    )
+
+
+def brief_problem(*, brief: NewsfeedBrief, problem: str) -> None:
+    """Say why the brief couldn't be written (a brief written earlier today stays), and let its claim go."""
+    NewsfeedBrief.objects.filter(id=brief.id).update(problem=problem[:500], claimed_until=None)
 
 
 def filing_failure(filing: Filing) -> ToolError:

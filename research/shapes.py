@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.timefmt import iso
-from research.models import Feed, Filing, Story
+from research.models import Feed, Filing, NewsfeedBrief, Story
 
 # filings.read gives at most this much of a filing's text; the rest is at its url. A 10-K runs to 300,000
 # characters and more, past what a model reads in one step.
@@ -50,6 +50,13 @@ def story_shape(story: Story, project_ids: list[str]) -> dict:
         "posts": [],
         "happenedAt": iso(happened),
     }
+
+
+def brief_shape(brief: NewsfeedBrief | None) -> dict | None:
+    """The spec's `brief`: today's, once the model wrote it; null until then (or when it couldn't be written)."""
+    if brief is None or brief.written_at is None:
+        return None
+    return {"writtenAt": iso(brief.written_at), "projects": list(brief.projects)}
 
 
 def feed_label(feed: Feed) -> str:

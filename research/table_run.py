@@ -1,7 +1,7 @@
 """Building and researching a research table: planning, finding rows, filling each cell from a source.
 
-The model is above research in the layers, so it is handed in: the agents app registers `model_call_register` at
-its AppConfig.ready(), a function that makes one metered model call (its Usage, on the agents chart) and answers
+The model is above research in the layers, so it is handed in: the agents app registers a `TableModel` from
+its hooks.py, a function that makes one metered model call (its Usage, on the agents chart) and answers
 with the text and what it cost. Everything else, the prompts, the sources, the money and the claims, is here.
 
 Money is whole micro-dollars. Before every model call of a run, the most it can cost (every byte of the prompt a
@@ -35,7 +35,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.models import Organization
+from core.registry import Registry
 from research.models import Dataset, DatasetRow, DatasetRun, DatasetSource
 
 logger = logging.getLogger(__name__)
@@ -72,21 +74,23 @@ class RunHalted(Exception):
     stops with these words for the owner."""
 
 
-ModelCall = Callable[..., ModelAnswer]
-_model_call: ModelCall | None = None
-
-
-def model_call_register(call: ModelCall) -> None:
+@dataclass(frozen=True)
+class TableModel:
     """`call(org, agent_id, model_id, messages, json_schema, max_tokens) -> ModelAnswer`: one metered model call.
     It raises ToolError (no model, the model unreachable) or RunHalted."""
-    global _model_call
-    _model_call = call
+
+    name: str
+    call: Callable[..., ModelAnswer]
+
+
+TABLE_MODEL: Registry[str, TableModel] = Registry("table model call", TableModel, single=True)
 
 
 def model_call(**kwargs) -> ModelAnswer:
-    if _model_call is None:
+    handed = TABLE_MODEL.only()
+    if handed is None:
         raise ToolError("unsupported", "No model is connected to Roadstar, so no table can be researched.")
-    return _model_call(**kwargs)
+    return handed.call(**kwargs)
 
 
 # --- money -------------------------------------------------------------------------------------------------------
@@ -101,10 +105,6 @@ def _prices(model_id: str) -> tuple[Decimal, Decimal]:
 def micros(dollars: Decimal) -> int:
     """Dollars as whole micro-dollars, rounded up: the books never say less than was spent."""
     return math.ceil(dollars * 1_000_000)
-
-
-def dollars(value: int) -> float:
-    return round(value / 1_000_000, 6)
 
 
 def call_bound(model_id: str, messages: list[dict], json_schema: dict, max_tokens: int) -> int:
@@ -357,7 +357,7 @@ def _cap_message(run: DatasetRun) -> str:
 @dataclass
 class Claim:
     row: DatasetRow
-    token: uuid.UUID
+    token: Uuid
 
 
 def row_claim(run_id, *, now: datetime.datetime | None = None) -> Claim | None:

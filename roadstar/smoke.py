@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from django.db.models import Sum
 from django.utils import timezone
 
 from agents import services as agent_services
@@ -361,14 +360,6 @@ def report_text(played: list[Played], metered: Metered) -> str:
                   "- Where it went wrong: " + ("nothing" if not p.wrong else "")]
         lines += [f"  - {w}" for w in p.wrong]
     return "\n".join(lines) + "\n"
-
-
-def usage_since(org, since) -> dict:
-    """The workspace's recorded usage since `since` (what Home's budgets read), for a cross-check of the meter."""
-    from agents.models import Usage
-
-    return Usage.objects.filter(organization=org, at__gte=since).aggregate(
-        input=Sum("input_tokens"), output=Sum("output_tokens"), cost=Sum("cost"))
 
 
 __all__ = ["NO_MODEL", "USE_CASES", "Metered", "Played", "UseCase", "play", "report_text"]

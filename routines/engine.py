@@ -22,12 +22,12 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import ModelNotConfigured, ModelUnavailable, get_model
 from agents.runtime.scheduler import wake
-from contacts.models import OpenItem
 from core import rows
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Card, Change, Organization
 from core.network import network_call
+from records.models import OpenItem
 from routines import services
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Summary
 from tools.pipeline import use_tool
@@ -129,7 +129,7 @@ def _check_digest(routine: Routine) -> str | None:
     ctx = ToolContext(org=routine.organization, actor=Actor.for_agent(routine.agent))
     result = use_tool(ctx, routine.check_tool, routine.check_input)
     # A tool that may answer null (contacts.find, for an address no contact has) has a digest too: of null.
-    if result is not None and "error" in result:
+    if isinstance(result, dict) and "error" in result:
         logger.info("routine %s: its check %s failed: %s", routine.id, routine.check_tool, result)
         return None
     return services.check_result_hash(result)

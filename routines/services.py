@@ -19,7 +19,7 @@ from core import limits, rows
 from core.errors import ToolError
 from core.inputs import in_range
 from core.locking import lock
-from core.owner_zone import owner_zone
+from core.owner_zone import owner_time, owner_zone
 from routines.models import Event, Routine, RoutineKey, RoutineRun, Skill
 from tools import registry
 
@@ -186,8 +186,7 @@ def _validate_when(*, org, when: dict) -> dict:
             in_range(due)
         except ValueError as out:
             raise ToolError("bad_input", f"when.due: {out}") from out
-        if timezone.is_naive(due):
-            due = due.replace(tzinfo=owner_zone(org))
+        due = owner_time(org, due)
         clean["due"] = due
     if "check" in when:
         check = when["check"]

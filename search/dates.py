@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import datetime
 import re
-from zoneinfo import ZoneInfo
 
 from dateutil.relativedelta import relativedelta
 
 from core.inputs import FIRST_YEAR, LAST_YEAR
+from core.owner_zone import zone_named
 
 _UNITS = {"day": "days", "week": "weeks", "month": "months", "year": "years"}
 _AGO = re.compile(r"^(\d{1,4}) (day|week|month|year)s? ago$")
@@ -27,7 +27,7 @@ def _midnight(day: datetime.date, zone) -> datetime.datetime:
 
 def start_of(words: str, *, time_zone: str, now: datetime.datetime) -> tuple[datetime.datetime, str]:
     """The start of the span `words` names, and how it was read. Raises ValueError saying what it takes."""
-    zone = ZoneInfo(time_zone)
+    zone = zone_named(time_zone)
     text = " ".join(words.strip().lower().split())
     today = now.astimezone(zone).date()
     try:

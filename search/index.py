@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -19,11 +18,9 @@ from django.db.models.functions import Coalesce
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
-from companies.models import Company
-from contacts.models import Contact
 from core.errors import ToolError
+from core.inputs import Uuid
 from core.models import Organization
-from docs.models import Doc, Project
 from integrations.files import content
 from integrations.local.mailbox import blob_get
 from integrations.local.models_calendar import LocalEvent
@@ -32,6 +29,7 @@ from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.mail_text import address_list
 from integrations.models import Connection
 from integrations.providers.base import FileData
+from records.models import Company, Contact, Doc, Project
 from research.models import Dataset, ResearchPage
 from research.page_shapes import page_url, text_fields
 from search import embeddings
@@ -63,7 +61,7 @@ class Entry:
     title: str
     body: str
     date: datetime.datetime
-    connection_id: uuid.UUID | None = None  # the app connection it was copied from; None for the workspace's own
+    connection_id: Uuid | None = None  # the app connection it was copied from; None for the workspace's own
     thread: str = ""
     people: list[tuple[str, str, str, bool]] = field(default_factory=list)  # (role, name, address, is the owner)
     sender: str = ""

@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
-from companies.models import Company
-from contacts.models import Contact, ContactEmail
 from core.errors import ToolError
 from core.models import Organization
 from core.timefmt import iso
 from integrations.models import Connection, SearchCopy
+from records.models import Company, Contact, ContactEmail
 from search import dates, embeddings, fts, index, sync
 from search.models import WORKSPACE, SearchItem, SearchPeopleTally, SearchPerson, SearchPlace, SearchTally
 

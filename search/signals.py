@@ -5,13 +5,11 @@ copied by their `updated_at` before each search and by the sync's positions: sea
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 
-from companies.models import Company
-from contacts.models import Contact
-from docs.models import Doc, Project
 from integrations.local.models_calendar import LocalEvent
 from integrations.local.models_files import LocalFile
 from integrations.local.models_mail import LocalMailAttachment, LocalMailMessage
 from integrations.models import Connection
+from records.models import Company, Contact, Doc, Project
 from research.models import Dataset, ResearchPage
 from search import index
 from search.models import SearchItem

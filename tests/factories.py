@@ -4,10 +4,8 @@ import factory
 from django.contrib.auth import get_user_model
 
 from agents.models import Agent
-from companies.models import Company
-from contacts.models import Contact, ContactEmail
 from core.models import Organization
-from docs.models import Doc, DocVersion, Project
+from records.models import Company, Contact, ContactEmail, Doc, DocVersion, Project
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from core.context import ToolContext
 from core.memo import reads_kept
 from tools import registry
 from tools.pipeline import use_tool
+
+if TYPE_CHECKING:
+    from core.models import Organization
 
 MAX_BROWSE_GROUPS = 3
 MAX_FIND_TOOLS = 8
@@ -27,7 +32,7 @@ USE_DESCRIPTION = (
 NOT_AVAILABLE = "not available yet"
 
 
-def ordered_groups(org=None) -> list[registry.Group]:
+def ordered_groups(org: Organization | None = None) -> list[registry.Group]:
     """The registered groups, in the spec's order; a group the spec doesn't list goes last. Given a workspace,
     only those it has (an optional group may be off)."""
     rank = {name: i for i, name in enumerate(registry.SPEC_GROUPS)}
@@ -35,7 +40,7 @@ def ordered_groups(org=None) -> list[registry.Group]:
     return [g for g in groups if g.on_for(org)] if org is not None else groups
 
 
-def browse_description(org=None) -> str:
+def browse_description(org: Organization | None = None) -> str:
     """browse_tools' own description: every group, one line each, so a thread always sees them. A group the spec
     has that this Roadstar doesn't (not built, or not set up here) keeps its line, marked not available rather
     than counted, so a thread knows it exists and doesn't try it. Given a workspace, an optional group it has off
@@ -44,7 +49,7 @@ def browse_description(org=None) -> str:
         return _browse_description(org)
 
 
-def _browse_description(org) -> str:
+def _browse_description(org: Organization | None) -> str:
     lines = [BROWSE_INTRO]
     for name, summary in _all_group_lines():
         if name in registry.GROUPS:
@@ -66,15 +71,15 @@ def _all_group_lines() -> list[tuple[str, str]]:
     return lines
 
 
-def browse_tools(ctx: ToolContext, groups: list[str]) -> dict:
+def browse_tools(ctx: ToolContext, groups: list[str]) -> dict[str, Any]:
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
         return {"error": "bad_input", "message": "groups: must be a list of group names"}
     with reads_kept():  # each group asked for is looked up twice or more; the settings are read once
         return _browse(ctx, groups)
 
 
-def _browse(ctx: ToolContext, groups: list[str]) -> dict:
-    result: dict = {}
+def _browse(ctx: ToolContext, groups: list[str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
     # An optional group the workspace has off is browsed like any: its tools, each saying it's off and what
     # turns it on (use_tool refuses them, saying the same). The workspace's own groups (the apps the owner
     # connected by their MCP address) come after the declared ones.
@@ -105,7 +110,7 @@ def _browse(ctx: ToolContext, groups: list[str]) -> dict:
     return result
 
 
-def find_tools(ctx: ToolContext, names: list[str]) -> dict:
+def find_tools(ctx: ToolContext, names: list[str]) -> dict[str, Any]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return {"error": "bad_input", "message": "names: must be a list of tool names"}
     found, no_such_tool = [], {}
@@ -140,7 +145,7 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
         if tool.group not in how_to:
             how_to[tool.group] = registry.GROUPS[tool.group].how_to_in(ctx)
         ctx.loaded.add(tool.name)
-    result: dict = {"found": found, "howTo": how_to}
+    result: dict[str, Any] = {"found": found, "howTo": how_to}
     if no_such_tool:
         result["no_such_tool"] = no_such_tool
     if len(wanted) > MAX_FIND_TOOLS:
@@ -148,7 +153,7 @@ def find_tools(ctx: ToolContext, names: list[str]) -> dict:
     return result
 
 
-def agent_tool_specs() -> list[dict]:
+def agent_tool_specs() -> list[dict[str, Any]]:
     """The three catalog tools as a model sees them (name, description, JSON Schema of the input with what each
     input is): their registered declarations (agents/agent_tools.py), browse_tools' description listing every
     group."""

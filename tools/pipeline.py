@@ -24,6 +24,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any, cast
 
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
@@ -38,6 +39,7 @@ from core.lenient_json import NotAnObject, read_object
 from core.services import change_record
 from integrations.durable import kept
 from tools import registry
+from tools.registry import ToolInput
 from tools.targets import find_named_records
 
 logger = logging.getLogger(__name__)
@@ -46,7 +48,7 @@ logger = logging.getLogger(__name__)
 class Recording:
     """A caller's record of one call, written in the transaction that commits the call's own writes."""
 
-    def __init__(self, write: Callable[[dict | None], None]):
+    def __init__(self, write: Callable[[registry.ToolResult], None]) -> None:
         self.write = write
         self.done = False
 
@@ -55,7 +57,7 @@ _recording: ContextVar[Recording | None] = ContextVar("tools_pipeline_recording"
 
 
 @contextmanager
-def recording(write: Callable[[dict | None], None]) -> Iterator[Recording]:
+def recording(write: Callable[[registry.ToolResult], None]) -> Iterator[Recording]:
     """`with recording(lambda result: ...) as record:` around a call: `write(result)` runs inside the transaction
     that commits what the call did, and `record.done` says it committed. When it isn't done (the call asked, failed
     or changed nothing of its own), the caller records the result itself."""
@@ -86,7 +88,7 @@ def take_recording() -> Recording | None:
     return record
 
 
-def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
+def use_tool(ctx: ToolContext, name: str, raw_input: object) -> registry.ToolResult:
     """Find the tool `name` and run it (run_tool) with `raw_input`, as an agent or code sent it: anything, which
     must be an object of the tool's inputs (None reads as no inputs)."""
     tool = registry.get_tool(name) if isinstance(name, str) else None
@@ -110,7 +112,7 @@ def use_tool(ctx: ToolContext, name: str, raw_input: object) -> dict | None:
     return run_tool(ctx, tool, raw_input)
 
 
-def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict) -> dict | None:
+def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -> registry.ToolResult:
     """Validate → check → run → record one resolved tool: a group's, found by use_tool, or an agent tool, found by
     the agents' dispatcher where the caller holds it (`ctx.host` is then the turn or session running it)."""
     try:
@@ -132,8 +134,8 @@ def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict) -> dict | N
         return busy_error().as_result()
 
 
-def _run(ctx: ToolContext, tool: registry.Tool, inp) -> dict | None:
-    def finish(outcome) -> dict | None:
+def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.ToolResult:
+    def finish(outcome: registry.Done | registry.Writes | registry.ToolResult) -> registry.ToolResult:
         if isinstance(outcome, registry.Writes):
             outcome = outcome.write()
         result = _record(ctx, tool, inp, outcome)
@@ -158,7 +160,7 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp) -> dict | None:
             raise
 
 
-def in_one_transaction(work: Callable[[], dict | None]) -> dict | None:
+def in_one_transaction(work: Callable[[], registry.ToolResult]) -> registry.ToolResult:
     """Run a call's writes (`work`, returning the call's result) in one transaction with the caller's record of the
     call: the call happens, and is known to have happened, or neither."""
     record = take_recording()
@@ -171,7 +173,7 @@ def in_one_transaction(work: Callable[[], dict | None]) -> dict | None:
     return result
 
 
-def _no_such_tool(name) -> dict:
+def _no_such_tool(name: object) -> dict[str, Any]:
     group = name.partition(".")[0] if isinstance(name, str) else ""
     close = registry.closest_tool(name) if isinstance(name, str) else None
     if group in registry.GROUPS:
@@ -186,7 +188,7 @@ def _no_such_tool(name) -> dict:
     return {"error": "bad_input", "message": message}
 
 
-def _check(ctx: ToolContext, tool: registry.Tool, inp, raw_input: dict) -> dict | None:
+def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dict[str, Any]) -> dict[str, Any] | None:
     """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
     if not tool.is_checked(ctx, inp):
         _refuse_if_unavailable(ctx, tool)
@@ -212,7 +214,9 @@ def _refuse_if_unavailable(ctx: ToolContext, tool: registry.Tool) -> None:
         raise ToolError("unsupported", why)
 
 
-def check_action(ctx: ToolContext, action: dict, *, validated: dict | None = None) -> dict | None:
+def check_action(
+    ctx: ToolContext, action: dict[str, Any], *, validated: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
 
     `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
@@ -247,7 +251,9 @@ def _made_by(ctx: ToolContext) -> MadeBy | None:
     return None
 
 
-def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
+def _record(
+    ctx: ToolContext, tool: registry.Tool, inp: ToolInput, outcome: registry.Done | registry.ToolResult
+) -> registry.ToolResult:
     # A tool that made no change (a read, or a create that found the address on a contact already) returns
     # its result bare; one that changed something returns Done with the change to record.
     if not isinstance(outcome, registry.Done):
@@ -277,9 +283,9 @@ def _record(ctx: ToolContext, tool: registry.Tool, inp, outcome) -> dict | None:
     return _jsonable(outcome.result)
 
 
-def _jsonable(result):
+def _jsonable(result: object) -> registry.ToolResult:
     # Results are built from the spec's types and are JSON already; this proves it before the model sees them.
     if result is None:
         return None
     json.dumps(result)
-    return result
+    return cast(registry.ToolResult, result)

@@ -21,24 +21,26 @@ from __future__ import annotations
 
 import difflib
 import pkgutil
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from django.apps import apps
 from django.utils.module_loading import module_has_submodule
 from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
-from core.errors import ERROR_KINDS
-from core.inputs import refuse_bad_characters
-from core.undo import register_undo
+from core.errors import ERROR_KINDS, ErrorKind
+from core.inputs import Uuid, refuse_bad_characters
+from core.registry import Registry, RegistryError
+from core.undo import UNDOS, Undo, UndoHandler
 
 if TYPE_CHECKING:
     from core.context import ToolContext
+    from core.models import Organization
+    from records.models import LogEntry
 
 # What a tool does to the owner's things, as the spec's "Owner's yes" says. An agent tool may also be "works": it
 # arranges the agents' own work (a hand-off, a thread, an agent's notes or skills, a routine turned on or off),
@@ -70,7 +72,7 @@ class ToolInput(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_bad_characters(cls, value):
+    def _no_bad_characters(cls, value: object) -> object:
         # Every input, whatever its type says: NUL and lone surrogates never reach a record (core.inputs).
         refuse_bad_characters(value)
         return value
@@ -83,41 +85,46 @@ class Group:
     how_to: str  # what find_tools sends with the group's tools, word for word
     # The how-to as it reads in one workspace, when it depends on it (search names the accounts in search and since
     # when); `how_to` is then the spec's text for a workspace with none.
-    how_to_for: Callable[[Any], str] | None = None
+    how_to_for: Callable[[ToolContext], str] | None = None
     # An optional group (the research tools): whether a workspace has it on. Off, browse_tools lists it and its
     # tools saying so and what turns it on (`turn_on`), find_tools loads none of them, and use_tool refuses them.
     # None: every workspace has it.
-    enabled: Callable[[Any], bool] | None = None
+    enabled: Callable[[Organization], bool] | None = None
     # What a thread is told when it reaches for the group while it is off, when the generic words don't fit (the
     # web group is off where no search provider is set up: only whoever runs Roadstar can turn it on).
     off_message: str = ""
     # Whether one of the group's tools is there for a workspace, when that depends on it: mail's search and read
     # are absent once search's copy holds every mail account whole (search/takeover.py). None: all of them are.
-    tool_on: Callable[[Any, str], bool] | None = None
+    tool_on: Callable[[Organization, str], bool] | None = None
     # What turns an optional group on, as browse_tools' line and its tools' lines say while it is off: "the owner
     # turns it on, on the Newsfeed page" unless the group says otherwise.
     turn_on: str = ""
 
-    def how_to_in(self, ctx) -> str:
+    def how_to_in(self, ctx: ToolContext) -> str:
         return self.how_to_for(ctx) if self.how_to_for is not None else self.how_to
 
-    def on_for(self, org) -> bool:
+    def on_for(self, org: Organization | None) -> bool:
         return self.enabled is None or org is None or bool(self.enabled(org))
+
+
+# What a tool answers, as JSON: an object mostly, a list for some reads (calendar.list, tables.list), null for a
+# nullable one (contacts.find).
+type ToolResult = dict[str, Any] | list[Any] | str | int | float | bool | None
 
 
 @dataclass
 class Done:
     """What a tool that changed something returns: its result, and the change to record."""
 
-    result: Any
+    result: ToolResult
     sentence: str  # for Home, without the actor: "added Dana Whitfield to Contacts"
     target_type: str = ""
     target_id: str = ""
-    undo: dict | None = None  # what the tool's undo needs; None when there is nothing to undo
-    log_entry: Any = None  # the record's own log entry, linked to the change so Undo can be offered there
+    undo: Mapping[str, object] | None = None  # what the tool's undo needs; None when there is nothing to undo
+    log_entry: LogEntry | None = None  # the record's own log entry, linked to the change so Undo can be offered there
     # The id the change is to be recorded with, when the tool wrote `log_entry` pointing to it already (the change
     # is written after, in the same transaction; the link is a deferred constraint): no UPDATE links them after.
-    change_id: uuid.UUID | None = None
+    change_id: Uuid | None = None
     # The target is a record this run created (a new contact, file, doc, entry). Only such a record counts as made
     # by this piece of work, which the check lets it change without a yes; a note, a follow-up, a link or an item
     # on a record that was there never does. Off unless a tool says so: forgetting it asks more, never less.
@@ -133,7 +140,7 @@ class Writes:
     contacts' log lines): `write()` runs in the short transaction that records the change, after every call to
     the app is done, and returns what the tool would have (a Done, or a result)."""
 
-    write: Callable[[], Any]
+    write: Callable[[], Done | ToolResult]
 
 
 # The groups whose tools call the owner's apps (Gmail, Drive, Google Calendar, QuickBooks, and the local ones):
@@ -146,13 +153,13 @@ class Tool:
     name: str
     description: str
     input: type[ToolInput]
-    run: Callable[[ToolContext, Any], Any]
+    run: Callable[[ToolContext, Any], Done | Writes | ToolResult]
     # A kind, or for the spec's "Depends" tools a function of the context and input that gives one.
     kind: Kind | Callable[[ToolContext, Any], Kind]
     your_work: Listing | None = None
-    undo: Callable[..., Any] | None = None
+    undo: UndoHandler | None = None
     # What the action would overwrite or remove, for the check: `{"name": "Ortiz Bakery", "context": "…"}`.
-    replaces: Callable[[ToolContext, Any], dict | None] | None = None
+    replaces: Callable[[ToolContext, Any], dict[str, Any] | None] | None = None
     # The tool's own read of records its input names, for the check (what `replaces` reads), made before the
     # pipeline looks for the records the input names (tools.targets): (kind, id) of those it found in this
     # workspace, which aren't looked for again. A record it didn't find is looked for, and is not_found there.
@@ -174,13 +181,13 @@ class Tool:
     calls_tools: bool = False
     # The error kinds it can return, where what it declares can't tell them (the help pages read them from here):
     # the web tools call out like an app's but have no account, so never answer not_connected or reauth.
-    errors: tuple[str, ...] | None = None
+    errors: tuple[ErrorKind, ...] | None = None
     # An agent tool's places (see PLACES): where it is held directly, without find_tools. It is named without a
     # group (hand_off), and `calls_apps` says it calls out at all (a model, or tools that may call an app).
     places: frozenset[str] = frozenset()
     group: str = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.places:
             if "." in self.name:
                 raise ValueError(f"agent tool name {self.name!r} has no group")
@@ -205,23 +212,23 @@ class Tool:
             return "Checked"
         return "No"
 
-    def kind_for(self, ctx: ToolContext, inp) -> Kind:
+    def kind_for(self, ctx: ToolContext, inp: ToolInput) -> Kind:
         return self.kind(ctx, inp) if callable(self.kind) else self.kind
 
-    def is_checked(self, ctx: ToolContext, inp) -> bool:
+    def is_checked(self, ctx: ToolContext, inp: ToolInput) -> bool:
         return self.kind_for(ctx, inp) in CHECKED_KINDS or self.check_note is not None
 
-    def input_schema(self) -> dict:
+    def input_schema(self) -> dict[str, Any]:
         """The input's JSON Schema as a model reads it: each input with what it is (INPUT_WORDS)."""
         if self.name not in _described:
             _described[self.name] = _with_words(_schema_for(self.input), INPUT_WORDS.get(self.name, {}))
         return _described[self.name]
 
-    def spec(self) -> dict:
+    def spec(self) -> dict[str, Any]:
         """The tool as a model is offered it."""
         return {"name": self.name, "description": self.description, "parameters": self.input_schema()}
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """One entry of `manage.py tools --json`."""
         return {
             "name": self.name,
@@ -233,8 +240,8 @@ class Tool:
         }
 
 
-_schemas: dict[type, dict] = {}
-_described: dict[str, dict] = {}
+_schemas: dict[type, dict[str, Any]] = {}
+_described: dict[str, dict[str, Any]] = {}
 
 # What each input of a tool is, by tool and input name as the model writes it: the spec's "What it is" words where
 # it has them, the same plain style where it doesn't. A model knows an input only by its schema, so an input without
@@ -259,7 +266,7 @@ def describe_inputs(words: dict[str, dict[str, str]]) -> None:
         _described.pop(name, None)
 
 
-def _with_words(schema: dict, words: dict[str, str]) -> dict:
+def _with_words(schema: dict[str, Any], words: dict[str, str]) -> dict[str, Any]:
     """The schema with each described input's words first in its property (a property's own `description`, from
     its model's Field, stays where no words are declared)."""
     if not words:
@@ -280,14 +287,14 @@ def undescribed() -> list[str]:
     return missing
 
 
-def _schema_for(model: type[BaseModel]) -> dict:
+def _schema_for(model: type[BaseModel]) -> dict[str, Any]:
     # Schemas are built once: find_tools and every model call send them, and building one is not cheap.
     if model not in _schemas:
         _schemas[model] = _without_titles(model.model_json_schema(by_alias=True))
     return _schemas[model]
 
 
-def _without_titles(schema):
+def _without_titles(schema: Any) -> Any:
     """The schema as the model reads it on every step, without what it learns nothing from: pydantic's titles
     (each field's own name again; a property literally named "title" stays), `"default": null` (leaving an input
     out means that already), and `anyOf: [{type: X, …}, {type: null}]` written as `type: [X, "null"]`."""
@@ -314,12 +321,9 @@ def _without_titles(schema):
     return schema
 
 
-class RegistryError(Exception):
-    pass
-
-
-GROUPS: dict[str, Group] = {}
-TOOLS: dict[str, Tool] = {}
+# RegistryError is core.registry's (imported above): a tool's declaration that can't stand is refused with it too.
+GROUPS: Registry[str, Group] = Registry("group", Group)
+TOOLS: Registry[str, Tool] = Registry("tool", Tool)
 
 # Every group the spec has (spec/tools/catalog.md), in the order browse_tools lists them, with the line it shows.
 # A group registers its own declaration (whose summary the tests hold to these words); one this Roadstar doesn't
@@ -373,15 +377,10 @@ def off_words(group: str) -> str:
 
 
 def register_group(group: Group) -> Group:
-    if group.name in GROUPS:
-        raise RegistryError(f"group {group.name!r} is registered twice")
-    GROUPS[group.name] = group
-    return group
+    return GROUPS.add(group)
 
 
 def register(tool: Tool) -> Tool:
-    if tool.name in TOOLS:
-        raise RegistryError(f"tool {tool.name!r} is registered twice")
     if tool.places:
         raise RegistryError(f"tool {tool.name!r} is held in places, so it is an agent tool: register_agent_tool")
     if tool.group not in GROUPS:
@@ -389,7 +388,7 @@ def register(tool: Tool) -> Tool:
     if tool.kind == "works":
         raise RegistryError(f"tool {tool.name!r}: only an agent tool arranges the agents' own work")
     _check_declaration(tool)
-    TOOLS[tool.name] = tool
+    TOOLS.add(tool)
     _register_undo(tool)
     return tool
 
@@ -401,27 +400,30 @@ ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE, MAC = "roadstar_chat", "chat", "thread", "
 PLACES = frozenset({ROADSTAR_CHAT, CHAT, THREAD, OUTSIDE, MAC})
 # browse_tools' description lists the groups of the workspace reading it, so it is made when a prompt is.
 DESCRIBED_WHEN_READ = frozenset({"browse_tools"})
-AGENT_TOOLS: dict[str, Tool] = {}
+AGENT_TOOLS: Registry[str, Tool] = Registry("agent tool", Tool)
 
 
 def register_agent_tool(tool: Tool) -> Tool:
-    if tool.name in AGENT_TOOLS:
-        raise RegistryError(f"agent tool {tool.name!r} is registered twice")
     if not tool.places:
         raise RegistryError(f"agent tool {tool.name!r} is held nowhere: give its places")
     if tool.places - PLACES:
         raise RegistryError(f"agent tool {tool.name!r}: no such place {sorted(tool.places - PLACES)}")
     _check_declaration(tool)
-    AGENT_TOOLS[tool.name] = tool
+    AGENT_TOOLS.add(tool)
     _register_undo(tool)
     return tool
 
 
-def agent_tool(name: str, description: str, input: type[ToolInput], places: set[str], **declared):
+RunF = TypeVar("RunF", bound=Callable[..., Any])
+
+
+def agent_tool(
+    name: str, description: str, input: type[ToolInput], places: set[str], **declared: Any
+) -> Callable[[RunF], RunF]:
     """Declare the decorated `run(ctx, inp)` as the agent tool `name`, held in `places`; `declared` are the rest of
     its Tool fields (kind, your_work, undo, replaces, calls_apps, nullable), as a group tool declares them."""
 
-    def declare(run):
+    def declare(run: RunF) -> RunF:
         register_agent_tool(Tool(name=name, description=description, input=input, run=run,
                                  places=frozenset(places), **declared))
         return run
@@ -454,10 +456,10 @@ def _check_declaration(tool: Tool) -> None:
 
 def _register_undo(tool: Tool) -> None:
     if tool.undo is not None:
-        register_undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps))
+        UNDOS.add(Undo(tool.name, tool.undo, calls_apps=bool(tool.undo_calls_apps)))
 
 
-def group_on(name: str, org) -> bool:
+def group_on(name: str, org: Organization) -> bool:
     """Whether the group `name` is there for the workspace `org` (an optional group may be off)."""
     group = GROUPS.get(name)
     return group is not None and group.on_for(org)
@@ -467,7 +469,7 @@ def tools_of(group: str) -> list[Tool]:
     return [t for t in TOOLS.values() if t.group == group]
 
 
-def tool_on(tool: Tool, org) -> bool:
+def tool_on(tool: Tool, org: Organization | None) -> bool:
     """Whether `tool` is there for the workspace `org`: its group is, and the group keeps that tool there."""
     group = GROUPS.get(tool.group)
     if group is None:
@@ -477,7 +479,7 @@ def tool_on(tool: Tool, org) -> bool:
     return group.tool_on is None or org is None or bool(group.tool_on(org, tool.name))
 
 
-def tools_on(group: str, org) -> list[Tool]:
+def tools_on(group: str, org: Organization | None) -> list[Tool]:
     """The group's tools a workspace has (all of them without `org`)."""
     return [t for t in tools_of(group) if tool_on(t, org)]
 
@@ -565,34 +567,37 @@ def load_all() -> None:
 class DeclaredTool(Tool):
     """A tool whose input schema is the app's own declaration (its JSON Schema), sent as declared."""
 
-    declared_schema: dict = field(default_factory=dict)
+    declared_schema: dict[str, Any] = field(default_factory=dict)
 
-    def input_schema(self) -> dict:
+    def input_schema(self) -> dict[str, Any]:
         return self.declared_schema
 
 
-WorkspaceGroupSource = Callable[[Any, "str | None"], list[tuple[Group, list[Tool]]]]
-_workspace_sources: list[WorkspaceGroupSource] = []
+@dataclass(frozen=True)
+class WorkspaceGroups:
+    """A source of workspace groups: `groups(org, only)`, the workspace's own groups and their tools (only the
+    group `only`, when given)."""
+
+    name: str
+    groups: Callable[[Organization, str | None], list[tuple[Group, list[Tool]]]]
 
 
-def register_workspace_groups(source: WorkspaceGroupSource) -> None:
-    """`source(org, only)`: the workspace's own groups and their tools (only the group `only`, when given)."""
-    _workspace_sources.append(source)
+WORKSPACE_GROUPS: Registry[str, WorkspaceGroups] = Registry("workspace groups source", WorkspaceGroups)
 
 
-def workspace_groups(org, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
+def workspace_groups(org: Organization | None, only: str | None = None) -> list[tuple[Group, list[Tool]]]:
     if org is None:
         return []
-    return [found for source in _workspace_sources for found in source(org, only)]
+    return [found for source in WORKSPACE_GROUPS.values() for found in source.groups(org, only)]
 
 
-def workspace_group(org, name: str) -> tuple[Group, list[Tool]] | None:
+def workspace_group(org: Organization, name: str) -> tuple[Group, list[Tool]] | None:
     if name in GROUPS or name in SPEC_GROUPS:
         return None  # a declared group's name is never a workspace's
     return next(iter(workspace_groups(org, name)), None)
 
 
-def workspace_tool(org, name: str) -> Tool | None:
+def workspace_tool(org: Organization, name: str) -> Tool | None:
     found = workspace_group(org, name.partition(".")[0]) if isinstance(name, str) else None
     if found is None:
         return None

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection
-from typing import get_args, get_origin
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from django.apps import apps
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from core.errors import ToolError
 from core.inputs import Record
-from integrations.selectors import split_id
+from integrations.ids import split_id
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 # Each kind: the model holding it and how the owner calls it. Every one is scoped by `organization`.
 KINDS = {
@@ -50,7 +54,7 @@ def named_records(inp: BaseModel, prefix: str = "") -> list[tuple[str, str, str]
     return found
 
 
-def _metadata(field) -> list:
+def _metadata(field: FieldInfo) -> list[Any]:
     """The field's annotations' metadata, looking inside `X | None` and `list[X]`."""
     found, pending = list(field.metadata), [field.annotation]
     while pending:
@@ -61,7 +65,7 @@ def _metadata(field) -> list:
     return found
 
 
-def find_named_records(ctx, inp: BaseModel, *, found: Collection[tuple[str, str]] = ()) -> None:
+def find_named_records(ctx: ToolContext, inp: BaseModel, *, found: Collection[tuple[str, str]] = ()) -> None:
     """Raise not_found, naming the input, for the first record id that is no record of this workspace.
 
     `found`: (kind, id) of records the tool's own read for the check found in this workspace already
@@ -81,7 +85,7 @@ def find_named_records(ctx, inp: BaseModel, *, found: Collection[tuple[str, str]
                 raise ToolError("not_found", f"{where}: no {word} with id {value} in this workspace.")
 
 
-def _find_app_items(ctx, named: list[tuple[str, str]]) -> None:
+def _find_app_items(ctx: ToolContext, named: list[tuple[str, str]]) -> None:
     """Ids of things in the owner's apps carry their account: one of another workspace (or of none) is not_found.
     Only the account is looked at, which needs no call to the app; the tool finds the thing itself."""
     for value, where in named:

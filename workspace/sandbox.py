@@ -26,7 +26,6 @@ import logging
 import os
 import secrets
 import selectors
-import shutil
 import signal
 import socket
 import subprocess
@@ -850,7 +849,3 @@ def _snapshot(roots: list[Path]) -> dict[str, tuple[int, int]]:
 def _written(before: dict, after: dict) -> int:
     """Bytes in the files the run made or changed: what it left written in its folders."""
     return sum(size for path, (size, mtime) in after.items() if before.get(path) != (size, mtime))
-
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

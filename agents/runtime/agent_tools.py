@@ -52,7 +52,7 @@ def writes_to_an_app(name: str, arguments) -> bool:
     return tool is not None and bool(tool.calls_apps) and (tool.kind != "reads" or tool.calls_tools)
 
 
-def run_agent_tool(host, name: str, arguments: dict) -> dict | None:
+def run_agent_tool(host, name: str, arguments: dict) -> registry.ToolResult:
     """Run one agent tool the model called, as `host` (a Turn or an OutsideSession); every failure comes back
     in-band, never as an exception."""
     held_tools = tools_for_place(host.place)
@@ -115,7 +115,7 @@ def _not_held(name: object, held: list[Tool]) -> str:
     return f"You don't hold a tool {written!r} here.{hint} You hold: {', '.join(names)}. Nothing ran."
 
 
-def within_limit(result: dict | None) -> dict | None:
+def within_limit(result: registry.ToolResult) -> registry.ToolResult:
     """A result the model can read: past limits.TOOL_RESULT characters (as the model reads it) it is not kept,
     and the agent is told to ask for less. A tool that changed something answers in a few lines, so only a read
     ever comes to this."""

@@ -7,20 +7,26 @@ prefix across steps and turns.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from agents.models import Agent, Conversation
+from core.registry import Registry
+
 
 # How an agent's instructions name its skills ("Chase an invoice (id chase-an-invoice)"). Skills are the routines
-# app's, a layer above this one: it registers its function when it loads (RoutinesConfig.ready).
-_skill_names: list[Callable[..., list[str]]] = []
+# app's, a layer above this one: it registers its function when it loads (routines/hooks.py).
+@dataclass(frozen=True)
+class SkillNames:
+    name: str
+    names: Callable[..., list[str]]  # names(*, agent) -> the agent's skills as its instructions name them
 
 
-def skill_names_register(names: Callable[..., list[str]]) -> None:
-    _skill_names[:] = [names]
+SKILL_NAMES: Registry[str, SkillNames] = Registry("skill names", SkillNames, single=True)
 
 
 def skill_names(*, agent: Agent) -> list[str]:
-    return _skill_names[0](agent=agent) if _skill_names else []
+    source = SKILL_NAMES.only()
+    return source.names(agent=agent) if source is not None else []
 
 
 CHAT_RULES = """You are in your chat. A chat sends work and answers; it holds no work tools. In at most 4 steps, decide where the work goes, in this order:

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from agents.models import Agent, Conversation, Run
 from core import rows
+from core.inputs import Uuid
 from core.models import Organization
 
 logger = logging.getLogger(__name__)
@@ -76,10 +77,10 @@ def wake(*, conversation: Conversation) -> None:
 class Claimed(NamedTuple):
     """A conversation claimed to run (the state written RUNNING): what dispatch and drain need of it."""
 
-    id: uuid.UUID
-    agent_id: uuid.UUID
+    id: Uuid
+    agent_id: Uuid
     kind: str
-    lease: uuid.UUID | None = None  # the claim's token: the task carries it, and every write of the turn checks it
+    lease: Uuid | None = None  # the claim's token: the task carries it, and every write of the turn checks it
 
 
 def claim(*, org_id) -> list[Claimed]:
@@ -191,7 +192,7 @@ def dispatch(*, org_id) -> list[str]:
     return [str(c.id) for c in claimed]
 
 
-def finish(*, conversation: Conversation, more_to_do: bool, lease: uuid.UUID | None = None) -> bool:
+def finish(*, conversation: Conversation, more_to_do: bool, lease: Uuid | None = None) -> bool:
     """A worker is done with it: back to idle, or queued again when new messages came in meanwhile. With `lease`,
     only while the conversation is still under it (else another worker has it now: False, nothing written)."""
     state = Conversation.State.QUEUED if more_to_do else Conversation.State.IDLE
@@ -215,7 +216,7 @@ class LeaseKeeper:
     minutes doesn't let it lapse), while the worker lives. `lost` is set when the conversation was claimed again
     meanwhile: the turn stops at its next step. Its own database connection is closed when it stops."""
 
-    def __init__(self, conversation_id, token: uuid.UUID):
+    def __init__(self, conversation_id, token: Uuid):
         self.conversation_id, self.token = conversation_id, token
         self.lost = False
         self._stop = threading.Event()

@@ -41,6 +41,7 @@ from core.network import network_call
 from core.services import card_open
 from tools.catalog import browse_description
 from tools.pipeline import recording
+from tools.registry import ToolResult
 
 logger = logging.getLogger(__name__)
 
@@ -490,7 +491,7 @@ class Turn(ToolHost):
                     message = self._record_result(call, result)
                 self._hold(message)
 
-    def _record_result(self, call: ToolCall, result: dict | None) -> Message:
+    def _record_result(self, call: ToolCall, result: ToolResult) -> Message:
         call.result = result
         call.done_at = timezone.now()
         rows.update_fields(call, ["result", "done_at"])

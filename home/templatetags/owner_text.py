@@ -6,12 +6,13 @@ a "not found" page and nothing of it."""
 from __future__ import annotations
 
 import re
-import uuid
 
 from django import template
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from core.inputs import as_uuid
 
 register = template.Library()
 
@@ -24,10 +25,8 @@ WORDS = {"contact": "the contact", "company": "the company", "doc": "the doc", "
 
 def _href(kind: str, id_: str) -> str | None:
     name = PAGES.get(kind.lower())
-    try:
-        return reverse(name, args=[uuid.UUID(id_)]) if name else None
-    except ValueError:
-        return None
+    found = as_uuid(id_)
+    return reverse(name, args=[found]) if name and found is not None else None
 
 def record_links(text: str) -> str:
     """The text, escaped, with roadstar links made links to the records' pages (or their words only)."""

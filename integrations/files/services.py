@@ -12,18 +12,19 @@ import base64
 import binascii
 import datetime
 import json
-import zoneinfo
 from dataclasses import dataclass
 from typing import Any
 
 from core.errors import ToolError
+from core.owner_zone import owner_time
 from integrations.errors import failure
 from integrations.files import content, sheets
 from integrations.files.content import GOOGLE_SHEET, PAGE_CHARS
+from integrations.ids import split_id
 from integrations.models import Connection
 from integrations.providers.base import FileData, FileMeta, FilesProvider
 from integrations.providers.registry import provider_class, provider_for
-from integrations.selectors import connections_for, require_connection, split_id
+from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
 
 FOLDER_PAGE = 50
@@ -142,9 +143,7 @@ def parse_modified_after(value: str | None, *, org) -> datetime.datetime | None:
     except ValueError as exc:
         raise ToolError("bad_input", f"modifiedAfter: {value!r} isn't a date; write it like 2026-10-01 or "
                                      "2026-10-01T09:00:00Z") from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=zoneinfo.ZoneInfo(org.time_zone or "UTC"))
-    return moment
+    return owner_time(org, moment)
 
 
 def _page_tokens(page: str | None) -> dict[str, str] | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from core.errors import ToolError
+from integrations.providers.base import file_changed_since
 
 
 def text_hash(text: str) -> str:
@@ -87,12 +87,12 @@ def replace_undo_edits(current: str, data: dict, *, what: str) -> list[Edit]:
     elif data.get("pattern") is not None:
         found = find_all(current, replacement)
         if len(found) != len(data["pattern"]):
-            raise _changed(what, f"the text {_short(replacement)!r} was changed since")
+            raise file_changed_since(what, f"the text {_short(replacement)!r} was changed since")
         starts = [at for at, ours in zip(found, data["pattern"], strict=False) if ours]
         if [_around(current, at, len(replacement)) for at in starts] != data.get("around", []):
-            raise _changed(what, f"the text around {_short(replacement)!r} was changed since")
+            raise file_changed_since(what, f"the text around {_short(replacement)!r} was changed since")
     else:
-        raise _changed(what, "it was edited since")
+        raise file_changed_since(what, "it was edited since")
     return [Edit(s, len(replacement), find) for s in starts]
 
 
@@ -131,7 +131,7 @@ def append_undo_edits(current: str, data: dict, *, what: str) -> list[Edit]:
         return [Edit(data["at"], len(inserted), "")]
     found = find_all(current, inserted)
     if len(found) != 1:
-        raise _changed(what, "the added text was changed since")
+        raise file_changed_since(what, "the added text was changed since")
     return [Edit(found[0], len(inserted), "")]
 
 
@@ -139,5 +139,3 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _changed(what: str, why: str) -> ToolError:
-    return ToolError("changed", f"{what}: {why}, so Undo would lose that later change; nothing was put back.")

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from core.errors import ToolError
 from core.timefmt import iso
+from integrations.ids import join_id
 
 if TYPE_CHECKING:
     from integrations.models import Connection
@@ -132,10 +133,6 @@ class Provider(ABC):  # noqa: B024  (the groups' bases below declare the abstrac
         return self.connection.account
 
     def global_id(self, local_id: str) -> str:
-        # integrations.selectors imports the provider registry, which imports this module: a cycle within
-        # integrations
-        from integrations.selectors import join_id
-
         return join_id(self.connection, local_id)
 
 
@@ -274,6 +271,11 @@ class FileMeta:
 
 
 Values = list[list[str | int | float]]
+
+
+def file_changed_since(what: str, why: str) -> ToolError:
+    """The Undo of a file's change refused: the file moved on since, and putting it back would lose that."""
+    return ToolError("changed", f"{what}: {why}, so Undo would lose that later change; nothing was put back.")
 
 
 class FilesProvider(Provider):

@@ -34,6 +34,7 @@ from integrations.providers.base import (
     Page,
     Values,
     Written,
+    file_changed_since,
 )
 from integrations.providers.registry import register_provider
 
@@ -527,13 +528,13 @@ class DriveProvider(FilesProvider):
         elif op == "rename":
             name = self._get(file_id, "id,name").get("name")
             if name != data["after"]:
-                raise _changed(data["after"], f"it was renamed again since, to {name!r}")
+                raise file_changed_since(data["after"], f"it was renamed again since, to {name!r}")
             self._run(self.drive.files().update(fileId=file_id, body={"name": data["before"]}, fields="id,name",
                                                 supportsAllDrives=True))
         elif op == "move":
             f = self._get(file_id, "id,name,parents")
             if set(f.get("parents") or []) != {data["to"]}:
-                raise _changed(f.get("name", file_id), "it was moved again since")
+                raise file_changed_since(f.get("name", file_id), "it was moved again since")
             self._run(self.drive.files().update(fileId=file_id, addParents=",".join(data["from"]) or None,
                                                 removeParents=data["to"], body={}, fields="id,parents",
                                                 supportsAllDrives=True))
@@ -555,7 +556,7 @@ class DriveProvider(FilesProvider):
             r1, c1, r2, c2 = data["range"]
             where = sheets.A1Range(data["sheet"], r1, c1, r2, c2).as_text()
             if not sheets.same_cells(self._values(file_id, where, "FORMULA"), data["after"]):
-                raise _changed(where, "the cells were changed since")
+                raise file_changed_since(where, "the cells were changed since")
             self._run(self.sheets_api.spreadsheets().batchUpdate(spreadsheetId=file_id, body={"requests": [
                 {"updateCells": {
                     "range": {"sheetId": data["sheet_id"], "startRowIndex": r1, "endRowIndex": r2 + 1,
@@ -569,14 +570,14 @@ class DriveProvider(FilesProvider):
 
             f = self._get(file_id, "id,name,version")
             if data.get("after_version") and f.get("version") != data["after_version"]:
-                raise _changed(f.get("name", file_id), "it has a newer version since")
+                raise file_changed_since(f.get("name", file_id), "it has a newer version since")
             before = storage.blob_read(data["before_blob"], name=f.get("name", file_id))
             media = MediaInMemoryUpload(before, mimetype=data["before_mime"], resumable=False)
             self._run(self.drive.files().update(fileId=file_id, media_body=media, body={}, fields="id",
                                                 supportsAllDrives=True))
         elif op == "append_rows":
             if not sheets.same_cells(self._values(file_id, data["range"], "FORMULA"), data["after"]):
-                raise _changed(data["range"], "the rows added there were changed since")
+                raise file_changed_since(data["range"], "the rows added there were changed since")
             added = sheets.parse_range(data["range"])
             if added.r2 is None:  # Sheets names the rows it added ("Log!A5:D7"); a whole tab or column can't say
                 raise ToolError("unsupported", f"Undo can't tell which rows were added at {data['range']}; nothing "
@@ -678,10 +679,6 @@ class DriveProvider(FilesProvider):
                 raise
             return "", f"no text: {error.message}"
         return extracted.text, "text" if extracted.text.strip() else "no text found (a scan?)"
-
-
-def _changed(what: str, why: str) -> ToolError:
-    return ToolError("changed", f"{what}: {why}, so Undo would lose that later change; nothing was put back.")
 
 
 register_provider("google", "files", DriveProvider)

@@ -37,6 +37,7 @@ from integrations.mail_text import (
     person,
     raw_of,
 )
+from integrations.oauth import credentials_for
 from integrations.providers.base import (
     Changes,
     CursorExpired,
@@ -139,7 +140,7 @@ class GmailProvider(MailProvider):
             # refreshed first, and a 401 refreshes it once, as googleapiclient does in production).
             from google_auth_httplib2 import AuthorizedHttp
 
-            http = AuthorizedHttp(self.connection.credentials(), http=http)
+            http = AuthorizedHttp(credentials_for(self.connection), http=http)
         return google_service(self.connection, "gmail", "v1", http=http)
 
     def _run(self, request):

@@ -15,12 +15,12 @@
 from __future__ import annotations
 
 import datetime
-import zoneinfo
 from dataclasses import dataclass
 
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.owner_zone import owner_zone, zone_named
 from core.timefmt import iso
 from integrations.clients import google_execute, google_service
 from integrations.providers.base import CalendarProvider, Changes, CursorExpired, Meeting, Written
@@ -63,14 +63,10 @@ class GoogleCalendarProvider(CalendarProvider):
     # --- reading events ---------------------------------------------------------------------------------
 
     def _zone(self, name: str | None) -> datetime.tzinfo:
-        for candidate in (name, self.connection.organization.time_zone):
-            if not candidate:
-                continue
-            try:
-                return zoneinfo.ZoneInfo(candidate)
-            except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
-                continue
-        return datetime.UTC
+        # The event's own zone, else the owner's; a name Python doesn't know is passed over.
+        if name and (zone := zone_named(name)) is not datetime.UTC:
+            return zone
+        return owner_zone(self.connection.organization)
 
     def _when(self, value: dict, zone) -> datetime.datetime:
         if value.get("dateTime"):

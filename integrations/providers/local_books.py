@@ -262,7 +262,9 @@ def day(text: str, *, where: str) -> datetime.date | None:
     text = text.strip()
     if not text:
         return None
-    for parse in (datetime.date.fromisoformat, lambda t: datetime.datetime.strptime(t, "%m/%d/%Y").date()):
+    us_date = "%m/%d/%Y"
+    for parse in (datetime.date.fromisoformat,
+                  lambda t: datetime.datetime.strptime(t, us_date).replace(tzinfo=datetime.UTC).date()):
         try:
             return parse(text)
         except ValueError:

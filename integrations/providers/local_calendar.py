@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import uuid
-import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import ToolError
+from core.owner_zone import zone_named
 from integrations.local.models_calendar import LocalEvent
 from integrations.providers.base import CalendarProvider, Changes, Meeting, Written, public_link
 from integrations.providers.registry import register_provider
@@ -113,12 +113,6 @@ def event_put(connection, *, uid: str, title: str, start: datetime.datetime, end
     return "updated"
 
 
-def _zone(name: str | None) -> datetime.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.UTC
-
 
 def _aware(value, zone) -> tuple[datetime.datetime, bool]:
     """An iCalendar DATE or DATE-TIME as an aware datetime, and whether it was a whole day."""
@@ -167,7 +161,7 @@ def ics_import(connection, data: bytes, *, time_zone: str | None = None, owner: 
     except ValueError as e:
         raise ValueError(f"not an iCalendar file: {e}") from e
     calendar = x_wr_timezone.to_standard(calendar)
-    zone = _zone(time_zone or str(calendar.get("X-WR-TIMEZONE") or "") or None)
+    zone = zone_named(time_zone or str(calendar.get("X-WR-TIMEZONE") or "") or None)
     now = now or timezone.now()
     own = {a.lower() for a in owner if a}
     outcome = Imported()

@@ -26,7 +26,17 @@ from core.errors import ToolError
 from integrations.files import content, sheets, storage, textedit
 from integrations.files.content import CSV, DOCX, MARKDOWN, PLAIN, XLSX
 from integrations.local.models_files import FOLDER_MIME, LocalFile, LocalFileChange
-from integrations.providers.base import Changes, FileData, FileMeta, FilesProvider, Hit, Page, Values, Written
+from integrations.providers.base import (
+    Changes,
+    FileData,
+    FileMeta,
+    FilesProvider,
+    Hit,
+    Page,
+    Values,
+    Written,
+    file_changed_since,
+)
 from integrations.providers.registry import register_provider
 
 if TYPE_CHECKING:
@@ -352,13 +362,13 @@ class LocalFilesProvider(FilesProvider):
             raise ToolError("changed", f"{what} was moved to the trash since; nothing was put back.")
         if op == "rename":
             if row.name != data["after"]:
-                raise _changed(what, f"it was renamed again since, to {row.name!r}")
+                raise file_changed_since(what, f"it was renamed again since, to {row.name!r}")
             row.name = data["before"]
             self._touch(row, ["name"])
         elif op == "move":
             where = row.parent.file_id if row.parent is not None else None
             if where != data["to"]:
-                raise _changed(what, "it was moved again since")
+                raise file_changed_since(what, "it was moved again since")
             row.parent = self._row(data["from"]) if data["from"] else None
             self._touch(row, ["parent"])
         elif op in ("replace_text", "append_text"):
@@ -369,7 +379,7 @@ class LocalFilesProvider(FilesProvider):
             self._write_bytes(row, document.with_text(textedit.apply(document.text, edits)))
         elif op == "version":
             if row.blob != data["after_blob"]:
-                raise _changed(what, "it has a newer version since")
+                raise file_changed_since(what, "it has a newer version since")
             after = row.blob
             row.blob = data["before_blob"]
             row.size = data["before_size"]
@@ -381,7 +391,7 @@ class LocalFilesProvider(FilesProvider):
             area = sheets.Area(data["sheet"], *data["range"])
             title = book.title_of(data["sheet"])
             if _encode_block(book.block(title, area)) != data["after"]:
-                raise _changed(what, f"the cells {area.as_text()} were changed since")
+                raise file_changed_since(what, f"the cells {area.as_text()} were changed since")
             for i, values_row in enumerate(_decode_block(data["before"])):
                 for j, value in enumerate(values_row):
                     book.set(title, area.top + i, area.left + j, value)
@@ -392,7 +402,7 @@ class LocalFilesProvider(FilesProvider):
             area = sheets.Area(title, data["start"], data["left"], data["start"] + data["count"] - 1,
                                data["left"] + data["width"] - 1)
             if _encode_block(book.block(title, area)) != data["after"]:
-                raise _changed(what, f"the rows added at {area.as_text()} were changed since")
+                raise file_changed_since(what, f"the rows added at {area.as_text()} were changed since")
             book.delete_rows(title, data["start"], data["count"])
             self._write_bytes(row, book.save())
         else:
@@ -724,10 +734,6 @@ def _encode_block(rows: list[list]) -> list[list]:
 
 def _decode_block(rows: list[list]) -> list[list]:
     return [[_decode(v) for v in row] for row in rows]
-
-
-def _changed(what: str, why: str) -> ToolError:
-    return ToolError("changed", f"{what}: {why}, so Undo would lose that later change; nothing was put back.")
 
 
 register_provider("local", "files", LocalFilesProvider)

@@ -39,6 +39,7 @@ from integrations.providers.base import (
     Page,
     Values,
     Written,
+    file_changed_since,
 )
 from integrations.providers.registry import register_provider
 
@@ -377,11 +378,11 @@ class OneDriveProvider(FilesProvider):
         name = item.get("name", local)
         if op == "delete":
             if data.get("etag") and item.get("eTag") != data["etag"]:
-                raise _changed(name, "it was changed since it was saved")
+                raise file_changed_since(name, "it was changed since it was saved")
             self._call("DELETE", self._item_path(local), headers={"If-Match": item.get("eTag") or "*"})
         elif op == "version":
             if data.get("after_etag") and item.get("eTag") != data["after_etag"]:
-                raise _changed(name, "it has a newer version since")
+                raise file_changed_since(name, "it has a newer version since")
             before = storage.blob_read(data["before_blob"], name=name)
             self._put_version(local, before, data.get("before_mime") or "application/octet-stream", item.get("eTag"))
         else:
@@ -458,10 +459,6 @@ class OneDriveProvider(FilesProvider):
                 raise
             return "", f"no text: {error.message}"
         return extracted.text, "text" if extracted.text.strip() else "no text found (a scan?)"
-
-
-def _changed(what: str, why: str) -> ToolError:
-    return ToolError("changed", f"{what}: {why}, so Undo would lose that later change; nothing was put back.")
 
 
 register_provider("microsoft", "files", OneDriveProvider)

@@ -8,7 +8,8 @@ abstract method, and register it at import:
 
 Every module under integrations/providers/ is imported on first lookup, so nothing else needs editing. The
 registry refuses a second class for the same (app, group), an app or group the catalog doesn't know, a group the
-app doesn't serve, and a class that isn't a complete provider of that group.
+app doesn't serve, and a class that isn't a complete provider of that group. The classes are `PROVIDERS`, a
+`core.registry.Registry` of `ProviderEntry` by (app, group), as every other kind of extension is.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from dataclasses import dataclass
 from typing import Literal, overload
 
 import integrations.providers as package
 from core.errors import ToolError
+from core.registry import Registry, RegistryError
 from integrations import catalog
 from integrations.providers.base import (
     GROUP_BASES,
@@ -31,11 +34,21 @@ from integrations.providers.base import (
 )
 
 
-class ProviderRegistryError(Exception):
+class ProviderRegistryError(RegistryError):
     pass
 
 
-_PROVIDERS: dict[tuple[str, str], type[Provider]] = {}
+@dataclass(frozen=True)
+class ProviderEntry:
+    """The class that serves one app's group."""
+
+    app: str
+    group: str
+    cls: type[Provider]
+
+
+PROVIDERS: Registry[tuple[str, str], ProviderEntry] = Registry(
+    "provider", ProviderEntry, key=lambda entry: (entry.app, entry.group))
 _loaded = False
 
 
@@ -52,12 +65,12 @@ def register_provider(app: str, group: str, cls: type[Provider]) -> type[Provide
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(cls.__abstractmethods__))
         raise ProviderRegistryError(f"{cls.__name__} doesn't implement {missing}")
-    if (app, group) in _PROVIDERS:
+    if (app, group) in PROVIDERS:
         raise ProviderRegistryError(
-            f"{app}/{group} is registered twice: {_PROVIDERS[(app, group)].__name__} and {cls.__name__}"
+            f"{app}/{group} is registered twice: {PROVIDERS[(app, group)].cls.__name__} and {cls.__name__}"
         )
     cls.app, cls.group = app, group
-    _PROVIDERS[(app, group)] = cls
+    PROVIDERS.add(ProviderEntry(app, group, cls))
     return cls
 
 
@@ -74,7 +87,7 @@ def load_providers() -> None:
 def registered() -> dict[tuple[str, str], type[Provider]]:
     """Every (app, group) with a provider."""
     load_providers()
-    return dict(_PROVIDERS)
+    return {key: entry.cls for key, entry in PROVIDERS.items()}
 
 
 # The group names the provider's base class (GROUP_BASES), so a caller gets the group's methods typed.
@@ -90,7 +103,8 @@ def provider_class(app: str, group: Literal["books"]) -> type[BooksProvider] | N
 def provider_class(app: str, group: str) -> type[Provider] | None: ...
 def provider_class(app: str, group: str) -> type[Provider] | None:
     load_providers()
-    return _PROVIDERS.get((app, group))
+    entry = PROVIDERS.get((app, group))
+    return entry.cls if entry is not None else None
 
 
 @overload

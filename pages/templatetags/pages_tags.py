@@ -85,7 +85,8 @@ def agent_name(agent_id, names) -> str:
 
 
 @register.filter
-def dollars(value) -> str:
+def money(value) -> str:
+    """A sum of dollars as the owner reads it: "$1,200.00" ("" for none)."""
     if value is None or value == "":
         return ""
     return f"${decimal.Decimal(value):,.2f}"

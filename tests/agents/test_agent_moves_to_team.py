@@ -44,8 +44,7 @@ def test_a_workspace_from_before_the_move_keeps_its_agents_and_their_links():
     migrate(None)
 
     from agents.models import Agent as AgentsAgent
-    from companies.models import Company
-    from docs.models import Project
+    from records.models import Company, Project
     from team.models import Agent
 
     assert AgentsAgent is Agent

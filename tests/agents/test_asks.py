@@ -9,7 +9,7 @@ from agents.models import Conversation, Message
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
 from checks.models import CheckDecision
-from contacts.models import Contact
+from records.models import Contact
 from tests.factories import ContactFactory
 
 ASK = "Set Dana's Context to “Prefers a call to email”? She said so on the phone."

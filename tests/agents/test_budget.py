@@ -4,7 +4,6 @@ one Home card; its work waits until the owner raises the budget; only this month
 import copy
 import datetime
 from decimal import Decimal
-from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -17,9 +16,10 @@ from agents.runtime.model import ModelResponse, ModelUsage, OpenAIModel, call, c
 from agents.runtime.scheduler import drain
 from core.errors import ToolError
 from core.models import Card
+from core.owner_zone import zone_named
 
 TERRA = "gpt-6.1-terra"
-NEW_YORK = ZoneInfo("America/New_York")
+NEW_YORK = zone_named("America/New_York")
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """Hand-offs: the packet and its limits, where answers go, depth and loops, andThen."""
 
 import json
-import zoneinfo
 
 import pytest
 from django.utils import timezone
@@ -11,6 +10,7 @@ from agents.models import Message, Work
 from agents.runtime.model import call, calls, say
 from agents.runtime.scheduler import claim, drain
 from agents.runtime.turn import run_turn
+from core.owner_zone import zone_named
 
 
 def chat_of(agent):
@@ -47,7 +47,7 @@ def test_the_packet_reaches_the_other_agents_chat_in_the_spec_format(org, desk, 
     drain(org_id=org.id)
     packet = Message.objects.filter(conversation=chat_of(writer), role="handoff").get()
     asked = Message.objects.get(conversation=services.chat_for(agent=desk), role="owner").created_at
-    said_at = timezone.localtime(asked, zoneinfo.ZoneInfo(org.time_zone))
+    said_at = timezone.localtime(asked, zone_named(org.time_zone))
     clock = f"{said_at.hour % 12 or 12}:{said_at:%M} {'AM' if said_at.hour < 12 else 'PM'}"
     # spec/use-cases/proposal-from-template.md: the task, the owner's words with their time, then notes and links.
     assert packet.text == (

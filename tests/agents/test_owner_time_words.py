@@ -2,11 +2,11 @@
 in Roadstar's chat at 4:05 PM", in the owner's zone, never an ISO timestamp."""
 
 import datetime
-import zoneinfo
 
 from agents.runtime.packets import owner_time_words, packet_text
+from core.owner_zone import zone_named
 
-NEW_YORK = zoneinfo.ZoneInfo("America/New_York")
+NEW_YORK = zone_named("America/New_York")
 NOW = datetime.datetime(2026, 12, 4, 23, 0, tzinfo=datetime.UTC)  # 6:00 PM in New York
 
 

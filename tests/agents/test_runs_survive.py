@@ -7,7 +7,7 @@ from agents.models import Conversation, ToolCall, Work
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import claim, drain
 from agents.runtime.turn import Turn, run_turn
-from contacts.models import Contact
+from records.models import Contact
 
 
 class WorkerDied(BaseException):

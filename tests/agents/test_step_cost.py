@@ -11,7 +11,7 @@ from agents.runtime import turn
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
 from checks.models import CheckDecision
-from contacts.models import ContactEmail
+from records.models import ContactEmail
 from tests.factories import ContactFactory
 
 FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}

@@ -6,7 +6,7 @@ from agents import services
 from agents.models import Agent, Conversation, Message, Run, Work
 from agents.runtime.model import call, say
 from agents.runtime.scheduler import drain
-from contacts.models import Contact
+from records.models import Contact
 
 
 @pytest.fixture

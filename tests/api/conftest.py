@@ -18,14 +18,12 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Work
 from api.models import ApiToken
 from api.tokens import api_token_make, token_hash
-from companies.models import Company, TimelineEntry
-from contacts.models import Contact
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Card, Change
 from core.services import card_open
 from docs import services as doc_services
-from docs.models import Doc, DocNote, Project
+from records.models import Company, Contact, Doc, DocNote, Project, TimelineEntry
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tools.pipeline import use_tool
 

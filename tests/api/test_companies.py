@@ -5,8 +5,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from companies.models import Company, TimelineEntry
-from contacts.models import LogEntry
+from records.models import Company, LogEntry, TimelineEntry
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from companies.models import Company
-from contacts.models import Contact, LogEntry
+from records.models import Company, Contact, LogEntry
 from tests.api.conftest import client_for
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, OrganizationFactory

@@ -2,8 +2,7 @@
 
 import pytest
 
-from companies.models import CompanyPerson
-from contacts.models import Contact, LogEntry
+from records.models import CompanyPerson, Contact, LogEntry
 from tests.factories import CompanyFactory, ContactFactory
 
 

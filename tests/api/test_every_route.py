@@ -9,10 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from agents.models import Agent, Conversation, Message
-from companies.models import Company
-from contacts.models import Contact, LogEntry
 from core.models import Card, Change
-from docs.models import DocNote, Project
+from records.models import Company, Contact, DocNote, LogEntry, Project
 from tests.api.schema import PATH_IDS, fill, load_schema, operations, path_ids, path_names
 
 SCHEMA = load_schema()

@@ -10,7 +10,6 @@ Path ids are mostly real records of the signed-in owner's, so the examples reach
 from __future__ import annotations
 
 import os
-import uuid
 
 import pytest
 import schemathesis
@@ -19,6 +18,7 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
+from core.inputs import as_uuid
 from tests.api.conftest import token_for
 from tests.api.schema import load_schema, operations, path_ids, wsgi_app
 
@@ -40,11 +40,7 @@ def _real_ids(world, case, operation_id: str = "") -> None:
 
 
 def _is_uuid(value) -> bool:
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
+    return as_uuid(value) is not None
 
 
 def _runs() -> list:

@@ -5,8 +5,8 @@ import datetime
 from django.utils import timezone
 
 from agents.models import Work
-from contacts.models import Contact
 from core.models import Card, Change
+from records.models import Contact
 
 
 def line(org, sentence: str, at, listing="home") -> Change:

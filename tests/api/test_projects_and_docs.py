@@ -2,7 +2,7 @@
 
 from core.actors import Actor
 from docs import services as doc_services
-from docs.models import DocNote, Project
+from records.models import DocNote, Project
 from tests.factories import DocFactory, ProjectFactory
 
 

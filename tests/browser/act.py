@@ -41,8 +41,8 @@ def seed() -> dict:
     from agents.runtime import scheduler
     from agents.runtime.model import ScriptedModel, call, say, set_model
     from checks.models import Ask
-    from contacts.models import Contact
     from core.models import Organization
+    from records.models import Contact
     from routines.models import Summary
 
     call_command("seed_demo", stdout=open(os.devnull, "w"))
@@ -83,10 +83,10 @@ def seed() -> dict:
 def undoable(contact: str, context: str, why: str = "She said so.") -> dict:
     """A change with Undo, made by Client desk's tool with the check off for that one call."""
     from agents.models import Agent
-    from contacts.models import Contact
     from core.actors import Actor
     from core.context import ToolContext
     from core.models import Change, Organization
+    from records.models import Contact
     from tools.pipeline import use_tool
 
     org = Organization.objects.get(name="Fernhill Studio")

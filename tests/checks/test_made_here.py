@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from checks import reasons
 from checks.models import CheckDecision
-from companies.models import CompanyPerson
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Change
+from records.models import CompanyPerson
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tools.pipeline import made_here, use_tool
 
@@ -104,7 +104,7 @@ def test_a_no_yes_action_on_a_record_that_was_there_never_unlocks_a_checked_one(
 @pytest.fixture
 def research_records(org, records):
     """A research page and a research table that were there before this work (the research groups turned on)."""
-    from docs.models import Project
+    from records.models import Project
     from research import page_services
     from research import services as research_services
     from research.models import Dataset

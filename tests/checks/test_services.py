@@ -12,8 +12,8 @@ from checks.judge import JudgeVerdict, ScriptedJudge
 from checks.models import Ask, CheckDecision
 from checks.selectors import MadeBy, made_here, request_for_workspace
 from checks.services import ask_answer, check_tool_call
-from companies.models import CompanyPerson
 from core.models import Change
+from records.models import CompanyPerson
 from tests.factories import CompanyFactory, ContactFactory
 
 pytestmark = pytest.mark.django_db
@@ -175,7 +175,7 @@ def test_another_workspace_s_contacts_are_not_in_the_request(org, other_org):
 
 
 def test_in_a_big_workspace_the_request_carries_the_contacts_the_work_could_name(org, dana):
-    from contacts.models import Contact
+    from records.models import Contact
 
     Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
     ContactFactory(organization=org, name="Dana Kim", emails=["dana@kimlaw.test"])
@@ -185,7 +185,7 @@ def test_in_a_big_workspace_the_request_carries_the_contacts_the_work_could_name
 
 
 def test_in_a_big_workspace_a_name_with_a_title_or_an_accent_is_found_by_its_first_name(org):
-    from contacts.models import Contact
+    from records.models import Contact
 
     Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
     ContactFactory(organization=org, name="Dr. Hana Sato", emails=["hana@brightvet.test"])
@@ -236,7 +236,7 @@ def test_what_the_work_made_is_read_in_a_workspace_with_no_contacts(org, made_by
 
 
 def test_what_the_work_made_is_read_in_a_big_workspace(org, dana, made_by_work):
-    from contacts.models import Contact
+    from records.models import Contact
 
     Contact.objects.bulk_create([Contact(organization=org, name=f"Person {i}") for i in range(250)])
     conversation = [{"role": "owner", "text": "Send Dana the quote."}]

@@ -7,7 +7,7 @@ from checks import reasons
 from checks.judge import JudgeVerdict, ScriptedJudge
 from checks.selectors import request_for_workspace
 from checks.services import check_tool_call
-from companies.models import CompanyPerson
+from records.models import CompanyPerson
 from tests.factories import CompanyFactory, ContactFactory
 
 pytestmark = pytest.mark.django_db

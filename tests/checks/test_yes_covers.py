@@ -9,11 +9,11 @@ import pytest
 from checks import reasons
 from checks.models import Ask, CheckDecision
 from checks.services import ask_answer
-from contacts.models import Contact
 from core.actors import Actor
 from core.context import ToolContext
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
+from records.models import Contact
 from tests.factories import AgentFactory, ContactFactory
 from tools.pipeline import use_tool
 

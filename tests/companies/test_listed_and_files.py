@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from companies.models import TimelineEntry
+from records.models import TimelineEntry
 from research.models import CompanyListing, EdgarCompany
 from tests.factories import CompanyFactory
 from tools.pipeline import use_tool

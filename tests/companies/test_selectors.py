@@ -8,9 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from companies import selectors
-from companies.models import CompanyPerson, TimelineEntry
 from companies.shapes import company_read_shape, company_row
-from contacts.models import OpenItem
+from records.models import CompanyPerson, OpenItem, TimelineEntry
 from tests.factories import CompanyFactory, ContactFactory
 from tools.pipeline import use_tool
 

@@ -7,12 +7,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from companies.models import CompanyPerson
 from contacts import selectors
-from contacts.models import LogEntry, OpenItem
-from contacts.shapes import contact_record
+from contacts.shapes import contact_record, ticker_of
 from core.errors import ToolError
-from docs.models import ProjectLink
+from records.models import CompanyPerson, LogEntry, OpenItem, ProjectLink
+from research.models import CompanyListing, EdgarCompany
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 
 
@@ -77,7 +76,8 @@ def test_contact_by_email_ignores_letter_case_and_spaces(org):
 
 def richly_linked(org, agent):
     """full_contact, with what else its record shows: a closed open item (not shown), a company with a handler, a
-    role, dates and a Context, times with microseconds, and a JSON field holding a string."""
+    role, dates, a Context and a public listing (its ticker), times with microseconds, and a JSON field holding a
+    string."""
     contact = full_contact(org, 0)
     contact.context, contact.last, contact.fields = "Prefers mornings; ü", {"at": "x"}, {"note": "text"}
     contact.save()
@@ -89,6 +89,8 @@ def richly_linked(org, agent):
     company = CompanyFactory(organization=org, handler=agent, context="Net 30", labels=["Vendor"], always_ask=True)
     CompanyPerson.objects.create(organization=org, contact=contact, company=company, role="Office manager",
                                  since=datetime.date(2024, 3, 1), ended=datetime.date(2025, 6, 30))
+    edgar = EdgarCompany.objects.create(cik=320193, ticker="HRBR", name="Harbor Health Inc")
+    CompanyListing.objects.create(organization=org, company=company, edgar=edgar)
     return contact
 
 
@@ -114,7 +116,8 @@ def test_contact_by_email_loads_each_row_as_the_orm_does(org, agent):
         return [field_values(c), *map(field_values, c.emails.all()), *map(field_values, c.open_items.all()),
                 *map(field_values, links), *(field_values(link.company) for link in links),
                 *map(field_values, projects), *(field_values(link.project) for link in projects),
-                [link.company.handler.name if link.company.handler_id else None for link in links]]
+                [link.company.handler.name if link.company.handler_id else None for link in links],
+                [ticker_of(link.company) for link in links]]
 
     assert rows(found) == rows(loaded)
 
@@ -184,8 +187,8 @@ def test_contact_timeline_does_not_ask_a_provider_about_a_contact_without_addres
             raise AssertionError("asked without addresses")
 
     entry = selectors.TIMELINE_SOURCES["mail"]
-    monkeypatch.setitem(selectors.TIMELINE_SOURCES, "mail", selectors.TimelineSource(
-        entry.source, entry.integration, entry.app, entry.what, lambda org: Provider()
+    monkeypatch.setattr(selectors, "TIMELINE_SOURCES", selectors.TIMELINE_SOURCES.with_entry(
+        selectors.TimelineSource(entry.source, entry.integration, entry.app, entry.what, lambda org: Provider())
     ))
     contact = ContactFactory(organization=org)
     out = selectors.contact_timeline(org=org, actor=None, contact=contact, limit=20)

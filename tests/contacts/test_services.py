@@ -7,12 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from freezegun import freeze_time
 
-from companies.models import Company
 from contacts import services
-from contacts.models import ContactEmail, LogEntry
 from core.actors import Actor
 from core.errors import ToolError
-from docs.models import ProjectLink
+from records.models import Company, ContactEmail, LogEntry, ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 
 
@@ -164,7 +162,7 @@ def test_follow_up_without_an_offset_follows_summer_time(org, actor):
     # 9:00 in New York is 14:00 UTC in winter and 13:00 UTC once the clocks go forward (March 8, 2026).
     contact = ContactFactory(organization=org)
     item, _ = services.contact_follow_up(
-        org=org, actor=actor, contact=contact, text="Chase", at=datetime.datetime(2026, 3, 9, 9, 0)
+        org=org, actor=actor, contact=contact, text="Chase", at=datetime.datetime(2026, 3, 9, 9, 0)  # noqa: DTZ001 (no offset: the owner's local time)
     )
     assert item.at == datetime.datetime(2026, 3, 9, 13, tzinfo=datetime.UTC)
 

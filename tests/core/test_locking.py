@@ -8,10 +8,10 @@ import pytest
 
 from agents import services as agent_services
 from agents.models import Agent
-from contacts.models import Contact, LogEntry
 from core.actors import Actor
 from core.context import ToolContext
 from core.locking import lock
+from records.models import Contact, LogEntry
 from routines import services as routine_services
 from routines.models import Routine, Skill
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file

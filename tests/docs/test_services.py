@@ -5,8 +5,8 @@ import pytest
 from core.actors import Actor
 from core.errors import ToolError
 from docs import selectors, services
-from docs.models import Doc, DocNote
 from docs.services import Edit
+from records.models import Doc, DocNote
 from tests.factories import DocFactory, ProjectFactory
 
 

@@ -16,9 +16,9 @@ from agents.models import Conversation, Message, Work
 from agents.runtime.model import ScriptedModel, call, say, set_model
 from agents.runtime.scheduler import drain
 from checks.models import Ask, CheckDecision
-from contacts.models import Contact
-from core import held
+from core import held, limits
 from core.models import Card, Change
+from records.models import Contact
 from routines.models import Summary
 from tests.factories import AgentFactory, ContactFactory
 
@@ -129,11 +129,9 @@ def test_a_message_sent_by_the_page_script_gets_no_redirect(client, owner, desk)
 
 
 def test_a_message_past_the_limit_is_refused_whole_never_cut(client, owner, desk):
-    from home.views import ANSWER_LIMIT
-
-    long = "w" * (ANSWER_LIMIT + 1)
+    long = "w" * (limits.MESSAGE + 1)
     response = client.post(chat_url(desk), {"text": long}, follow=True)
-    assert f"a message here holds up to {ANSWER_LIMIT:,}" in response.content.decode()
+    assert f"a message here holds up to {limits.MESSAGE:,}" in response.content.decode()
     fetched = client.post(chat_url(desk), {"text": long}, headers={"X-Requested-With": "fetch"})
     assert fetched.status_code == 400 and "nothing was sent" in fetched.content.decode()
     assert not Message.objects.exists()
@@ -356,7 +354,8 @@ def test_a_held_line_counts_down_and_offers_undo(client, owner, org, monkeypatch
     until = timezone.now() + datetime.timedelta(seconds=90)
     line = held.HeldLine(id="m1", text="Client desk is sending Dana Whitfield “Your quote”",
                               held_until=until, undo_url="/mail/held/m1/undo")
-    monkeypatch.setattr(held, "HELD_SOURCES", [lambda o: [line] if o == org else []])
+    source = held.HeldSource("mail", lambda o: [line] if o == org else [])
+    monkeypatch.setattr(held, "HELD_SOURCES", held.HELD_SOURCES.with_entry(source))
     html = home(client)
     assert "Client desk is sending Dana Whitfield “Your quote”" in html
     assert f'data-held-until-ms="{int(until.timestamp() * 1000)}"' in html

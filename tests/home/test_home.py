@@ -3,7 +3,6 @@
 import datetime
 import decimal
 import re
-import zoneinfo
 from urllib.parse import unquote
 
 import pytest
@@ -15,11 +14,12 @@ from django.utils import timezone
 
 from agents import services as agent_services
 from agents.models import Usage
-from contacts.models import Contact
 from core import selectors as core_selectors
 from core.models import Card, Change
+from core.owner_zone import owner_zone, zone_named
 from core.services import card_open
 from home.views import exact_time, relative_time
+from records.models import Contact
 from tests.factories import ContactFactory
 
 NOW = timezone.now()
@@ -213,7 +213,7 @@ def test_a_lines_machine_readable_time_is_the_exact_instant_in_the_owners_time_z
 
 def test_an_email_in_its_two_minute_hold_says_when_it_will_go_not_that_it_went(client, owner, org):
     goes = timezone.now() + datetime.timedelta(minutes=2)
-    clock = goes.astimezone(zoneinfo.ZoneInfo(org.time_zone))
+    clock = goes.astimezone(owner_zone(org))
     clock_words = f"{clock.hour % 12 or 12}:{clock:%M} {'AM' if clock.hour < 12 else 'PM'}"
     make_line(org, sentence="emailed Dana Whitfield: “Your quote”", tool="mail.send", listing="home_undo",
               undo={"held": "h1", "goesAt": goes.isoformat()})
@@ -239,7 +239,7 @@ def test_an_undone_line_is_struck_through_and_says_when_it_was_undone(client, ow
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata", "UTC"])
 def test_exact_time_says_what_strftime_says_all_year_round(zone):
     # exact_time spells the names itself (a line each on Home): the same words as the C locale's strftime.
-    tz = zoneinfo.ZoneInfo(zone)
+    tz = zone_named(zone)
     at = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
     for _ in range(1200):
         local = at.astimezone(tz)
@@ -269,14 +269,14 @@ def test_undo_is_offered_only_on_lines_listed_with_undo_that_can_be_undone(clien
     ],
 )
 def test_relative_time(ago, words):
-    tz = zoneinfo.ZoneInfo("America/New_York")
+    tz = zone_named("America/New_York")
     now = datetime.datetime(2026, 11, 10, 17, 0, tzinfo=datetime.UTC)
     assert relative_time(now - ago, now=now, tz=tz) == words
 
 
 def test_exact_time_names_the_zone():
     at = datetime.datetime(2026, 7, 1, 4, 5, tzinfo=datetime.UTC)
-    assert exact_time(at, tz=zoneinfo.ZoneInfo("America/New_York")) == "Wed, Jul 1, 2026, 12:05 AM EDT"
+    assert exact_time(at, tz=zone_named("America/New_York")) == "Wed, Jul 1, 2026, 12:05 AM EDT"
 
 
 # --- Undo through the page --------------------------------------------------------------------------------

@@ -270,8 +270,8 @@ def test_notify_refuses_what_no_page_listens_for(org):
 
 
 def test_undo_notifies_home(org, sent, django_capture_on_commit_callbacks):
-    from contacts.models import Contact
     from core.context import ToolContext
+    from records.models import Contact
     from tests.factories import ContactFactory
     from tools.pipeline import use_tool
 

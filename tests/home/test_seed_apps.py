@@ -3,7 +3,6 @@
 import datetime
 import io
 import json
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -13,13 +12,14 @@ from agents.models import Agent
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Organization
+from core.owner_zone import zone_named
 from home.management.commands import seed_demo
 from integrations.local.models_books import LocalCustomer, LocalInvoice, LocalInvoiceLine
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
 from tools.pipeline import use_tool
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 # The story's today: Tuesday, November 10, 2026, 9 AM in New York.
 STORY = "2026-11-10T14:00:00Z"
 NEXT_WEEK = {"after": "2026-11-16T00:00:00-05:00", "before": "2026-11-21T00:00:00-05:00"}
@@ -158,7 +158,7 @@ def test_ortiz_bakery_is_customer_58_as_the_events_examples_say(fernhill):
 
 @freeze_time(STORY)
 def test_rosas_timeline_shows_her_meeting(bookkeeper):
-    from contacts.models import Contact
+    from records.models import Contact
 
     rosa = Contact.objects.get(organization=bookkeeper.org, name="Rosa Ortiz")
     items = use_tool(bookkeeper, "contacts.timeline", {"contactId": str(rosa.id)})["items"]

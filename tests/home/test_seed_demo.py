@@ -9,10 +9,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from agents.models import Agent
-from companies.models import Company, CompanyPerson, TimelineEntry
-from contacts.models import Contact
 from core.models import Organization
-from docs.models import Doc, Project
+from records.models import Company, CompanyPerson, Contact, Doc, Project, TimelineEntry
 
 APPS = ("roadstar", "agents", "records", "auth")
 

@@ -96,16 +96,15 @@ def complete_provider(group: str, name: str = "Fake"):
 @contextmanager
 def providers(*pairs: tuple[str, str]):
     """The provider registry holding exactly complete fakes for `pairs` [(app, group)], restored afterwards."""
-    saved, saved_loaded = dict(registry._PROVIDERS), registry._loaded
-    registry._PROVIDERS.clear()
+    saved, saved_loaded = registry.PROVIDERS, registry._loaded
+    registry.PROVIDERS = saved.without(*saved)
     registry._loaded = True
     try:
         for app, group in pairs:
             registry.register_provider(app, group, complete_provider(group, name=app.title()))
-        yield registry._PROVIDERS
+        yield registry.PROVIDERS
     finally:
-        registry._PROVIDERS.clear()
-        registry._PROVIDERS.update(saved)
+        registry.PROVIDERS = saved
         registry._loaded = saved_loaded
 
 

@@ -4,7 +4,6 @@ import datetime
 import json
 from unittest import mock
 from urllib.parse import parse_qs, urlparse
-from zoneinfo import ZoneInfo
 
 import pytest
 from freezegun import freeze_time
@@ -13,12 +12,14 @@ from googleapiclient.http import HttpMockSequence
 
 from core.errors import ToolError
 from core.models import Card
+from core.owner_zone import zone_named
 from integrations.models import Connection
+from integrations.oauth import credentials_for
 from integrations.providers.google_calendar import GoogleCalendarProvider
 from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
 from tests.integrations.fakes import GoogleTokenEndpoint
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 WRITE = [*GOOGLE_READ, G + "calendar.events"]
 
 
@@ -267,7 +268,7 @@ def test_an_expired_token_is_refreshed_before_reading(org, app_settings):
     connection = save_google(org, expiry=an_hour_ago())
     http = Http((200, {"items": []}))
     with mock.patch("integrations.oauth.google_transport", return_value=GoogleTokenEndpoint(200, NEW_TOKEN)):
-        GoogleCalendarProvider(connection, http=AuthorizedHttp(connection.credentials(), http=http)).meetings(
+        GoogleCalendarProvider(connection, http=AuthorizedHttp(credentials_for(connection), http=http)).meetings(
             after=at(16, 0), before=at(21, 0), query=None, limit=20
         )
     assert (http.requests[0]["headers"]["authorization"],
@@ -277,7 +278,7 @@ def test_an_expired_token_is_refreshed_before_reading(org, app_settings):
 
 def test_a_token_google_stopped_accepting_is_refreshed_once_and_the_read_tried_again(google):
     http = Http(error(401, "authError", "Invalid Credentials"), (200, NEW_TOKEN), (200, {"items": []}))
-    calendar = GoogleCalendarProvider(google, http=AuthorizedHttp(google.credentials(), http=http))
+    calendar = GoogleCalendarProvider(google, http=AuthorizedHttp(credentials_for(google), http=http))
     calendar.meetings(after=at(16, 0), before=at(21, 0), query=None, limit=20)
     assert ([r["headers"].get("authorization") for r in http.requests if "calendar" in r["path"]],
             Connection.objects.get(pk=google.pk).read_tokens()["access_token"]) == (

@@ -2,18 +2,18 @@
 
 import datetime
 import io
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from core.errors import ToolError
+from core.owner_zone import zone_named
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
 from integrations.providers.local_calendar import LocalCalendarProvider, event_put, ics_import
 from integrations.services import connection_create_local
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 
 
 def at(day, hour, minute=0):

@@ -530,8 +530,8 @@ def test_a_contacts_last_written_while_the_email_is_marked_sent_is_kept(transact
 
     from django.db import transaction
 
-    from contacts.models import Contact
     from core.locking import lock
+    from records.models import Contact
     from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
 
     mail_send(use)

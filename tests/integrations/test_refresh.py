@@ -9,6 +9,7 @@ from google.oauth2.credentials import Credentials
 from core.errors import ToolError
 from core.models import Card
 from integrations.models import Connection
+from integrations.oauth import credentials_for
 from tests.integrations.conftest import an_hour_ago, save_google, save_quickbooks
 from tests.integrations.fakes import GoogleTokenEndpoint, intuit, response
 
@@ -35,7 +36,7 @@ def expired_quickbooks(org, app_settings):
 
 
 def test_google_credentials_are_googles_with_the_refresh_token_and_client(google):
-    credentials = google.credentials()
+    credentials = credentials_for(google)
     assert isinstance(credentials, Credentials) and (
         credentials.token, credentials.refresh_token, credentials.client_id, credentials.token_uri
     ) == ("g-access-1", "g-refresh-1", "cid.apps.googleusercontent.com", "https://oauth2.googleapis.com/token")
@@ -44,21 +45,21 @@ def test_google_credentials_are_googles_with_the_refresh_token_and_client(google
 def test_valid_google_credentials_are_not_refreshed(google):
     endpoint, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
     with patch:
-        google.credentials()
+        credentials_for(google)
     assert endpoint.calls == []
 
 
 def test_expired_google_credentials_are_refreshed_with_the_refresh_token(expired_google):
     endpoint, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
     with patch:
-        expired_google.credentials()
+        credentials_for(expired_google)
     assert parse_qs(endpoint.calls[0]["body"].decode())["refresh_token"] == ["g-refresh-1"]
 
 
 def test_a_google_refresh_saves_the_new_token_encrypted(expired_google):
     _, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
     with patch:
-        expired_google.credentials()
+        credentials_for(expired_google)
     stored = Connection.objects.get(pk=expired_google.pk)
     assert (
         stored.read_tokens()["access_token"],
@@ -70,7 +71,7 @@ def test_a_google_refresh_saves_the_new_token_encrypted(expired_google):
 def test_a_google_refresh_moves_the_expiry_on(expired_google):
     _, patch = _google_endpoint(200, NEW_GOOGLE_TOKEN)
     with patch:
-        expired_google.credentials()
+        credentials_for(expired_google)
     stored = Connection.objects.get(pk=expired_google.pk)
     assert stored.token_expires_at > expired_google.created_at
 
@@ -78,26 +79,26 @@ def test_a_google_refresh_moves_the_expiry_on(expired_google):
 def test_a_refused_google_refresh_is_reauth_with_a_card(expired_google):
     _, patch = _google_endpoint(400, INVALID_GRANT)
     with patch, pytest.raises(ToolError) as caught:
-        expired_google.credentials()
+        credentials_for(expired_google)
     assert (caught.value.kind, caught.value.card) == ("reauth", "Connect sam@fernhill.test again")
 
 
 def test_a_refused_google_refresh_marks_the_connection_needs_reconnect(expired_google):
     _, patch = _google_endpoint(400, INVALID_GRANT)
     with patch, pytest.raises(ToolError):
-        expired_google.credentials()
+        credentials_for(expired_google)
     assert Connection.objects.get(pk=expired_google.pk).status == Connection.Status.NEEDS_RECONNECT
 
 
 def test_a_google_refresh_that_fails_on_googles_side_is_unavailable(expired_google):
     _, patch = _google_endpoint(503, {"error": "temporarily_unavailable"})
     with patch, mock.patch("time.sleep"), pytest.raises(ToolError) as caught:
-        expired_google.credentials()
+        credentials_for(expired_google)
     assert caught.value.kind == "unavailable"
 
 
 def test_a_refused_refresh_inside_a_tool_stays_marked_after_the_tool_fails(org, expired_google, use, probe_tool):
-    probe_tool(lambda ctx, inp: Connection.objects.get(pk=expired_google.pk).credentials())
+    probe_tool(lambda ctx, inp: credentials_for(Connection.objects.get(pk=expired_google.pk)))
     _, patch = _google_endpoint(400, INVALID_GRANT)
     with patch:
         result = use("integrations.probe")
@@ -107,7 +108,7 @@ def test_a_refused_refresh_inside_a_tool_stays_marked_after_the_tool_fails(org, 
 
 def test_a_refreshed_token_stays_saved_when_the_tool_then_fails(expired_google, use, probe_tool):
     def refresh_then_fail(ctx, inp):
-        Connection.objects.get(pk=expired_google.pk).credentials()
+        credentials_for(Connection.objects.get(pk=expired_google.pk))
         raise ToolError("not_found", "No such file")
 
     probe_tool(refresh_then_fail)
@@ -125,30 +126,30 @@ NEW_QB_TOKEN = {"access_token": "qb-access-2", "refresh_token": "qb-refresh-2", 
 
 def test_a_valid_quickbooks_token_is_used_without_asking_intuit(quickbooks):
     with intuit() as made:
-        assert quickbooks.credentials() == "qb-access-1"
+        assert credentials_for(quickbooks) == "qb-access-1"
     assert made == []
 
 
 def test_an_expired_quickbooks_token_is_refreshed_with_the_refresh_token(expired_quickbooks):
     with intuit(response(200, NEW_QB_TOKEN)) as made:
-        expired_quickbooks.credentials()
+        credentials_for(expired_quickbooks)
     assert parse_qs(made[0]["data"])["refresh_token"] == ["qb-refresh-1"]
 
 
 def test_a_quickbooks_refresh_returns_the_new_access_token(expired_quickbooks):
     with intuit(response(200, NEW_QB_TOKEN)):
-        assert expired_quickbooks.credentials() == "qb-access-2"
+        assert credentials_for(expired_quickbooks) == "qb-access-2"
 
 
 def test_a_quickbooks_refresh_keeps_the_new_refresh_token(expired_quickbooks):
     with intuit(response(200, NEW_QB_TOKEN)):
-        expired_quickbooks.credentials()
+        credentials_for(expired_quickbooks)
     assert Connection.objects.get(pk=expired_quickbooks.pk).read_tokens()["refresh_token"] == "qb-refresh-2"
 
 
 def test_the_next_quickbooks_refresh_spends_the_new_refresh_token(expired_quickbooks):
     with intuit(response(200, NEW_QB_TOKEN), response(200, {**NEW_QB_TOKEN, "refresh_token": "qb-refresh-3"})) as made:
-        expired_quickbooks.credentials()
+        credentials_for(expired_quickbooks)
         from integrations.oauth import quickbooks_access_token
 
         quickbooks_access_token(Connection.objects.get(pk=expired_quickbooks.pk), force=True)
@@ -157,32 +158,32 @@ def test_the_next_quickbooks_refresh_spends_the_new_refresh_token(expired_quickb
 
 def test_a_refused_quickbooks_refresh_is_reauth_and_needs_reconnect(expired_quickbooks):
     with intuit(response(400, {"error": "invalid_grant"})), pytest.raises(ToolError) as caught:
-        expired_quickbooks.credentials()
+        credentials_for(expired_quickbooks)
     assert (caught.value.kind, Connection.objects.get(pk=expired_quickbooks.pk).status) == ("reauth", "needs_reconnect")
 
 
 def test_a_refused_quickbooks_refresh_puts_a_reconnect_card_on_home(org, expired_quickbooks):
     with intuit(response(400, {"error": "invalid_grant"})), pytest.raises(ToolError):
-        expired_quickbooks.credentials()
+        credentials_for(expired_quickbooks)
     assert Card.objects.get(organization=org).title == "Connect Fernhill Studio LLC again"
 
 
 def test_a_quickbooks_token_endpoint_down_is_unavailable(expired_quickbooks):
     with intuit(response(502, "<html>bad gateway</html>")), pytest.raises(ToolError) as caught:
-        expired_quickbooks.credentials()
+        credentials_for(expired_quickbooks)
     assert caught.value.kind == "unavailable"
 
 
 def test_a_quickbooks_token_another_worker_refreshed_is_used_as_it_is(expired_quickbooks):
     stale = Connection.objects.get(pk=expired_quickbooks.pk)
     with intuit(response(200, NEW_QB_TOKEN)) as made:
-        expired_quickbooks.credentials()
-        assert stale.credentials() == "qb-access-2"
+        credentials_for(expired_quickbooks)
+        assert credentials_for(stale) == "qb-access-2"
     assert len(made) == 1
 
 
 def test_a_local_connection_has_no_credentials(local):
-    assert local.credentials() is None
+    assert credentials_for(local) is None
 
 
 # --- QuickBooks: one refresh at a time, with no transaction open ---------------------------------------------

@@ -4,8 +4,9 @@ import pytest
 
 from core.errors import ToolError
 from core.models import Card
+from integrations.ids import join_id, split_id
 from integrations.models import Connection
-from integrations.selectors import connections_for, join_id, require_connection, split_id
+from integrations.selectors import connections_for, require_connection
 from integrations.services import Asker
 from tests.integrations.conftest import GOOGLE_READ, G, save_google
 

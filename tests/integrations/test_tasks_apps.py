@@ -3,7 +3,6 @@
 import datetime
 import io
 from decimal import Decimal
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -11,6 +10,7 @@ from django_q.models import Schedule
 from freezegun import freeze_time
 
 from core.errors import ToolError
+from core.owner_zone import zone_named
 from integrations import tasks_apps
 from integrations.local.models_books import BooksWatch, OverdueSpell
 from integrations.local.models_calendar import CalendarWatch
@@ -22,7 +22,7 @@ from routines.models import Event
 from tests.integrations.fakes import response
 from tests.integrations.test_google_calendar import Http, event
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 TODAY = datetime.date(2026, 11, 10)
 
 

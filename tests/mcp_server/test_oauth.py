@@ -33,9 +33,9 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from contacts.models import Contact
 from mcp_server import oauth, services
 from mcp_server.models import McpOAuthToken, McpToken
+from records.models import Contact
 from tests.mcp_server.conftest import run
 
 pytestmark = pytest.mark.django_db(transaction=True)

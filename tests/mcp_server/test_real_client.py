@@ -17,9 +17,9 @@ from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from agents.models import Message
-from contacts.models import Contact
 from core.models import Change
 from mcp_server import services
+from records.models import Contact
 from tests.factories import ContactFactory
 from tests.mcp_server.conftest import connected, run
 

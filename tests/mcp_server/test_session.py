@@ -6,9 +6,9 @@ from agents.models import Conversation, Message, Work
 from agents.runtime.turn import answer_work, check_turns
 from checks.models import Ask
 from checks.services import ask_answer
-from contacts.models import Contact
 from core.models import Change
 from mcp_server.session import OutsideSession
+from records.models import Contact
 from tests.factories import ContactFactory
 
 

@@ -13,12 +13,10 @@ import pytest
 from django.utils import timezone
 
 from agents.models import Agent
-from companies.models import Company, TimelineEntry
-from contacts.models import Contact
 from core.actors import Actor
 from core.context import ToolContext
 from docs import services as doc_services
-from docs.models import Doc, Project
+from records.models import Company, Contact, Doc, Project, TimelineEntry
 from routines import services as routine_services
 from routines.models import Routine
 from tests.factories import AgentFactory

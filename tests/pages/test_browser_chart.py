@@ -87,7 +87,7 @@ def charted(org, agent):
 
 
 def _project(org):
-    from docs.models import Project
+    from records.models import Project
 
     return Project.objects.create(organization=org, name="Reports")
 

@@ -10,10 +10,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from companies.models import CompanyPerson, TimelineEntry
-from contacts.models import LogEntry
 from core.actors import Actor
 from core.context import ToolContext
+from records.models import CompanyPerson, LogEntry, TimelineEntry
 from tests.factories import CompanyFactory, ContactFactory
 from tests.pages.conftest import run
 from tests.pages.test_contacts import text_of

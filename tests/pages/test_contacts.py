@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from contacts.models import Contact, LogEntry
+from records.models import Contact, LogEntry
 from tests.factories import ContactFactory
 
 pytestmark = pytest.mark.django_db
@@ -139,7 +139,7 @@ def apps(monkeypatch):
     def set_(**providers):
         for key, provider in providers.items():
             source = dataclasses.replace(selectors.TIMELINE_SOURCES[key], provider=lambda org, p=provider: p)
-            monkeypatch.setitem(selectors.TIMELINE_SOURCES, key, source)
+            monkeypatch.setattr(selectors, "TIMELINE_SOURCES", selectors.TIMELINE_SOURCES.with_entry(source))
 
     return set_
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from core.actors import Actor
 from docs import services as doc_services
-from docs.models import DocNote, Project
+from records.models import DocNote, Project
 from tests.factories import DocFactory, ProjectFactory
 from tests.pages.test_contacts import text_of
 from tests.pages.test_mdx import SPEC, chart_specs

@@ -49,7 +49,7 @@ def test_an_unknown_page_is_a_404(client, db, url):
 def test_a_tools_description_is_escaped_on_the_page(client, db, monkeypatch):
     tool = registry.TOOLS["help.read"]
     hostile = 'Read <script>alert(1)</script> and <img src=x onerror=alert(2)> [x](javascript:alert(3))'
-    monkeypatch.setitem(registry.TOOLS, "help.read", replace(tool, description=hostile))
+    monkeypatch.setattr(registry, "TOOLS", registry.TOOLS.with_entry(replace(tool, description=hostile)))
     html = client.get("/help/tools/help/").content.decode()
     assert "<script>alert" not in html and "<img src=x" not in html and 'href="javascript:' not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -7,12 +7,10 @@ import pytest
 from django.urls import reverse
 
 from agents.models import Agent
-from companies.models import TimelineEntry
-from contacts.models import Contact, LogEntry
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Change
-from docs.models import DocNote
+from records.models import Contact, DocNote, LogEntry, TimelineEntry
 from routines.models import Routine
 from tests.pages.conftest import run
 

@@ -13,11 +13,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from agents.models import Agent
-from companies.models import Company, TimelineEntry
-from contacts.models import Contact
 from core.actors import Actor
 from core.context import ToolContext
 from core.models import Organization
+from records.models import Company, Contact, TimelineEntry
 from tools.pipeline import use_tool
 
 

@@ -5,8 +5,8 @@ import html
 
 import pytest
 
-from contacts.models import Contact, LogEntry
 from core.models import Change
+from records.models import Contact, LogEntry
 from tests.factories import ContactFactory
 
 

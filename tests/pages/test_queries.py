@@ -13,9 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agents.models import Usage
-from companies.models import CompanyPerson, TimelineEntry
-from contacts.models import LogEntry, OpenItem
-from docs.models import DocNote, DocVersion
+from records.models import CompanyPerson, DocNote, DocVersion, LogEntry, OpenItem, TimelineEntry
 from routines.models import Routine, Skill
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 

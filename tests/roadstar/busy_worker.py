@@ -21,9 +21,9 @@ def main() -> None:
     from rest_framework.test import APIClient
 
     from agents.models import Message
-    from contacts.models import Contact
     from core.actors import Actor
     from core.context import ToolContext
+    from records.models import Contact
     from tests.factories import AgentFactory, OrganizationFactory
     from tools.pipeline import use_tool
 

@@ -10,10 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Usage, Work
-from companies.models import Company, TimelineEntry
-from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from core.models import Card, Change, ModelEndpoint, Organization
-from docs.models import Doc, DocNote
+from records.models import Company, Contact, ContactEmail, Doc, DocNote, LogEntry, OpenItem, TimelineEntry
 from tests.factories import ContactFactory, UserFactory
 
 APPS = ("roadstar", "agents", "records")

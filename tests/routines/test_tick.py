@@ -150,7 +150,7 @@ def test_a_check_fires_when_its_result_changed_since_the_last_time(org, keeper):
 
 def test_a_check_whose_tool_answers_null_fires_when_the_answer_comes(org, keeper):
     # contacts.find answers null for an address no contact has: the check reads that as a result, not a failure.
-    from contacts.models import ContactEmail
+    from records.models import ContactEmail
     from tests.factories import ContactFactory
 
     with freeze_time("2026-11-10T12:00:00Z"):
@@ -169,7 +169,7 @@ def test_a_check_whose_tool_answers_null_fires_when_the_answer_comes(org, keeper
 
 
 def test_a_follow_up_wakes_the_agent_that_set_it_in_its_thread(org, keeper, model):
-    from contacts.models import OpenItem
+    from records.models import OpenItem
     from tests.factories import ContactFactory
 
     rosa = ContactFactory(organization=org, name="Rosa Ortiz")
@@ -188,7 +188,7 @@ def test_a_follow_up_wakes_the_agent_that_set_it_in_its_thread(org, keeper, mode
 
 
 def test_a_closed_follow_up_wakes_no_one(org, keeper):
-    from contacts.models import OpenItem
+    from records.models import OpenItem
     from tests.factories import ContactFactory
 
     rosa = ContactFactory(organization=org, name="Rosa Ortiz")

@@ -6,7 +6,7 @@ leaves, and another workspace's research is never found."""
 import pytest
 from django.utils import timezone
 
-from docs.models import Project
+from records.models import Project
 from research.models import Dataset, DatasetRow, PageRevision, ResearchPage
 from tests.research.table_fakes import PLAN
 from tools.pipeline import use_tool

@@ -1,12 +1,12 @@
 """The calendar group through use_tool, as a thread runs it, on the local calendar (and Google where it differs)."""
 
 import datetime
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from core.errors import ToolError
 from core.models import Card, Change
+from core.owner_zone import zone_named
 from core.services import change_undo
 from integrations.local.models_calendar import LocalEvent
 from integrations.models import Connection
@@ -18,7 +18,7 @@ from tests.integrations.fakes import GOOGLE_SETTINGS
 from tests.spec import spec_page, spec_tools
 from tools import registry
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 WEEK = {"after": "2026-11-16T00:00:00-05:00", "before": "2026-11-21T00:00:00-05:00"}
 KICKOFF = {"title": "Juniper Dental kickoff (held)", "start": "2026-11-17T10:00:00-05:00",
            "end": "2026-11-17T11:00:00-05:00", "note": "Offered to Dana Whitfield. Thursday 9:00 is the backup."}

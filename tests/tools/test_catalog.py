@@ -103,15 +103,13 @@ def test_browse_lists_every_spec_group_counted_when_built_and_not_available_when
 
 
 @pytest.fixture
-def absent_group():
+def absent_group(monkeypatch):
     """A spec group taken out of the registry for one test, as in a Roadstar that doesn't have it."""
     name = "web"
-    group = registry.GROUPS.pop(name, None)
-    tools = {n: registry.TOOLS.pop(n) for n in [t.name for t in registry.tools_of(name)]}
-    yield name
-    if group is not None:
-        registry.GROUPS[name] = group
-    registry.TOOLS.update(tools)
+    tools = [t.name for t in registry.tools_of(name)]
+    monkeypatch.setattr(registry, "GROUPS", registry.GROUPS.without(name))
+    monkeypatch.setattr(registry, "TOOLS", registry.TOOLS.without(*tools))
+    return name
 
 
 def test_browsing_an_absent_group_says_it_is_not_available(ctx, absent_group):

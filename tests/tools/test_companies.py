@@ -6,12 +6,10 @@ import uuid
 import pytest
 from django.utils import timezone
 
-from companies.models import Company, CompanyPerson, TimelineEntry
-from contacts.models import LogEntry, OpenItem
 from core.actors import Actor
 from core.models import Change
 from core.services import change_undo
-from docs.models import ProjectLink
+from records.models import Company, CompanyPerson, LogEntry, OpenItem, ProjectLink, TimelineEntry
 from tests.factories import AgentFactory, CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import made_here, use_tool

@@ -5,15 +5,13 @@ import datetime
 import pytest
 from freezegun import freeze_time
 
-from companies.models import Company, CompanyPerson
 from contacts import selectors
-from contacts.models import Contact, ContactEmail, LogEntry, OpenItem
 from core.actors import Actor
 from core.context import ToolContext
 from core.errors import ToolError
 from core.models import Change
 from core.services import change_undo
-from docs.models import ProjectLink
+from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 from tests.factories import CompanyFactory, ContactFactory, ProjectFactory
 from tests.spec import spec_tool_names, spec_tools
 from tools import registry
@@ -318,12 +316,11 @@ def connect(monkeypatch):
     def make(**providers):
         for source, provider in providers.items():
             entry = selectors.TIMELINE_SOURCES[source]
-            monkeypatch.setitem(
-                selectors.TIMELINE_SOURCES, source,
+            monkeypatch.setattr(selectors, "TIMELINE_SOURCES", selectors.TIMELINE_SOURCES.with_entry(
                 selectors.TimelineSource(
                     entry.source, entry.integration, entry.app, entry.what, lambda org, p=provider: p
                 ),
-            )
+            ))
 
     return make
 

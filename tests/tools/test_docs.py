@@ -12,7 +12,7 @@ from core.actors import Actor
 from core.models import Change
 from core.timefmt import iso
 from docs import services
-from docs.models import Doc, DocNote, DocVersion
+from records.models import Doc, DocNote, DocVersion
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
 from tools.pipeline import use_tool

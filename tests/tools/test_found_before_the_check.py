@@ -8,11 +8,10 @@ import pytest
 from django.utils import timezone
 
 from checks.models import Ask, CheckDecision
-from companies.models import TimelineEntry
-from contacts.models import OpenItem
 from core.actors import Actor
 from docs import services as doc_services
 from integrations.services import connection_create_local
+from records.models import OpenItem, TimelineEntry
 from research import page_services
 from research import services as research_services
 from research.models import Dataset

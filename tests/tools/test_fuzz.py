@@ -13,19 +13,19 @@ from __future__ import annotations
 import json
 import os
 import socket
-import uuid
 
 import pytest
 from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given, settings
 from pydantic import ValidationError
 
-from companies.models import TimelineEntry
 from core.actors import Actor
 from core.context import ToolContext
 from core.errors import ERROR_KINDS
+from core.inputs import as_uuid
 from docs import services as doc_services
 from integrations.services import connection_create_local
+from records.models import TimelineEntry
 from tests.factories import CompanyFactory, ContactFactory, DocFactory, ProjectFactory
 from tests.tools.schema_inputs import inputs
 from tools import registry
@@ -73,12 +73,8 @@ def with_real_ids(value, records: dict, key: str = ""):
     return value
 
 
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
+def _is_uuid(value) -> bool:
+    return as_uuid(value) is not None
 
 
 def assert_enveloped(name: str, inp, result) -> None:

@@ -167,7 +167,8 @@ def test_a_changed_declaration_changes_its_page(monkeypatch):
     from dataclasses import replace
 
     tool = registry.TOOLS["help.read"]
-    monkeypatch.setitem(registry.TOOLS, "help.read", replace(tool, description="Read a page, reworded"))
+    reworded = replace(tool, description="Read a page, reworded")
+    monkeypatch.setattr(registry, "TOOLS", registry.TOOLS.with_entry(reworded))
     assert "`help.read` · Read a page, reworded" in library().get("/tools/help/").part("read").text
 
 

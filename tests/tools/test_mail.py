@@ -9,7 +9,6 @@ from django.core import mail as django_mail
 from django.utils import timezone
 from freezegun import freeze_time
 
-from contacts.models import LogEntry
 from core.actors import Actor
 from core.models import Change
 from core.services import change_undo
@@ -18,6 +17,7 @@ from integrations import mail_hold
 from integrations.local.models_mail import HeldEmail, LocalMailMessage
 from integrations.models import Connection
 from integrations.services import connection_create_local
+from records.models import LogEntry
 from tests.factories import ContactFactory
 from tests.integrations.mail_helpers import DAY, mail_root, store  # noqa: F401
 from tests.spec import spec_page, spec_tool_names, spec_tools

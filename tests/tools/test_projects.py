@@ -14,7 +14,7 @@ from core.errors import ToolError
 from core.models import Change
 from core.services import change_undo
 from core.timefmt import iso
-from docs.models import Project
+from records.models import Project
 from tests.factories import DocFactory, ProjectFactory
 from tools import registry
 

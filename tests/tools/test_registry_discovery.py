@@ -31,8 +31,8 @@ register(Tool(name="{group}.look", description="Looks.", input=Nothing, run=lamb
 @pytest.fixture
 def registry_copy(monkeypatch):
     """The registry as loaded, so what a test registers goes when it ends."""
-    monkeypatch.setattr(registry, "GROUPS", dict(registry.GROUPS))
-    monkeypatch.setattr(registry, "TOOLS", dict(registry.TOOLS))
+    monkeypatch.setattr(registry, "GROUPS", registry.GROUPS.copy())
+    monkeypatch.setattr(registry, "TOOLS", registry.TOOLS.copy())
 
 
 @pytest.fixture

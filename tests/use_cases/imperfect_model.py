@@ -18,7 +18,8 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from zoneinfo import ZoneInfo
+
+from core.owner_zone import zone_named
 
 _ids = itertools.count(1)
 
@@ -161,7 +162,7 @@ QUOTE = ("Hi Dana,\n\nThanks for thinking of us. For a new logo with a one-page 
          "clinics, the price is $8,400, ready five weeks after you sign.\n\nSam")
 CHASE = ("Hi Rosa,\n\nA quick note that invoice {number} for ${total:,.0f} was due on {due}. You can see and pay it "
          "here: {url}\n\nThanks so much,\nSam")
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 
 
 def _people(request) -> list[dict]:

@@ -10,11 +10,10 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
-from companies.models import Company
-from contacts.models import Contact
 from core.models import Change
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local
+from records.models import Company, Contact
 from tests.factories import ContactFactory
 from tests.use_cases.staff_script import StaffScript
 

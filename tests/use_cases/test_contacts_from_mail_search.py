@@ -11,9 +11,9 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
-from contacts.models import Contact
 from integrations.local.mailbox import Incoming, message_store
 from integrations.services import connection_create_local, connection_search_set
+from records.models import Contact
 from search import sync
 from tests.factories import ContactFactory
 from tests.use_cases.staff_script import StaffScript

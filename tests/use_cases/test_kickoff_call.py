@@ -2,7 +2,6 @@
 
 import datetime
 import json
-from zoneinfo import ZoneInfo
 
 from freezegun import freeze_time
 
@@ -10,12 +9,13 @@ from agents import services as agent_services
 from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
-from contacts.models import Contact, OpenItem
 from core.models import Change
+from core.owner_zone import zone_named
 from integrations.local.models_calendar import LocalEvent
+from records.models import Contact, OpenItem
 from tests.use_cases.staff_script import StaffScript
 
-NY = ZoneInfo("America/New_York")
+NY = zone_named("America/New_York")
 SAM = "Juniper signed! Book a kickoff call with Dana next week, an hour, mornings are best for me."
 OFFER = ("Hi Dana,\n\nThanks for signing! Could we do a one-hour kickoff on Tuesday, November 17 at 10:00 AM Eastern? "
          "If that doesn't suit, Thursday at 9:00 works too.\n\nSam")

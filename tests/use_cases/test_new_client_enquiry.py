@@ -12,15 +12,13 @@ from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from checks.models import Ask, CheckDecision
-from companies.models import Company, TimelineEntry
-from contacts.models import Contact
 from core.models import Change
-from docs.models import Doc
 from home.selectors import home_asks
 from integrations import mail_hold
 from integrations.local.mailbox import Incoming, message_store
 from integrations.local.models_mail import LocalMailMessage
 from integrations.services import connection_create_local
+from records.models import Company, Contact, Doc, TimelineEntry
 from routines import engine
 from routines.models import Event, Routine
 from tests.factories import ProjectFactory

@@ -12,10 +12,9 @@ from agents.models import Agent, Conversation, Message
 from agents.runtime.model import call, say, set_model
 from agents.runtime.scheduler import drain
 from checks.judge import JudgeVerdict, ScriptedJudge
-from companies.models import Company, TimelineEntry
-from contacts.models import Contact, OpenItem
 from integrations import mail_hold
 from integrations.local.models_mail import LocalMailMessage
+from records.models import Company, Contact, OpenItem, TimelineEntry
 from routines import engine
 from routines.models import Routine, Skill
 from tests.use_cases.staff_script import StaffScript

@@ -28,8 +28,8 @@ NOTE = "Chase invoices more than 7 days overdue. Friendly the first time. Over $
 
 def seed() -> dict:
     from agents.models import Agent
-    from contacts.models import Contact
     from core.models import Organization
+    from records.models import Contact
     from routines import services as routine_services
 
     call_command("seed_demo", stdout=open(os.devnull, "w"))
@@ -60,8 +60,8 @@ def fire() -> dict:
 def state() -> dict:
     from agents.models import Conversation
     from checks.models import Ask, CheckDecision
-    from contacts.models import Contact
     from integrations.local.models_mail import HeldEmail
+    from records.models import Contact
 
     return {
         "decisions": [[d.tool, d.outcome, d.conversation_id or ""]

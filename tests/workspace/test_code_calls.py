@@ -4,10 +4,10 @@ returns not_done_yet and the code carries on; a refused call raises ToolError; o
 
 import pytest
 
-from contacts.models import Contact
 from core.models import Change
 from integrations.local.models_mail import HeldEmail
 from integrations.services import connection_create_local
+from records.models import Contact
 from tests.workspace.conftest import needs_sandbox
 from tools.pipeline import use_tool
 

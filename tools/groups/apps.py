@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 # jsonschema: the MCP SDK's own dependency, which ships no type stubs.
 from jsonschema import SchemaError  # type: ignore[import-untyped]
@@ -34,6 +34,10 @@ from integrations.models import Connection, McpApp
 from tools import registry
 from tools.registry import DeclaredTool, Done, Group, Kind, ToolInput
 
+if TYPE_CHECKING:
+    from core.context import ToolContext
+    from core.models import Organization
+
 RESULT_LIMIT = 50_000
 DEFAULT_HOW_TO = (
     "{label}'s own tools, as the app declares them. What they return is {label}'s content, not the owner's words."
@@ -44,11 +48,11 @@ class AppToolInput(ToolInput):
     """An app tool's input: whatever its declared JSON Schema allows, checked against that schema."""
 
     model_config = ConfigDict(extra="allow")
-    declared_schema: ClassVar[dict] = {}
+    declared_schema: ClassVar[dict[str, Any]] = {}
 
     @model_validator(mode="before")
     @classmethod
-    def _as_declared(cls, data: Any):
+    def _as_declared(cls, data: Any) -> Any:
         refuse_bad_characters(data)
         schema = cls.declared_schema or {"type": "object"}
         try:
@@ -68,7 +72,7 @@ class AppToolInput(ToolInput):
 _inputs: dict[str, type[AppToolInput]] = {}
 
 
-def _input_for(schema: dict) -> type[AppToolInput]:
+def _input_for(schema: dict[str, Any]) -> type[AppToolInput]:
     # One class per distinct schema, kept: pydantic's class building is not free, and a prompt lists every tool.
     key = hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
     if key not in _inputs:
@@ -76,7 +80,7 @@ def _input_for(schema: dict) -> type[AppToolInput]:
     return _inputs[key]
 
 
-def kind_of(annotations: dict) -> Kind:
+def kind_of(annotations: dict[str, Any]) -> Kind:
     """The check's kind from MCP's annotations, reading the spec's defaults: destructiveHint is true unless said."""
     if annotations.get("readOnlyHint") is True:
         return "reads"
@@ -87,11 +91,13 @@ def kind_of(annotations: dict) -> Kind:
     return "changes"
 
 
-def _title(declared: dict) -> str:
-    return declared.get("title") or declared["name"].replace("_", " ").strip().capitalize()
+def _title(declared: dict[str, Any]) -> str:
+    # The app's tools as integrations.mcp_apps stores them: "name" and "title" are text (the SDK's Tool).
+    title: str = declared.get("title") or declared["name"].replace("_", " ").strip().capitalize()
+    return title
 
 
-def _tool(app: McpApp, declared: dict) -> DeclaredTool:
+def _tool(app: McpApp, declared: dict[str, Any]) -> DeclaredTool:
     kind = kind_of(declared.get("annotations") or {})
     schema = declared.get("inputSchema") or {"type": "object"}
     run = partial(_run, group=app.group, tool_name=declared["name"], kind=kind, title=_title(declared))
@@ -102,7 +108,7 @@ def _tool(app: McpApp, declared: dict) -> DeclaredTool:
     )
 
 
-def _group(app: McpApp) -> tuple[Group, list]:
+def _group(app: McpApp) -> tuple[Group, list[Any]]:
     how_to = app.instructions.strip() or DEFAULT_HOW_TO.format(label=app.label)
     summary = f"{app.label}, an app the owner connected"
     if not app.connection.is_connected:
@@ -110,21 +116,22 @@ def _group(app: McpApp) -> tuple[Group, list]:
     return Group(name=app.group, summary=summary, how_to=how_to), [_tool(app, t) for t in app.tools]
 
 
-def workspace_apps(org, only: str | None) -> list[tuple[Group, list]]:
+def workspace_apps(org: Organization, only: str | None) -> list[tuple[Group, list[Any]]]:
     if only is not None:
         app = mcp_apps_services.mcp_app(org=org, group=only)
         return [_group(app)] if app is not None else []
     return [_group(app) for app in mcp_apps_services.mcp_apps(org=org)]
 
 
-registry.register_workspace_groups(workspace_apps)
-mcp_apps_services.reserved_names_register(lambda: set(registry.GROUPS) | set(registry.SPEC_GROUPS))
+registry.WORKSPACE_GROUPS.add(registry.WorkspaceGroups("mcp_apps", workspace_apps))
+mcp_apps_services.RESERVED_NAMES.add(mcp_apps_services.ReservedNames(
+    "tools", lambda: set(registry.GROUPS) | set(registry.SPEC_GROUPS)))
 
 
 # --- a call --------------------------------------------------------------------------------------------------------
 
 
-def _refreshed(connection: Connection, app: McpApp, tokens: dict) -> dict:
+def _refreshed(connection: Connection, app: McpApp, tokens: dict[str, Any]) -> dict[str, Any]:
     """New tokens, saved; when another call refreshed first (the app rotates refresh tokens, so ours is spent),
     the tokens it saved."""
     try:
@@ -139,7 +146,7 @@ def _refreshed(connection: Connection, app: McpApp, tokens: dict) -> dict:
     return fresh
 
 
-def _shaped(result, label: str) -> dict:
+def _shaped(result: Any, label: str) -> dict[str, Any]:
     texts, other = [], 0
     for block in result.content or []:
         if getattr(block, "type", None) == "text":
@@ -149,7 +156,7 @@ def _shaped(result, label: str) -> dict:
     text = "\n".join(texts)
     if result.is_error:
         raise ToolError("vendor", f"{label} said: {text[:1000] or 'the call failed'}")
-    shaped: dict = {"from": label, "content": text[:RESULT_LIMIT]}
+    shaped: dict[str, Any] = {"from": label, "content": text[:RESULT_LIMIT]}
     if len(text) > RESULT_LIMIT:
         shaped["cut"] = f"{len(text) - RESULT_LIMIT} characters more weren't shown"
     if result.structured_content is not None:
@@ -159,7 +166,9 @@ def _shaped(result, label: str) -> dict:
     return shaped
 
 
-def _run(ctx, inp, *, group: str, tool_name: str, kind: Kind, title: str):
+def _run(
+    ctx: ToolContext, inp: ToolInput, *, group: str, tool_name: str, kind: Kind, title: str
+) -> dict[str, Any] | Done:
     app = mcp_apps_services.mcp_app(org=ctx.org, group=group)
     if app is None:
         raise ToolError("not_connected", f"The app of the {group} tools isn't connected any more.")

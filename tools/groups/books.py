@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import StringConstraints
 
@@ -10,6 +10,9 @@ from core.inputs import Chars, Whole
 from integrations import invoices
 from integrations.services import Asker
 from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -32,7 +35,7 @@ class InvoicesInput(ToolInput):
     limit: Annotated[int, Whole(1, 50)] = 20
 
 
-def invoices_(ctx, inp: InvoicesInput):
+def invoices_(ctx: ToolContext, inp: InvoicesInput) -> dict[str, Any]:
     return invoices.invoice_list(org=ctx.org, status=inp.status, customer=inp.customer, limit=inp.limit,
                                  asked_by=Asker.of(ctx))
 
@@ -58,7 +61,7 @@ class InvoiceInput(ToolInput):
     id: Annotated[str, StringConstraints(max_length=30, pattern=r"^\d+$")]
 
 
-def invoice(ctx, inp: InvoiceInput):
+def invoice(ctx: ToolContext, inp: InvoiceInput) -> dict[str, Any]:
     return invoices.invoice_get(org=ctx.org, invoice_id=inp.id, asked_by=Asker.of(ctx))
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from contacts.shapes import local_time_words
 from core.inputs import Chars, TimeText, Whole
 from integrations import meetings
 from integrations.services import Asker
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -29,7 +32,7 @@ class ListInput(ToolInput):
     limit: Annotated[int, Whole(1, 50)] = 20
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> list[dict[str, Any]]:
     return meetings.meeting_list(org=ctx.org, after=inp.after, before=inp.before, query=inp.query, limit=inp.limit,
                                  asked_by=Asker.of(ctx))
 
@@ -55,7 +58,7 @@ class HoldInput(ToolInput):
     note: Annotated[str, Chars(0, 2000)] | None = None
 
 
-def hold(ctx, inp: HoldInput):
+def hold(ctx: ToolContext, inp: HoldInput) -> Done:
     connection, written = meetings.meeting_hold(org=ctx.org, title=inp.title, start=inp.start, end=inp.end,
                                                 note=inp.note, asked_by=Asker.of(ctx))
     meeting = written.value

@@ -3,13 +3,16 @@ writes shows as Roadstar. Thin declarations over research.page_services and page
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from core.inputs import Chars, Id, PageId
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import comment_shape
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -28,7 +31,7 @@ class ListInput(ToolInput):
     cursor: Annotated[str, Chars(0, 400)] | None = None
 
 
-def list_comments(ctx, inp: ListInput):
+def list_comments(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     window, next_cursor = page_selectors.comment_window(page=page, cursor=inp.cursor or None)
     owner = ctx.org.owner_first_name
@@ -48,10 +51,10 @@ class CommentInput(ToolInput):
     parent_id: Id | None = None
 
 
-def comment(ctx, inp: CommentInput):
+def comment(ctx: ToolContext, inp: CommentInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     parent = page_selectors.comment_get(page=page, comment_id=inp.parent_id) if inp.parent_id else None
-    agent_id = ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
+    agent_id = ctx.actor.agent.pk if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
     made = page_services.comment_add(page=page, text=inp.text, parent=parent, agent_id=agent_id)
     what = "replied to a comment" if made.parent_id else "commented"
     return Done(result={"commentId": str(made.id)}, sentence=f"{what} on the research page “{page.title}”",

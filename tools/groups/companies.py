@@ -7,7 +7,7 @@ services write. unrecord alone has an Undo: taking an entry off keeps its row, a
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -19,10 +19,16 @@ from companies.shapes import (
     company_row,
     timeline_entry_shape,
 )
+from core.actors import Actor
 from core.change_words import fields_to
-from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Whole, in_range
+from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Uuid, Whole, in_range
+from core.models import Change, Organization
 from core.timefmt import iso
+from core.undo import undo_data
 from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -47,16 +53,16 @@ OpenKind = Literal["you", "them", "follow_up"]
 EntryKind = Literal["mail", "meeting", "call", "invoice", "note"]
 
 
-def _record(ctx, company_id) -> dict:
+def _record(ctx: ToolContext, company_id: Uuid | str) -> dict[str, Any]:
     return company_record(selectors.company_for_record(org=ctx.org, company_id=company_id))
 
 
-def _given(inp, *names: str) -> dict:
+def _given(inp: ToolInput, *names: str) -> dict[str, Any]:
     """The inputs among `names` the caller gave, by their snake_case names; a null counts as given."""
     return {name: getattr(inp, name) for name in names if name in inp.model_fields_set}
 
 
-def _present(inp, *names: str) -> dict:
+def _present(inp: ToolInput, *names: str) -> dict[str, Any]:
     """The inputs among `names` the caller gave a value (a null is as if left out)."""
     return {name: value for name, value in _given(inp, *names).items() if value is not None}
 
@@ -73,7 +79,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     rows, total = selectors.company_list(
         org=ctx.org, label=inp.label, query=inp.query, open_kind=inp.open, quiet_days=inp.quiet_days,
         handled_by=inp.handled_by, offset=inp.offset,
@@ -100,7 +106,7 @@ class ReadInput(ToolInput):
     company_id: CompanyId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return company_read_shape(*selectors.company_read(org=ctx.org, company_id=inp.company_id))
 
 
@@ -135,7 +141,7 @@ class CreateInput(ToolInput):
     people: Annotated[list[PersonInput], Field(max_length=200)] = []
 
 
-def create(ctx, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput) -> dict[str, Any] | Done:
     try:
         company = services.company_create(
             org=ctx.org, actor=ctx.actor, name=inp.name, website=inp.website, domains=inp.domains,
@@ -181,12 +187,12 @@ class UpdateInput(ToolInput):
     details: dict[str, str | None] | None = None
     why: Annotated[str, Chars(1, 2000)]
 
-    def changes(self) -> dict:
+    def changes(self) -> dict[str, Any]:
         # A null handler clears it; a null anywhere else is as if left out.
         return _present(self, "name", "domains", "labels", "details") | _given(self, "handler")
 
 
-def update(ctx, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     known_as = company.name  # the line names it as the owner knew it, and says its new name
     entry = services.company_update(org=ctx.org, actor=ctx.actor, company=company, why=inp.why, **inp.changes())
@@ -204,7 +210,7 @@ def update(ctx, inp: UpdateInput):
     )
 
 
-def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     return services.company_update_replaces(org=ctx.org, company=company, **inp.changes())
 
@@ -252,7 +258,7 @@ class AboutInput(ToolInput):
     sources: Annotated[list[SourceInput], Field(min_length=1, max_length=20)]
 
 
-def about(ctx, inp: AboutInput):
+def about(ctx: ToolContext, inp: AboutInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     dumped = inp.model_dump(mode="json", exclude_none=True)
     entry = services.company_set_about(
@@ -268,7 +274,7 @@ def about(ctx, inp: AboutInput):
     )
 
 
-def about_replaces(ctx, inp: AboutInput) -> dict | None:
+def about_replaces(ctx: ToolContext, inp: AboutInput) -> dict[str, Any] | None:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     if not company.about:
         return None
@@ -315,7 +321,7 @@ class TimelineInput(ToolInput):
     before: Annotated[str, Chars(0, 64), AfterValidator(_reads_as_time)] | None = None
 
 
-def timeline(ctx, inp: TimelineInput):
+def timeline(ctx: ToolContext, inp: TimelineInput) -> dict[str, Any]:
     page = selectors.timeline_page(
         org=ctx.org, company_id=inp.company_id, kind=inp.kind, contact_id=inp.contact_id, query=inp.query,
         before=_time(inp.before) if inp.before is not None else None,
@@ -365,7 +371,7 @@ class RecordInput(ToolInput):
     state: Literal["waiting_you", "waiting_them", "paid", "overdue"] | None = None
 
 
-def record(ctx, inp: RecordInput):
+def record(ctx: ToolContext, inp: RecordInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     given = _present(inp, "summary", "people", "ours", "count", "minutes", "link", "thread") | _given(inp, "state")
     if inp.files is not None:
@@ -413,7 +419,7 @@ class UnrecordInput(ToolInput):
     entry_id: Annotated[str, Chars(1)]
 
 
-def unrecord(ctx, inp: UnrecordInput):
+def unrecord(ctx: ToolContext, inp: UnrecordInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry, log, undo = services.timeline_entry_unrecord(
         org=ctx.org, actor=ctx.actor, company=company, entry_id=inp.entry_id
@@ -430,7 +436,7 @@ def unrecord(ctx, inp: UnrecordInput):
     )
 
 
-def unrecord_replaces(ctx, inp: UnrecordInput) -> dict:
+def unrecord_replaces(ctx: ToolContext, inp: UnrecordInput) -> dict[str, Any]:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry = selectors.timeline_entry_get(org=ctx.org, company=company, entry_id=inp.entry_id)
     return {
@@ -439,8 +445,8 @@ def unrecord_replaces(ctx, inp: UnrecordInput) -> dict:
     }
 
 
-def undo_unrecord(*, org, actor, change):
-    services.timeline_entry_restore(org=org, actor=actor, undo=change.undo)
+def undo_unrecord(*, org: Organization, actor: Actor, change: Change) -> None:
+    services.timeline_entry_restore(org=org, actor=actor, undo=undo_data(change))
 
 
 register(
@@ -472,12 +478,12 @@ class OpenInput(ToolInput):
     done: str | None = None
 
 
-def open_kind(ctx, inp: OpenInput) -> Kind:
+def open_kind(ctx: ToolContext, inp: OpenInput) -> Kind:
     # Closing an item changes what's there; opening one only makes something new.
     return "changes" if inp.done is not None else "makes"
 
 
-def open_(ctx, inp: OpenInput):
+def open_(ctx: ToolContext, inp: OpenInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     outcome = services.company_open(
         org=ctx.org, actor=ctx.actor, company=company, add=inp.add.model_dump() if inp.add else None,
@@ -499,7 +505,7 @@ def open_(ctx, inp: OpenInput):
     )
 
 
-def open_replaces(ctx, inp: OpenInput) -> dict | None:
+def open_replaces(ctx: ToolContext, inp: OpenInput) -> dict[str, Any] | None:
     if inp.done is None:
         return None
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
@@ -529,7 +535,7 @@ class ContextInput(ToolInput):
     why: Annotated[str, Chars(1, 2000)]
 
 
-def context(ctx, inp: ContextInput):
+def context(ctx: ToolContext, inp: ContextInput) -> Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     entry = services.company_set_context(org=ctx.org, actor=ctx.actor, company=company, text=inp.text, why=inp.why)
     return Done(
@@ -541,7 +547,7 @@ def context(ctx, inp: ContextInput):
     )
 
 
-def context_replaces(ctx, inp: ContextInput) -> dict | None:
+def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict[str, Any] | None:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     if not company.context:
         return None
@@ -572,7 +578,7 @@ class LinkPersonInput(ToolInput):
     ended: IsoDate | None = None
 
 
-def link_person(ctx, inp: LinkPersonInput):
+def link_person(ctx: ToolContext, inp: LinkPersonInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     entry = services.company_person_link(

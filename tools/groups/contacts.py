@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import uuid
 from types import SimpleNamespace
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from contacts import selectors, services
-from contacts.models import Contact, LogEntry
 from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
+from core.actors import Actor
 from core.change_words import fields_to
 from core.errors import ToolError
 from core.inputs import (
@@ -22,12 +22,18 @@ from core.inputs import (
     IsoDateTime,
     Offset,
     ProjectId,
+    Uuid,
     Whole,
     describe_validation_error,
 )
-from core.undo import restore, snapshot
+from core.models import Change, Organization
+from core.undo import restore, snapshot, undo_data
 from docs.selectors import project_get
+from records.models import Contact, LogEntry
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -45,7 +51,7 @@ register_group(
 )
 
 
-def _record(ctx, contact_id) -> dict:
+def _record(ctx: ToolContext, contact_id: Uuid | str) -> dict[str, Any]:
     return contact_record(selectors.contact_get(org=ctx.org, contact_id=contact_id))
 
 
@@ -65,7 +71,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     contacts, total = selectors.contact_list(
         org=ctx.org, label=inp.label, company=inp.company, query=inp.query, open_kind=inp.open,
         quiet_days=inp.quiet_days, offset=inp.offset,
@@ -96,7 +102,7 @@ class FindInput(ToolInput):
     email: str
 
 
-def find(ctx, inp: FindInput):
+def find(ctx: ToolContext, inp: FindInput) -> dict[str, Any] | None:
     contact = selectors.contact_by_email(org=ctx.org, email=inp.email)
     return contact_record(contact, company_context=True) if contact is not None else None
 
@@ -120,7 +126,7 @@ class ReadInput(ToolInput):
     contact_id: ContactId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     return contact_read_shape(contact, selectors.contact_log(contact=contact))
 
@@ -144,7 +150,7 @@ class TimelineInput(ToolInput):
     limit: Annotated[int, Whole(1, 100)] = 20
 
 
-def timeline(ctx, inp: TimelineInput):
+def timeline(ctx: ToolContext, inp: TimelineInput) -> dict[str, Any]:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     return selectors.contact_timeline(org=ctx.org, actor=ctx.actor, contact=contact, limit=inp.limit)
 
@@ -171,10 +177,10 @@ class CreateInput(ToolInput):
     job_title: Annotated[str, Chars(0, 200)] | None = None
     labels: list[Annotated[str, Chars(1, 40)]] = []
     company_ids: list[CompanyId] = []
-    fields: dict = {}
+    fields: dict[str, Any] = {}
 
 
-def create(ctx, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput) -> dict[str, Any] | Done:
     try:
         contact = services.contact_create(
             org=ctx.org, actor=ctx.actor, name=inp.name, emails=inp.emails, phone=inp.phone,
@@ -223,10 +229,10 @@ class PersonRow(ToolInput):
 
 
 class AddManyInput(ToolInput):
-    people: Annotated[list[dict], Field(min_length=1, max_length=200)]
+    people: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=200)]
 
 
-def _person(row: int, raw: dict) -> services.PersonIn | str:
+def _person(row: int, raw: dict[str, Any]) -> services.PersonIn | str:
     """The row as the service takes it, or what is wrong with it, naming the field."""
     try:
         person = PersonRow.model_validate(raw)
@@ -240,7 +246,7 @@ def _person(row: int, raw: dict) -> services.PersonIn | str:
     )
 
 
-def add_many(ctx, inp: AddManyInput):
+def add_many(ctx: ToolContext, inp: AddManyInput) -> dict[str, Any] | Done:
     people, invalid = [], []
     for row, raw in enumerate(inp.people):
         person = _person(row, raw)
@@ -298,7 +304,7 @@ class UpdateInput(ToolInput):
     phone: Annotated[str, Chars(0, 80)] | None = None
     job_title: Annotated[str, Chars(0, 200)] | None = None
     labels: list[Annotated[str, Chars(1, 40)]] | SkipJsonSchema[None] = None
-    fields: dict | SkipJsonSchema[None] = None
+    fields: dict[str, Any] | SkipJsonSchema[None] = None
     # The contact as read for the check (update_replaces), with all its record reads (one query), handed to the
     # run: one read of it a call, not three (the check's, the update's, the result's). The update writes only if
     # the row still holds what this read saw of the values given, else reads it again under its lock, so what it
@@ -307,24 +313,24 @@ class UpdateInput(ToolInput):
 
     @field_validator("name", "emails", "labels", "fields")
     @classmethod
-    def _not_null(cls, value):
+    def _not_null(cls, value: object) -> object:
         if value is None:
             raise ValueError("give a value, or leave it out to keep what is there")
         return value
 
-    def changes(self) -> dict:
+    def changes(self) -> dict[str, Any]:
         """The inputs given, by attribute name: a value left out stays as it is; phone given null clears it."""
         given = self.model_fields_set - {"contact_id"}
         return {name: getattr(self, name) for name in given}
 
 
-def _contact_for_update(ctx, inp: UpdateInput) -> Contact | None:
+def _contact_for_update(ctx: ToolContext, inp: UpdateInput) -> Contact | None:
     if inp._read is None or str(inp._read.organization_id) != str(ctx.org.id):
         inp._read = selectors.contact_for_record(org=ctx.org, contact_id=inp.contact_id)
     return inp._read
 
 
-def update(ctx, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     contact = _contact_for_update(ctx, inp)
     if contact is None:
         raise ToolError("not_found", f"No contact with id {inp.contact_id} in this workspace.")
@@ -354,13 +360,13 @@ def update(ctx, inp: UpdateInput):
     )
 
 
-def update_reads_first(ctx, inp: UpdateInput) -> frozenset[tuple[str, str]]:
+def update_reads_first(ctx: ToolContext, inp: UpdateInput) -> frozenset[tuple[str, str]]:
     # The contact as read for the check is read in this workspace: found, it need not be looked for again.
     contact = _contact_for_update(ctx, inp)
     return frozenset({("contact", str(contact.id))}) if contact is not None else frozenset()
 
 
-def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     # Another workspace's contact replaces nothing here; running the tool answers not_found.
     contact = _contact_for_update(ctx, inp)
     return services.contact_update_replaces(contact, inp.changes()) if contact is not None else None
@@ -389,7 +395,14 @@ class ContextInput(ToolInput):
     why: Annotated[str, Chars(1, 2000)]
 
 
-def context(ctx, inp: ContextInput):
+class ContextUndo(TypedDict):
+    """What contacts.context's Undo reads: the Context before and after, as `snapshot` keeps them."""
+
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+def context(ctx: ToolContext, inp: ContextInput) -> Done:
     contact = selectors.contact_get(org=ctx.org, contact_id=inp.contact_id)
     before = snapshot(contact, ["context"])
     entry = services.contact_set_context(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, why=inp.why)
@@ -398,24 +411,25 @@ def context(ctx, inp: ContextInput):
         sentence=f"set {contact.name}'s Context: {inp.why}",
         target_type="contact",
         target_id=str(contact.id),
-        undo={"before": before, "after": snapshot(contact, ["context"])},
+        undo=ContextUndo(before=before, after=snapshot(contact, ["context"])),
         log_entry=entry,
     )
 
 
-def context_replaces(ctx, inp: ContextInput) -> dict | None:
+def context_replaces(ctx: ToolContext, inp: ContextInput) -> dict[str, Any] | None:
     contact = Contact.objects.filter(organization=ctx.org, id=inp.contact_id).only("name", "context").first()
     if contact is None or not contact.context:
         return None
     return {"name": contact.name, "context": contact.context}
 
 
-def undo_context(*, org, actor, change):
+def undo_context(*, org: Organization, actor: Actor, change: Change) -> None:
     contact = Contact.objects.filter(organization=org, id=change.target_id).first()
     if contact is None:
         raise ToolError("not_found", "That contact is no longer in Contacts; nothing was restored.")
-    after = change.undo["after"]
-    restore(contact, before=change.undo["before"], after=after, what=f"{contact.name}'s Context")
+    undo: ContextUndo = undo_data(change)
+    after = undo["after"]
+    restore(contact, before=undo["before"], after=after, what=f"{contact.name}'s Context")
     services.log_write(
         org=org, actor=actor, kind=LogEntry.Kind.RESTORED, contact=contact, before=after["context"],
         after=contact.context, text="Undid a change to Context",
@@ -444,7 +458,7 @@ class NoteInput(ToolInput):
     text: Annotated[str, Chars(1, 2000)]
 
 
-def note(ctx, inp: NoteInput):
+def note(ctx: ToolContext, inp: NoteInput) -> Done:
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     entry = services.contact_note(org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text)
     return Done(
@@ -471,7 +485,7 @@ register(
 # --- follow_up --------------------------------------------------------------------------------------------
 
 
-def _date_and_time(value):
+def _date_and_time(value: str) -> str:
     # A date alone would mean midnight, which is never what a follow-up wants: ask for the time too.
     if not isinstance(value, str) or len(value.strip()) <= len("2026-11-13"):
         raise ValueError("must be an ISO 8601 date and time, such as 2026-11-13T09:00:00-05:00")
@@ -484,7 +498,7 @@ class FollowUpInput(ToolInput):
     at: Annotated[IsoDateTime, BeforeValidator(_date_and_time)]
 
 
-def follow_up(ctx, inp: FollowUpInput):
+def follow_up(ctx: ToolContext, inp: FollowUpInput) -> Done:
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     item, entry = services.contact_follow_up(
         org=ctx.org, actor=ctx.actor, contact=contact, text=inp.text, at=inp.at, thread=ctx.conversation_id or "",
@@ -518,7 +532,7 @@ class LinkProjectInput(ToolInput):
     project_id: ProjectId
 
 
-def link_project(ctx, inp: LinkProjectInput):
+def link_project(ctx: ToolContext, inp: LinkProjectInput) -> dict[str, Any] | Done:
     contact = selectors.contact_get_plain(org=ctx.org, contact_id=inp.contact_id)
     project = project_get(org=ctx.org, project_id=inp.project_id)
     entry = services.contact_link_project(org=ctx.org, actor=ctx.actor, contact=contact, project=project)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr
 
 from core.inputs import Chars, DocId, DocNoteId, Offset, ProjectId
 from docs import selectors, services
-from docs.models import Doc
 from docs.shapes import doc_list_item, doc_read_shape, version_shape
+from records.models import Doc
 from tools.registry import Done, Group, Kind, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 # The spec's page lost what was written in angle brackets; the components and the link form are restored as
 # spec/README.md reads them ("Where the source lost text").
@@ -52,7 +55,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
     docs, next_offset = selectors.doc_page(org=ctx.org, project=project, title=inp.title, offset=inp.offset)
     return {"items": [doc_list_item(d) for d in docs], "nextOffset": next_offset}
@@ -68,7 +71,7 @@ class ReadInput(ToolInput):
     doc_id: DocId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id)
     return doc_read_shape(doc, selectors.doc_open_notes(doc=doc))
 
@@ -102,7 +105,7 @@ class WriteInput(ToolInput):
     _kind: Kind | None = PrivateAttr(default=None)
 
 
-def write_kind(ctx, inp: WriteInput) -> Kind:
+def write_kind(ctx: ToolContext, inp: WriteInput) -> Kind:
     """A new doc makes something; so does the first draft of a doc that has no text yet (one the owner asked
     for). Writing over a doc's text changes what's there. An unknown docId counts as a change, so the check
     sees it; the run then answers not_found."""
@@ -115,7 +118,7 @@ def write_kind(ctx, inp: WriteInput) -> Kind:
     return inp._kind
 
 
-def write(ctx, inp: WriteInput):
+def write(ctx: ToolContext, inp: WriteInput) -> Done:
     write_kind(ctx, inp)  # decided on the doc as it is before the write, however the pipeline asked
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id) if inp.doc_id else None
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
@@ -143,7 +146,7 @@ def write(ctx, inp: WriteInput):
     )
 
 
-def write_replaces(ctx, inp: WriteInput) -> dict | None:
+def write_replaces(ctx: ToolContext, inp: WriteInput) -> dict[str, Any] | None:
     if inp.doc_id is None:
         return None
     doc = Doc.objects.filter(organization=ctx.org, id=inp.doc_id).only("title", "text").first()
@@ -189,7 +192,7 @@ class EditInput(ToolInput):
     answers: Annotated[list[EditAnswer], Field(max_length=40)] = []
 
 
-def edit(ctx, inp: EditInput):
+def edit(ctx: ToolContext, inp: EditInput) -> Done:
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id)
     version = services.doc_edit(
         org=ctx.org,
@@ -205,7 +208,7 @@ def edit(ctx, inp: EditInput):
     return Done(result=version_shape(version), sentence=sentence, target_type="doc", target_id=str(doc.id))
 
 
-def edit_replaces(ctx, inp: EditInput) -> dict | None:
+def edit_replaces(ctx: ToolContext, inp: EditInput) -> dict[str, Any] | None:
     doc = Doc.objects.filter(organization=ctx.org, id=inp.doc_id).only("title").first()
     if doc is None:
         return None
@@ -238,7 +241,7 @@ class AnswerInput(ToolInput):
     text: Annotated[str, Chars(1, 1000)]
 
 
-def answer(ctx, inp: AnswerInput):
+def answer(ctx: ToolContext, inp: AnswerInput) -> Done:
     doc = selectors.doc_get(org=ctx.org, doc_id=inp.doc_id)
     reply = services.doc_note_answer(
         org=ctx.org, actor=ctx.actor, doc=doc, note_id=inp.note_id, outcome=inp.outcome, text=inp.text

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
+from core.actors import Actor
 from core.inputs import AppItem, Chars, Number, Offset, TimeText, Whole
+from core.models import Change, Organization
 from integrations.files import services
 from integrations.services import Asker
 from search import takeover
 from tools.registry import GROUPS, Done, Group, Tool, ToolInput, describe_inputs, register, register_group
 from workspace import services as workspace_services
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -40,7 +45,7 @@ Cell = Annotated[str, Chars(0, 50_000)] | Annotated[int, Whole(-(10**15), 10**15
 Rows = Annotated[list[list[Cell]], Field(min_length=1, max_length=200)]
 
 
-def _asker(ctx) -> Asker:
+def _asker(ctx: ToolContext) -> Asker:
     return Asker.of(ctx)
 
 
@@ -49,7 +54,7 @@ def _done(outcome: services.Outcome) -> Done:
                 undo=outcome.undo, created=outcome.created)
 
 
-def undo(*, org, actor, change) -> None:
+def undo(*, org: Organization, actor: Actor, change: Change) -> None:
     services.file_change_undo(org=org, actor=actor, change=change)
 
 
@@ -64,7 +69,7 @@ class SearchInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def search(ctx, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     return services.files_search(org=ctx.org, asker=_asker(ctx), query=inp.query, source=inp.source,
                                  modified_after=inp.modified_after, limit=inp.limit, page=inp.page,
                                  skip_accounts=takeover.skipped_keys(ctx.org, "files"))
@@ -91,7 +96,7 @@ class ReadInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     takeover.refuse_held(takeover.held_file(ctx.org, inp.id), "file")
     return services.files_read(org=ctx.org, asker=_asker(ctx), id=inp.id, offset=inp.offset, page=inp.page)
 
@@ -117,7 +122,7 @@ class CopyInput(ToolInput):
     folder_id: FileId | None = None
 
 
-def copy(ctx, inp: CopyInput):
+def copy(ctx: ToolContext, inp: CopyInput) -> Done:
     return _done(services.file_copy(org=ctx.org, asker=_asker(ctx), id=inp.id, name=inp.name,
                                     folder_id=inp.folder_id))
 
@@ -144,7 +149,7 @@ class FolderInput(ToolInput):
     parent_id: FileId | None = None
 
 
-def folder(ctx, inp: FolderInput):
+def folder(ctx: ToolContext, inp: FolderInput) -> Done:
     return _done(services.folder_create(org=ctx.org, asker=_asker(ctx), name=inp.name, parent_id=inp.parent_id))
 
 
@@ -169,7 +174,7 @@ class MoveInput(ToolInput):
     folder_id: FileId
 
 
-def move(ctx, inp: MoveInput):
+def move(ctx: ToolContext, inp: MoveInput) -> Done:
     return _done(services.files_move(org=ctx.org, asker=_asker(ctx), ids=inp.ids, folder_id=inp.folder_id))
 
 
@@ -195,7 +200,7 @@ class RenameInput(ToolInput):
     name: Name
 
 
-def rename(ctx, inp: RenameInput):
+def rename(ctx: ToolContext, inp: RenameInput) -> Done:
     return _done(services.file_rename(org=ctx.org, asker=_asker(ctx), id=inp.id, name=inp.name))
 
 
@@ -222,7 +227,7 @@ class CreateDocInput(ToolInput):
     folder_id: FileId | None = None
 
 
-def create_doc(ctx, inp: CreateDocInput):
+def create_doc(ctx: ToolContext, inp: CreateDocInput) -> Done:
     return _done(services.doc_create(org=ctx.org, asker=_asker(ctx), name=inp.name, markdown=inp.markdown,
                                      folder_id=inp.folder_id))
 
@@ -248,7 +253,7 @@ class AppendTextInput(ToolInput):
     text: Annotated[str, Chars(1, 50_000)]
 
 
-def append_text(ctx, inp: AppendTextInput):
+def append_text(ctx: ToolContext, inp: AppendTextInput) -> Done:
     return _done(services.text_append(org=ctx.org, asker=_asker(ctx), id=inp.id, text=inp.text))
 
 
@@ -275,7 +280,7 @@ class CreateSheetInput(ToolInput):
     folder_id: FileId | None = None
 
 
-def create_sheet(ctx, inp: CreateSheetInput):
+def create_sheet(ctx: ToolContext, inp: CreateSheetInput) -> Done:
     return _done(services.sheet_create(org=ctx.org, asker=_asker(ctx), name=inp.name, rows=inp.rows,
                                        folder_id=inp.folder_id))
 
@@ -304,7 +309,7 @@ class SaveInput(ToolInput):
     over: FileId | None = None
 
 
-def save(ctx, inp: SaveInput):
+def save(ctx: ToolContext, inp: SaveInput) -> Done:
     return _done(workspace_services.workspace_file_save(
         org=ctx.org, actor=ctx.actor, asker=_asker(ctx), workspace=inp.workspace, folder_id=inp.folder_id,
         name=inp.name, as_google=inp.as_google, over=inp.over,
@@ -338,7 +343,7 @@ class SaveAttachmentInput(ToolInput):
     name: Name | None = None
 
 
-def save_attachment(ctx, inp: SaveAttachmentInput):
+def save_attachment(ctx: ToolContext, inp: SaveAttachmentInput) -> Done:
     return _done(services.attachment_save(org=ctx.org, asker=_asker(ctx), email=inp.email,
                                           attachment=inp.attachment, folder_id=inp.folder_id, name=inp.name))
 
@@ -366,7 +371,7 @@ class SheetRowsInput(ToolInput):
     range: Range
 
 
-def sheet_rows(ctx, inp: SheetRowsInput):
+def sheet_rows(ctx: ToolContext, inp: SheetRowsInput) -> dict[str, Any]:
     return services.sheet_rows(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range)
 
 
@@ -390,7 +395,7 @@ class AppendRowsInput(ToolInput):
     values: Rows
 
 
-def append_rows(ctx, inp: AppendRowsInput):
+def append_rows(ctx: ToolContext, inp: AppendRowsInput) -> Done:
     return _done(services.rows_append(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range,
                                       values=inp.values))
 
@@ -419,7 +424,7 @@ class UpdateCellsInput(ToolInput):
     values: Rows
 
 
-def update_cells(ctx, inp: UpdateCellsInput):
+def update_cells(ctx: ToolContext, inp: UpdateCellsInput) -> Done:
     return _done(services.cells_update(org=ctx.org, asker=_asker(ctx), id=inp.id, range_=inp.range,
                                        values=inp.values))
 
@@ -448,7 +453,7 @@ class ReplaceTextInput(ToolInput):
     replace: Annotated[str, Chars(0, 5000)]
 
 
-def replace_text(ctx, inp: ReplaceTextInput):
+def replace_text(ctx: ToolContext, inp: ReplaceTextInput) -> Done | dict[str, Any]:
     outcome = services.text_replace(org=ctx.org, asker=_asker(ctx), id=inp.id, find=inp.find, replace=inp.replace)
     # Nothing matched: nothing changed, so nothing is listed on Home.
     return _done(outcome) if isinstance(outcome, services.Outcome) else outcome

@@ -4,7 +4,7 @@ research.services, which reads SEC EDGAR (rate-limited, identified) and stores w
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -13,6 +13,9 @@ from core.inputs import Chars, CompanyId
 from research import selectors, services
 from research.shapes import filing_text_shape
 from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -31,7 +34,7 @@ class LatestInput(ToolInput):
     company_ids: Annotated[list[CompanyId], Field(min_length=1, max_length=50)]
 
 
-def latest(ctx, inp: LatestInput):
+def latest(ctx: ToolContext, inp: LatestInput) -> dict[str, Any]:
     return services.filings_latest(org=ctx.org, company_ids=inp.company_ids)
 
 
@@ -56,7 +59,7 @@ class ReadInput(ToolInput):
     accession: Annotated[str, Chars(1, 40)]
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     match = ACCESSION.match(inp.accession.strip())
     if match is None:
         raise bad_input("accession", "an SEC accession number looks like 0000320193-24-000123; take it from "

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from core.errors import ToolError
 from core.inputs import Chars, Whole
 from tools.help import search as help_search
 from tools.help.library import library, split_address
 from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -31,7 +34,7 @@ class SearchInput(ToolInput):
     limit: Annotated[int, Whole(1, 20)] = 8
 
 
-def search(ctx, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     if not help_search.query_words(inp.query):
         raise ToolError("bad_input", "query: has no words to search for; use words you'd expect on the page, "
                                      "such as a tool's name")
@@ -59,7 +62,7 @@ class ReadInput(ToolInput):
     page: Annotated[str, Chars(1, 300)]
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     address, anchor = split_address(inp.page)
     docs = library()
     page = docs.get(address)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from core.errors import ToolError
 from core.inputs import Chars
@@ -19,6 +19,9 @@ from tools.registry import (
     tools_of,
     workspace_group,
 )
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -39,7 +42,7 @@ class ListInput(ToolInput):
     pass
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     def tool_count(group: str) -> int:
         # An app connected by its MCP address has the group its workspace's own: its tools are counted there.
         own = workspace_group(ctx.org, group)
@@ -72,7 +75,7 @@ def _keys_line() -> str:
     return f"the keys are {keys}; integrations.list shows them"
 
 
-def connect(ctx, inp: ConnectInput):
+def connect(ctx: ToolContext, inp: ConnectInput) -> dict[str, Any] | Done:
     key = catalog.normalize_key(inp.integration)
     if key in catalog.NOT_YET:
         return {"notYet": f"{catalog.NOT_YET[key]} can't be connected yet: Roadstar doesn't have it. Carry on "

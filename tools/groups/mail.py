@@ -4,23 +4,30 @@ integrations.mail_service (search, read, draft) and integrations.mail_hold (mail
 from __future__ import annotations
 
 import datetime
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
 from pydantic import AfterValidator, Field, model_validator
 
 from contacts.shapes import local_time_words
+from core.actors import Actor
 from core.inputs import AppItem, Chars, Offset, Whole, in_range
+from core.models import Change, Organization
 from core.timefmt import iso
+from core.undo import undo_data
 from integrations.mail_hold import email_hold, email_undo
-from integrations.mail_service import mail_draft, mail_read, mail_search, outgoing_prepare
-from integrations.providers.base import MailQuery
+from integrations.mail_service import Outgoing, mail_draft, mail_read, mail_search, outgoing_prepare
+from integrations.providers.base import FileData, MailQuery
 from integrations.services import Asker
 from search import takeover
 from tools.pipeline import check_action
 from tools.registry import GROUPS, Done, Group, Tool, ToolInput, Writes, describe_inputs, register, register_group
 from workspace import services as workspace_services
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -87,7 +94,7 @@ class SearchInput(ToolInput):
     page: Annotated[str, Chars(0, 4000)] | None = None
 
 
-def search(ctx, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     query = MailQuery(text=inp.query, sender=inp.from_, to=inp.to, after=_day(inp.after), before=_day(inp.before),
                       has_attachment=inp.has_attachment)
     return mail_search(org=ctx.org, asker=Asker.of(ctx), query=query, source=inp.source or None, limit=inp.limit,
@@ -118,7 +125,7 @@ class ReadInput(ToolInput):
     offset: Offset = 0
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     if not inp.attachment:
         takeover.refuse_held(takeover.held_mail_thread(ctx.org, inp.id), "thread")
     return mail_read(org=ctx.org, asker=Asker.of(ctx), thread_id=inp.id, attachment=inp.attachment or None,
@@ -152,7 +159,7 @@ class Attach(ToolInput):
     workspace: Annotated[str, Chars(1, 500)] | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self):
+    def _one_kind(self) -> Attach:
         given = [k for k in ("file", "attachment", "workspace") if getattr(self, k) is not None]
         if len(given) != 1 or (self.email is not None and self.attachment is None):
             raise ValueError("give one of { file }, { email?, attachment } or { workspace }")
@@ -169,13 +176,13 @@ class OutgoingInput(ToolInput):
     signature: bool = True
 
 
-def _workspace_file(ctx):
+def _workspace_file(ctx: ToolContext) -> Callable[[str, str], FileData]:
     """`{ workspace: path }` in attach: the file in the agent's own folder (or shared), read as files.save does."""
     return lambda path, field: workspace_services.workspace_file(org=ctx.org, actor=ctx.actor, path=path,
                                                                  field=field)
 
 
-def _prepare(ctx, inp: OutgoingInput):
+def _prepare(ctx: ToolContext, inp: OutgoingInput) -> Outgoing:
     return outgoing_prepare(org=ctx.org, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [],
                             thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
                             workspace_file=_workspace_file(ctx))
@@ -188,7 +195,7 @@ class DraftInput(OutgoingInput):
     text: Annotated[str, Chars(0, 20000)]
 
 
-def draft(ctx, inp: DraftInput):
+def draft(ctx: ToolContext, inp: DraftInput) -> Writes:
     result, log = mail_draft(
         org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), to=inp.to, cc=inp.cc or [], subject=inp.subject,
         text=inp.text, thread_id=inp.thread_id or None, reply_all=inp.reply_all, attach=inp.attach or [],
@@ -228,7 +235,7 @@ class SendInput(OutgoingInput):
     text: Annotated[str, Chars(1, 20000)]
 
 
-def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) -> dict | None:
+def _check_whom_it_reaches(ctx: ToolContext, inp: SendInput, to: list[str], cc: list[str]) -> dict[str, Any] | None:
     """The check read the input, whose `to` may leave out whom a reply reaches (the thread's sender, replyAll's
     everyone): when it does, the check reads the email again with every recipient, before anything is held."""
     given = {a.strip().lower() for a in [*inp.to, *(inp.cc or [])]}
@@ -238,7 +245,14 @@ def _check_whom_it_reaches(ctx, inp: SendInput, to: list[str], cc: list[str]) ->
     return check_action(ctx, {"tool": "mail.send", "input": action_input})
 
 
-def send(ctx, inp: SendInput):
+class SendUndo(TypedDict):
+    """What mail.send's Undo reads: the held email, and when it goes (after which there is nothing to undo)."""
+
+    held: str
+    goesAt: str
+
+
+def send(ctx: ToolContext, inp: SendInput) -> dict[str, Any] | Writes:
     outgoing = _prepare(ctx, inp)  # reads the thread and the attachments from the apps
     held_back = _check_whom_it_reaches(ctx, inp, outgoing.to, outgoing.cc)
     if held_back is not None:
@@ -261,15 +275,16 @@ def send(ctx, inp: SendInput):
             sentence=f"emailed {_who(held.to or held.cc)}: “{inp.subject}”",
             target_type="email",
             target_id=str(held.id),
-            undo={"held": str(held.id), "goesAt": iso(held.goes_at)},
+            undo=SendUndo(held=str(held.id), goesAt=iso(held.goes_at)),
             log_entry=entries[0] if entries else None,
         )
 
     return Writes(write)
 
 
-def undo_send(*, org, actor, change):
-    email_undo(org=org, held_id=change.undo["held"], actor=actor)
+def undo_send(*, org: Organization, actor: Actor, change: Change) -> None:
+    undo: SendUndo = undo_data(change)
+    email_undo(org=org, held_id=undo["held"], actor=actor)
 
 
 register(

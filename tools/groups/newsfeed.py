@@ -4,17 +4,31 @@ reading the newsfeed never goes out to the network."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from core.timefmt import iso
 from research import selectors
-from research.shapes import feed_label, story_shape
+from research.shapes import brief_shape, feed_label, story_shape
 from tools.registry import Group, Tool, ToolInput, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 HOW_TO = "The workspace's newsfeed: stories it follows for the workspace's projects."
 NOT_AVAILABLE = (
     "Not available in this Roadstar: it reads news feeds only, so it follows no social accounts (accounts is always "
-    "empty), has no market prices or market stories (market, strip and moves are always empty), and writes no brief "
-    "of the day (brief is null): read the stories themselves."
+    "empty) and has no market prices or market stories (market, strip and moves are always empty). The brief is "
+    "written by the model a few times a day over the day's stories, for each project the feed follows; until then "
+    "it is null: read the stories themselves."
 )
+
+
+def _how_to(ctx: ToolContext) -> str:
+    """The spec's words, what this Roadstar has no source for, and why today's brief is missing where it is."""
+    brief = selectors.brief_today(org=ctx.org)
+    missing = f" Today: {brief.problem}" if brief is not None and brief.written_at is None and brief.problem else ""
+    return f"{HOW_TO} {NOT_AVAILABLE}{missing}"
+
 
 register_group(
     Group(
@@ -23,7 +37,7 @@ register_group(
         how_to="The workspace's newsfeed: stories it follows for the workspace's projects.",
         # After the spec's words, what this Roadstar has no source for, said plainly so an empty list isn't read
         # as "nothing happened".
-        how_to_for=lambda ctx: f"{HOW_TO} {NOT_AVAILABLE}",
+        how_to_for=_how_to,
         enabled=lambda org: selectors.group_on(org=org, group="newsfeed"),
     )
 )
@@ -33,7 +47,7 @@ class ReadInput(ToolInput):
     pass
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     org = ctx.org
     feeds = selectors.feeds_of(org=org)
     stories = selectors.stories_today(org=org)
@@ -48,11 +62,12 @@ def read(ctx, inp: ReadInput):
         "stories": [story_shape(s.story, s.project_ids) for s in stories],
         "projects": [{"id": pid, "name": name} for pid, name in projects.items()],
         # What the feed follows: each feed, by its title, with the projects it is followed for (none: the whole
-        # workspace). Roadstar's feeds are RSS and Atom feeds; it follows no X accounts and no market.
+        # workspace). Roadstar's feeds are RSS and Atom feeds; it follows no X accounts and no market (the how-to
+        # says so).
         "topics": [{"label": label, "projectIds": ids} for label, ids in topics.items()],
         "accounts": [],
         "market": {"stories": [], "read": None},
-        "brief": None,
+        "brief": brief_shape(selectors.brief_today(org=org)),
         "actions": [],
         "today": {
             "counts": [{"kind": "news", "read": selectors.stories_seen_today(org=org), "kept": len(stories)}],

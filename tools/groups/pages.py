@@ -4,12 +4,15 @@ declarations over research.page_services and page_selectors. pages.request only 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import Field, StrictBool, field_validator
 
+from core.actors import Actor
 from core.errors import ToolError
-from core.inputs import Chars, Offset, PageId, ProjectId
+from core.inputs import Chars, Offset, PageId, ProjectId, Uuid
+from core.models import Change, Organization
+from core.undo import undo_data
 from docs import selectors as doc_selectors
 from docs import services as doc_services
 from integrations.web.services import web_available
@@ -17,6 +20,9 @@ from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import list_item_shape, read_shape
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -31,11 +37,11 @@ register_group(
 COST_NOTE = "A page costs money and has no price up front."
 
 
-def _agent_id(ctx):
-    return ctx.actor.agent.id if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
+def _agent_id(ctx: ToolContext) -> Uuid | None:
+    return ctx.actor.agent.pk if ctx.actor.kind == "agent" and ctx.actor.agent is not None else None
 
 
-def _author(ctx) -> str:
+def _author(ctx: ToolContext) -> str:
     return "Roadstar"
 
 
@@ -50,7 +56,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_pages(ctx, inp: ListInput):
+def list_pages(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     project = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id) if inp.project_id else None
     pages, next_offset = page_selectors.pages_list(
         org=ctx.org, project=project, title=inp.title, type_=inp.type, status=inp.status, offset=inp.offset
@@ -68,7 +74,7 @@ class ReadInput(ToolInput):
     page_id: PageId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     return read_shape(
         page, sources=page_selectors.sources_of(page=page),
@@ -97,7 +103,7 @@ class RequestInput(ToolInput):
         return value
 
 
-def request(ctx, inp: RequestInput):
+def request(ctx: ToolContext, inp: RequestInput) -> Done:
     if inp.project_id:
         project, filed = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id), ""
     else:
@@ -167,7 +173,14 @@ class UpdateInput(ToolInput):
     quote: Annotated[str, Chars(0, 1000)] | None = None
 
 
-def update(ctx, inp: UpdateInput):
+class UpdateUndo(TypedDict):
+    """What pages.update's Undo reads: the revision to put back, and the one it replaced (to see it is still there)."""
+
+    restore: str
+    expect: str
+
+
+def update(ctx: ToolContext, inp: UpdateInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     revision, before, done = page_services.page_update(
         page=page, title=inp.title, edits=[e.model_dump() for e in inp.edits],
@@ -181,11 +194,11 @@ def update(ctx, inp: UpdateInput):
         sentence=f"changed figures in “{revision.title}”: {replaced}"[:500],
         target_type="page",
         target_id=str(page.id),
-        undo={"restore": str(before.id), "expect": str(revision.id)},
+        undo=UpdateUndo(restore=str(before.id), expect=str(revision.id)),
     )
 
 
-def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     """What the edits would overwrite, for the check: the page's title and the words each edit replaces."""
     try:
         page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
@@ -194,9 +207,10 @@ def update_replaces(ctx, inp: UpdateInput) -> dict | None:
     return {"page": page.title, "words": [e.find for e in inp.edits]}
 
 
-def undo_update(*, org, actor, change):
+def undo_update(*, org: Organization, actor: Actor, change: Change) -> None:
     page = page_selectors.page_get(org=org, page_id=change.target_id)
-    page_services.page_revision_restore(page=page, restore_id=change.undo["restore"], expect_id=change.undo["expect"])
+    undo: UpdateUndo = undo_data(change)
+    page_services.page_revision_restore(page=page, restore_id=undo["restore"], expect_id=undo["expect"])
 
 
 register(
@@ -222,7 +236,7 @@ class MoveInput(ToolInput):
     project_id: ProjectId
 
 
-def move(ctx, inp: MoveInput):
+def move(ctx: ToolContext, inp: MoveInput) -> Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     project = doc_selectors.project_get(org=ctx.org, project_id=inp.project_id)
     was = page.project.name
@@ -235,7 +249,7 @@ def move(ctx, inp: MoveInput):
     )
 
 
-def move_replaces(ctx, inp: MoveInput) -> dict | None:
+def move_replaces(ctx: ToolContext, inp: MoveInput) -> dict[str, Any] | None:
     try:
         page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     except ToolError:
@@ -269,7 +283,7 @@ MARK_WORDS = {("star", True): "starred", ("star", False): "unstarred",
               ("follow", True): "followed", ("follow", False): "stopped following"}
 
 
-def mark(ctx, inp: MarkInput):
+def mark(ctx: ToolContext, inp: MarkInput) -> dict[str, Any] | Done:
     page = page_selectors.page_get(org=ctx.org, page_id=inp.page_id)
     result = {"pageId": str(page.id), "action": inp.action, "enabled": inp.enabled}
     changed = page_services.page_mark(page=page, agent_id=_agent_id(ctx), action=inp.action, enabled=inp.enabled)

@@ -3,13 +3,17 @@ services (the docs app holds Project)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
+from core import limits
 from core.inputs import Chars, Offset, ProjectId
 from docs import selectors, services
-from docs.models import Project
 from docs.shapes import activity_item, project_shape
+from records.models import Project
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -30,7 +34,7 @@ class ListInput(ToolInput):
     offset: Offset = 0
 
 
-def list_(ctx, inp: ListInput):
+def list_(ctx: ToolContext, inp: ListInput) -> dict[str, Any]:
     projects, next_offset = selectors.project_page(org=ctx.org, offset=inp.offset)
     return {"items": [project_shape(p) for p in projects], "nextOffset": next_offset}
 
@@ -47,7 +51,7 @@ class ActivityInput(ToolInput):
     offset: Offset = 0
 
 
-def activity(ctx, inp: ActivityInput):
+def activity(ctx: ToolContext, inp: ActivityInput) -> dict[str, Any]:
     changes, targets, next_offset = selectors.activity_page(org=ctx.org, offset=inp.offset)
     return {"items": [activity_item(c, targets) for c in changes], "nextOffset": next_offset}
 
@@ -67,11 +71,11 @@ register(
 
 
 class CreateInput(ToolInput):
-    name: Annotated[str, Chars(1, 120)]
-    description: Annotated[str, Chars(0, 4000)] = ""
+    name: Annotated[str, Chars(1, limits.PROJECT_NAME)]
+    description: Annotated[str, Chars(0, limits.PROJECT_DESCRIPTION)] = ""
 
 
-def create(ctx, inp: CreateInput):
+def create(ctx: ToolContext, inp: CreateInput) -> Done:
     project = services.project_create(org=ctx.org, actor=ctx.actor, name=inp.name, description=inp.description)
     return Done(
         result=project_shape(project),
@@ -99,8 +103,8 @@ register(
 
 class UpdateInput(ToolInput):
     project_id: ProjectId
-    name: Annotated[str, Chars(1, 120)]
-    description: Annotated[str, Chars(0, 4000)]
+    name: Annotated[str, Chars(1, limits.PROJECT_NAME)]
+    description: Annotated[str, Chars(0, limits.PROJECT_DESCRIPTION)]
 
 
 def _update_sentence(before_name: str, before_description: str, project: Project) -> str:
@@ -113,7 +117,7 @@ def _update_sentence(before_name: str, before_description: str, project: Project
     return f"changed the description of the project \"{project.name}\""
 
 
-def update(ctx, inp: UpdateInput):
+def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     project = selectors.project_get(org=ctx.org, project_id=inp.project_id)
     before_name, before_description = project.name, project.description
     project = services.project_update(
@@ -129,7 +133,7 @@ def update(ctx, inp: UpdateInput):
     )
 
 
-def update_replaces(ctx, inp: UpdateInput) -> dict | None:
+def update_replaces(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | None:
     """The old name, and the old description when it would be overwritten; None when nothing would be."""
     project = Project.objects.filter(organization=ctx.org, id=inp.project_id).only("name", "description").first()
     if project is None:

@@ -3,7 +3,7 @@ workspace's own content. Thin declarations over search.selectors."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -11,6 +11,9 @@ from core.inputs import Chars, Offset, Whole
 from search import selectors
 from search.accounts import how_to_for
 from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 HOW_TO = (
     "Search and read the owner's mail, files and meetings as copied for Roadstar, and the workspace's own content. "
@@ -57,7 +60,7 @@ class SearchInput(ToolInput):
     cursor: Annotated[str, Chars(0, 400)] | None = None
 
 
-def search(ctx, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     filters = selectors.Filters(
         query=inp.query, sender=inp.from_ or [], to=inp.to or [], with_=inp.with_ or [], after=inp.after or None,
         before=inp.before or None, types=inp.type or [], places=inp.in_ or [], has=inp.has or [], dir=inp.dir,
@@ -94,7 +97,7 @@ class ReadInput(ToolInput):
     offset: Offset = 0
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return selectors.read(org=ctx.org, item_id=inp.id, offset=inp.offset)
 
 

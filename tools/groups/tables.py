@@ -8,18 +8,22 @@ the same plan at the same price).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, field_validator
 
 from core.errors import not_found
-from core.inputs import Chars, DatasetId, ProjectId, Whole
-from docs.models import Project
+from core.inputs import Chars, DatasetId, ProjectId, Uuid, Whole
 from docs.services import project_filed_into
+from records.models import Project
 from research import selectors, services
+from research.models import Dataset, DatasetPlanDraft, DatasetRun
 from research.shapes import dataset_item, dataset_shape, row_shape
 from research.table_run import money_words
 from tools.registry import Done, Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -33,7 +37,7 @@ register_group(
 
 
 
-def _not_blank(value):
+def _not_blank[T](value: T) -> T:
     if isinstance(value, str) and not value.strip():
         raise ValueError("must have words, not only spaces")
     if isinstance(value, list):
@@ -45,14 +49,14 @@ def _not_blank(value):
     return value
 
 
-def _project(ctx, project_id) -> Project:
+def _project(ctx: ToolContext, project_id: Uuid | str) -> Project:
     project = Project.objects.filter(organization=ctx.org, id=project_id).first()
     if project is None:
         raise not_found("project", project_id)
     return project
 
 
-def _dataset_result(dataset, run=None) -> dict:
+def _dataset_result(dataset: Dataset, run: DatasetRun | None = None) -> dict[str, Any]:
     if run is None:
         run = selectors.dataset_latest_runs(datasets=[dataset]).get(dataset.id)
     return dataset_shape(dataset, run=run, spent_micros=selectors.dataset_spent(dataset=dataset))
@@ -65,7 +69,7 @@ class ListInput(ToolInput):
     project_id: ProjectId | None = None
 
 
-def list_tables(ctx, inp: ListInput):
+def list_tables(ctx: ToolContext, inp: ListInput) -> list[dict[str, Any]]:
     project = _project(ctx, inp.project_id) if inp.project_id else None
     datasets = selectors.datasets_of(org=ctx.org, project=project)
     runs = selectors.dataset_latest_runs(datasets=datasets)
@@ -82,7 +86,7 @@ class ReadInput(ToolInput):
     dataset_id: DatasetId
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     rows = selectors.dataset_rows(dataset=dataset)
     return {"dataset": _dataset_result(dataset), "rows": [row_shape(r) for r in rows]}
@@ -103,17 +107,17 @@ class BuildInput(ToolInput):
     _words = field_validator("question")(_not_blank)
 
 
-def _draft(ctx, inp: BuildInput, *, make: bool = True):
+def _draft(ctx: ToolContext, inp: BuildInput, *, make: bool = True) -> DatasetPlanDraft:
     return services.table_plan_draft(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id,
                                      project_id=inp.project_id, question=inp.question, max_rows=inp.max_rows,
                                      make=make)
 
 
-def _build_note(ctx, inp: BuildInput) -> str:
+def _build_note(ctx: ToolContext, inp: BuildInput) -> str:
     return services.table_build_note(draft=_draft(ctx, inp), max_rows=inp.max_rows)
 
 
-def _project_for(ctx, project_id) -> Project | None:
+def _project_for(ctx: ToolContext, project_id: Uuid | str | None) -> Project | None:
     """The project the owner named, else the one the agent's work files into (the owner, naming none, gets none)."""
     if project_id:
         return _project(ctx, project_id)
@@ -122,7 +126,7 @@ def _project_for(ctx, project_id) -> Project | None:
     return project_filed_into(org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id)
 
 
-def build(ctx, inp: BuildInput):
+def build(ctx: ToolContext, inp: BuildInput) -> Done:
     draft = _draft(ctx, inp, make=False)  # made for the check's note a moment ago
     dataset, run = services.table_build(
         org=ctx.org, actor=ctx.actor, conversation_id=ctx.conversation_id, project=_project_for(ctx, inp.project_id),
@@ -165,7 +169,7 @@ class AddRowInput(ToolInput):
     _words = field_validator("identity")(_not_blank)
 
 
-def add_row(ctx, inp: AddRowInput):
+def add_row(ctx: ToolContext, inp: AddRowInput) -> Done:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     row = services.table_add_row(org=ctx.org, actor=ctx.actor, dataset=dataset, identity=inp.identity)
     return Done(result={"key": row.key}, sentence=f"added the row {row.key!r} to the table {dataset.name!r}",
@@ -186,19 +190,19 @@ class ResearchRowsInput(ToolInput):
     row_keys: Annotated[list[Annotated[str, Chars(1, 300)]], Field(min_length=1, max_length=services.MAX_TABLE_ROWS)]
 
 
-def _research_note(ctx, inp: ResearchRowsInput) -> str:
+def _research_note(ctx: ToolContext, inp: ResearchRowsInput) -> str:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     return services.table_research_note(dataset=dataset, row_keys=inp.row_keys)
 
 
-def _research_replaces(ctx, inp: ResearchRowsInput) -> dict | None:
+def _research_replaces(ctx: ToolContext, inp: ResearchRowsInput) -> dict[str, Any] | None:
     # What the check weighs as replaced: the rows' values now, which the research writes over.
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     rows = [r for r in selectors.dataset_rows(dataset=dataset) if r.key in set(inp.row_keys)]
     return {"name": dataset.name, "rows": {r.key: r.values for r in rows[:20]}}
 
 
-def research_rows(ctx, inp: ResearchRowsInput):
+def research_rows(ctx: ToolContext, inp: ResearchRowsInput) -> Done:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     run = services.table_research_rows(org=ctx.org, dataset=dataset, row_keys=inp.row_keys)
     return Done(
@@ -235,7 +239,7 @@ class AcceptCellInput(ToolInput):
     column: Annotated[str, Chars(1, 40)]
 
 
-def _accept_replaces(ctx, inp: AcceptCellInput) -> dict | None:
+def _accept_replaces(ctx: ToolContext, inp: AcceptCellInput) -> dict[str, Any] | None:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     row = dataset.rows.filter(key=inp.key).first()
     if row is None:
@@ -244,7 +248,7 @@ def _accept_replaces(ctx, inp: AcceptCellInput) -> dict | None:
             "source": (row.sources or {}).get(inp.column)}
 
 
-def accept_cell(ctx, inp: AcceptCellInput):
+def accept_cell(ctx: ToolContext, inp: AcceptCellInput) -> Done:
     dataset = selectors.dataset_get(org=ctx.org, dataset_id=inp.dataset_id)
     services.table_accept_cell(dataset=dataset, key=inp.key, column=inp.column, actor=ctx.actor)
     return Done(result=None, sentence=f"accepted {inp.column} of {inp.key!r} in the table {dataset.name!r}",

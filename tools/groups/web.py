@@ -7,13 +7,16 @@ what to set.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, field_validator
 
 from core.inputs import Chars, Link, Whole
 from integrations.web import services
 from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+
+if TYPE_CHECKING:
+    from core.context import ToolContext
 
 register_group(
     Group(
@@ -28,7 +31,7 @@ register_group(
 )
 
 
-def _not_blank(value):
+def _not_blank[T](value: T) -> T:
     if isinstance(value, str) and not value.strip():
         raise ValueError("must have words, not only spaces")
     if isinstance(value, list):
@@ -48,7 +51,7 @@ class SearchInput(ToolInput):
     _words = field_validator("objective", "queries")(_not_blank)
 
 
-def search(ctx, inp: SearchInput):
+def search(ctx: ToolContext, inp: SearchInput) -> dict[str, Any]:
     return services.web_search(objective=inp.objective, queries=inp.queries, limit=inp.limit)
 
 
@@ -76,7 +79,7 @@ class ReadInput(ToolInput):
     _words = field_validator("objective")(_not_blank)
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return services.web_read(urls=inp.urls, objective=inp.objective)
 
 

@@ -7,7 +7,7 @@ same check holds it back and the change lands on Home exactly as if the agent ha
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -15,7 +15,7 @@ from core.context import ToolContext
 from core.inputs import AppItem, Chars, Whole
 from integrations.services import Asker
 from tools.pipeline import apart_from_caller, use_tool
-from tools.registry import Group, Tool, ToolInput, describe_inputs, register, register_group
+from tools.registry import Group, Tool, ToolInput, ToolResult, describe_inputs, register, register_group
 from workspace import services
 
 register_group(
@@ -53,14 +53,14 @@ class CallsFromCode:
     """What a run's code calls: each call through use_tool in the agent's context, counted in `tally` for
     `calls`. The sandbox calls it with the tool's name and input, as a CallHandler."""
 
-    def __init__(self, ctx: ToolContext):
+    def __init__(self, ctx: ToolContext) -> None:
         self.ctx = ctx
-        self.tally: dict[str, dict] = {}
+        self.tally: dict[str, dict[str, Any]] = {}
 
-    def __call__(self, name: object, tool_input: object) -> dict | None:
+    def __call__(self, name: object, tool_input: object) -> ToolResult:
         if not isinstance(name, str):
             return {"error": "bad_input", "message": "tool: give the tool's name, such as mail.search"}
-        result: dict | None
+        result: ToolResult
         if name == "workspace.bash":
             result = {"error": "bad_input", "message": "workspace.bash can't be called from code: run the "
                                                       "command from this same code instead"}
@@ -72,7 +72,7 @@ class CallsFromCode:
         return result
 
 
-def _count(tally: dict, name: str, tool_input, result) -> None:
+def _count(tally: dict[str, Any], name: str, tool_input: object, result: object) -> None:
     entry = tally.setdefault(name if len(name) <= 100 else name[:100], {"calls": 0, "done": 0})
     entry["calls"] += 1
     if isinstance(result, dict) and "not_done_yet" in result:
@@ -85,7 +85,7 @@ def _count(tally: dict, name: str, tool_input, result) -> None:
         entry["done"] += 1
 
 
-def _held(entry: dict, kind: str, tool_input, words: str) -> None:
+def _held(entry: dict[str, Any], kind: str, tool_input: object, words: str) -> None:
     held = entry.setdefault(kind, [])
     if len(held) < HELD_LISTED:
         held.append({"input": tool_input, "message": words})
@@ -98,7 +98,7 @@ class BashInput(ToolInput):
     command: Annotated[str, Chars(1, 20_000)]
 
 
-def bash(ctx, inp: BashInput):
+def bash(ctx: ToolContext, inp: BashInput) -> dict[str, Any]:
     calls = CallsFromCode(ctx)
     answer = services.workspace_run(org=ctx.org, actor=ctx.actor, command=inp.command, on_call=calls)
     answer["calls"] = calls.tally
@@ -130,7 +130,7 @@ class ReadInput(ToolInput):
     limit: Annotated[int, Whole(1, 2000)] | None = None
 
 
-def read(ctx, inp: ReadInput):
+def read(ctx: ToolContext, inp: ReadInput) -> dict[str, Any]:
     return services.file_read(org=ctx.org, actor=ctx.actor, path=inp.path, offset=inp.offset, limit=inp.limit)
 
 
@@ -155,7 +155,7 @@ class WriteInput(ToolInput):
     content: Annotated[str, Chars(0, 2_000_000)]
 
 
-def write(ctx, inp: WriteInput):
+def write(ctx: ToolContext, inp: WriteInput) -> dict[str, Any]:
     return services.file_write(org=ctx.org, actor=ctx.actor, path=inp.path, text=inp.content)
 
 
@@ -180,7 +180,7 @@ class EditInput(ToolInput):
     new_text: Annotated[str, Chars(0, 200_000)]
 
 
-def edit(ctx, inp: EditInput):
+def edit(ctx: ToolContext, inp: EditInput) -> dict[str, Any]:
     return services.file_edit(org=ctx.org, actor=ctx.actor, path=inp.path, old_text=inp.old_text,
                               new_text=inp.new_text)
 
@@ -210,7 +210,7 @@ class OpenInput(ToolInput):
     attachments: Annotated[list[OpenAttachment], Field(max_length=20)] | None = None
 
 
-def open_files(ctx, inp: OpenInput):
+def open_files(ctx: ToolContext, inp: OpenInput) -> dict[str, Any]:
     return services.files_open(org=ctx.org, actor=ctx.actor, asker=Asker.of(ctx), files=inp.files or [],
                                attachments=[(a.email, a.attachment) for a in inp.attachments or []])
 

@@ -9,6 +9,8 @@ that calls an app the app's errors, one with an undo `changed`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.inputs import Record
 from tools import registry
 from tools.catalog import (
@@ -60,21 +62,21 @@ def yes_note(tool: registry.Tool) -> str:
 # --- inputs, from the input model's JSON Schema ------------------------------------------------------------------
 
 
-def _resolve(schema: dict, defs: dict) -> dict:
+def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
         return {**defs.get(ref.rsplit("/", 1)[1], {}), **{k: v for k, v in schema.items() if k != "$ref"}}
     return schema
 
 
-def _types(schema: dict) -> tuple[list[str], bool]:
+def _types(schema: dict[str, Any]) -> tuple[list[str], bool]:
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind else []
     nullable = "null" in kinds
     return [k for k in kinds if k != "null"], nullable
 
 
-def type_words(schema: dict, defs: dict) -> str:
+def type_words(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     """An input's type as the docs say it: text, id, whole number, list of text, one of `a`, `b`…"""
     schema = _resolve(schema, defs)
     if "enum" in schema:
@@ -112,7 +114,7 @@ def type_words(schema: dict, defs: dict) -> str:
     return "anything"
 
 
-def limit_words(schema: dict, defs: dict) -> str:
+def limit_words(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     """An input's limits as the docs say them: "1–200 characters", "1–20", "up to 10"."""
     schema = _resolve(schema, defs)
     parts = []
@@ -141,18 +143,18 @@ def limit_words(schema: dict, defs: dict) -> str:
     return "; ".join(parts)
 
 
-def inputs_of(tool: registry.Tool) -> list[dict]:
+def inputs_of(tool: registry.Tool) -> list[dict[str, Any]]:
     """The tool's inputs, nested ones as `people[].role`, each with its type, whether it's required, its limits
     and what it is (the field's own description, where the declaration gives one)."""
     return schema_rows(tool.input_schema())
 
 
-def schema_rows(schema: dict) -> list[dict]:
+def schema_rows(schema: dict[str, Any]) -> list[dict[str, Any]]:
     """An input schema's properties as rows of the docs' input tables (two levels of nesting at most)."""
     defs = schema.get("$defs", {})
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
 
-    def walk(properties: dict, required: set, prefix: str, depth: int):
+    def walk(properties: dict[str, Any], required: set[Any], prefix: str, depth: int) -> None:
         for name, prop in properties.items():
             resolved = _resolve(prop, defs)
             kinds, nullable = _types(resolved)
@@ -175,7 +177,7 @@ def schema_rows(schema: dict) -> list[dict]:
     return rows
 
 
-def input_table(rows: list[dict]) -> list[str]:
+def input_table(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return ["No input."]
     return [
@@ -341,7 +343,7 @@ PLACES = {
 }
 
 
-def agent_tools_page(tools: list[dict]) -> str:
+def agent_tools_page(tools: list[dict[str, Any]]) -> str:
     """The agent tools: those an agent holds directly, without find_tools. Each of `tools` is a dict of name,
     description, schema (its input's JSON Schema), places (keys of PLACES), and limits: the limits the tool checks
     when it runs, by input, where they are not in its schema."""
@@ -384,7 +386,7 @@ def generated_pages() -> dict[str, str]:
 # --- /tools.json -------------------------------------------------------------------------------------------------
 
 
-def tools_json() -> list[dict]:
+def tools_json() -> list[dict[str, Any]]:
     """Every tool as declared, in spec/tools.json's shape (name, group, does, owners_yes, yes_note, your_work,
     inputs of name, type, required), with each input's limits and the tool's whole input schema besides."""
     return [

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
 from checks import reasons
+from core.registry import Registry
 from tools import registry
 from tools.help import generate
 
@@ -139,7 +141,7 @@ def _hand_written() -> dict[str, str]:
 class Library:
     """Every page, by address, in the order the docs list them."""
 
-    def __init__(self, pages: dict[str, Page]):
+    def __init__(self, pages: dict[str, Page]) -> None:
         order = list(SECTIONS)
         # Tools: all tools, then browse/find/use, then the groups in browse's order; the rest by address.
         reading = [*READING_ORDER, "/tools/", "/tools/catalog/", "/tools/agent-tools/",
@@ -153,22 +155,24 @@ class Library:
     def get(self, address: str) -> Page | None:
         return self.pages.get(address)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Page]:
         return iter(self.pages.values())
 
 
-# Pages an app above this layer writes from its own declarations: the agent tools live in agents/, which registers
-# a source in its AppConfig.ready(). Each source returns markdown by address and is called when the library is built.
-PAGE_SOURCES: list[Callable[[], dict[str, str]]] = []
+@dataclass(frozen=True)
+class PageSource:
+    """Pages an app above this layer writes from its own declarations (the agent tools live in agents/, which
+    registers one in agents/hooks.py): `pages()` returns markdown by address, called when the library is built."""
+
+    name: str
+    pages: Callable[[], dict[str, str]]
 
 
-def add_page_source(source: Callable[[], dict[str, str]]) -> None:
-    if source not in PAGE_SOURCES:
-        PAGE_SOURCES.append(source)
+PAGE_SOURCES: Registry[str, PageSource] = Registry("docs page source", PageSource)
 
 
 _lock = threading.Lock()
-_built: dict[tuple, Library] = {}
+_built: dict[tuple[Any, ...], Library] = {}
 
 
 def library() -> Library:
@@ -178,14 +182,14 @@ def library() -> Library:
     key = (
         tuple((name, id(group)) for name, group in registry.GROUPS.items()),
         tuple((name, id(tool)) for name, tool in registry.TOOLS.items()),
-        tuple(id(source) for source in PAGE_SOURCES),
+        tuple((name, id(source)) for name, source in PAGE_SOURCES.items()),
     )
     with _lock:
         if key not in _built:
             pages = {a: _page(a, t, generated=False) for a, t in _hand_written().items()}
             generated = generate.generated_pages()
-            for source in PAGE_SOURCES:
-                generated.update(source())
+            for source in PAGE_SOURCES.values():
+                generated.update(source.pages())
             for address, text in generated.items():
                 if address in pages:
                     raise ValueError(f"the docs page {address} is both written by hand and generated")

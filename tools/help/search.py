@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from tools.help.library import Library, Page
 
@@ -50,8 +51,8 @@ class Unit:
     anchor: str  # "" for the whole page
     title: str
     body: str
-    counts: Counter
-    title_words: frozenset
+    counts: Counter[str]
+    title_words: frozenset[Any]
 
     @property
     def address(self) -> str:
@@ -112,7 +113,7 @@ def opening(text: str) -> str:
     return flat
 
 
-def search(library: Library, query: str, limit: int) -> dict:
+def search(library: Library, query: str, limit: int) -> dict[str, Any]:
     wanted = query_words(query)
     scored = []
     for unit in _units(library):

@@ -10,8 +10,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from api.models import ApiToken
-from api.permissions import workspace_of
 from api.tokens import api_token_make
+from core.http import user_workspace
 
 
 class Command(BaseCommand):
@@ -25,7 +25,7 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"No user is called {username!r}.")
-        org = workspace_of(user)
+        org = user_workspace(user)
         if org is None:
             raise CommandError(f"{username} owns no workspace; the API is for a workspace's owner.")
         existing = ApiToken.objects.filter(user=user).first()

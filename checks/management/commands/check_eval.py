@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from checks.evaluation import CaseResult, run_case, summarize
 from checks.judge import Judge, JudgeUnsure, JudgeVerdict, ScriptedJudge, configured_judge
@@ -24,15 +25,15 @@ from checks.judge import Judge, JudgeUnsure, JudgeVerdict, ScriptedJudge, config
 class Command(BaseCommand):
     help = "Run the owner's-yes check over a file of check cases and print each result and the summary."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)
         parser.add_argument("--judge", choices=("none", "scripted", "openai"), default="none")
         parser.add_argument("--verdicts", type=Path, help="For --judge scripted: case id -> {outcome, reason}.")
 
-    def handle(self, *args, file: Path, judge: str, verdicts: Path | None, **options):
+    def handle(self, *args: Any, file: Path, judge: str, verdicts: Path | None, **options: Any) -> None:
         if not file.exists():
             raise CommandError(f"no such file: {file}")
-        scripted: dict = {}
+        scripted: dict[str, Any] = {}
         if judge == "scripted":
             if verdicts is None:
                 raise CommandError("--judge scripted needs --verdicts FILE.json")
@@ -59,8 +60,8 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps({"summary": summarize(results)}))
 
 
-def _scripted_for(case_id: str | None, scripted: dict) -> ScriptedJudge:
-    verdict = scripted.get(case_id)
+def _scripted_for(case_id: str | None, scripted: dict[str, Any]) -> ScriptedJudge:
+    verdict = scripted.get(case_id) if case_id is not None else None
     if verdict is None:
         return ScriptedJudge([JudgeUnsure(f"no scripted verdict for {case_id}")])
     return ScriptedJudge([JudgeVerdict.model_validate(verdict)])

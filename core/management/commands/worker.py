@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 from django.apps import apps
 from django.core.management.base import BaseCommand
@@ -91,7 +92,7 @@ def keep_connections() -> None:
         connections.settings[alias].get("OPTIONS", {}).pop("pool", None)
 
 
-def connect_at_start(**kwargs) -> None:
+def connect_at_start(**kwargs: Any) -> None:
     """In each worker process as it starts (django-q2's post_spawn): open the connection its turns will keep and
     read through it (SQLite reads the schema on a connection's first query), so its first turn doesn't wait for it."""
     from django_q.conf import Conf
@@ -103,7 +104,7 @@ def connect_at_start(**kwargs) -> None:
         logger.warning("worker: no database connection at start; the first task opens one", exc_info=True)
 
 
-def watches() -> list[tuple]:
+def watches() -> list[tuple[Any, ...]]:
     """Each app's `tasks.watch` with how often it runs (`tasks.watch_seconds()`): looks the main process takes more
     often than the minute's schedules can (agents: conversations whose worker died, by their lapsed lease)."""
     found = []
@@ -135,7 +136,7 @@ def keep_watch(stop: threading.Event) -> None:
 class Command(BaseCommand):
     help = "Run the task worker (django-q2's cluster); SIGTERM or SIGINT stops it cleanly."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         from django_q.cluster import Cluster
         from django_q.signals import post_spawn
 

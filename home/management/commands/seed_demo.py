@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 from typing import NotRequired, TypedDict
-from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,13 +21,12 @@ from django.db import transaction
 from agents import services as agent_services
 from agents.models import Agent
 from companies import services as company_services
-from companies.models import Company, TimelineEntry
 from contacts import selectors as contact_selectors
 from contacts import services as contact_services
 from core.actors import Actor
 from core.models import Organization
+from core.owner_zone import owner_zone
 from docs import services as doc_services
-from docs.models import Doc, Project
 from integrations.files.example import seed_files as files_example
 from integrations.local.mailbox import Incoming, message_store
 from integrations.local.models_books import LocalInvoice
@@ -38,6 +36,7 @@ from integrations.models import Connection
 from integrations.providers.local_books import InvoiceIn, LineIn, invoice_put
 from integrations.providers.local_calendar import event_put
 from integrations.services import connection_create_local
+from records.models import Company, Doc, Project, TimelineEntry
 
 # --- The facts, from the spec's examples ------------------------------------------------------------------
 
@@ -486,7 +485,7 @@ MEETINGS = [
 
 
 def seed_calendar(org: Organization, connection) -> list[str]:
-    zone = ZoneInfo(org.time_zone)
+    zone = owner_zone(org)
     known = set(LocalEvent.objects.filter(connection=connection).values_list("uid", flat=True))
     new = 0
     for uid, day, start, end, title, guests in MEETINGS:
@@ -568,9 +567,7 @@ MAIL = [
 
 
 def seed_mail(org: Organization, connection) -> list[str]:
-    import zoneinfo
-
-    zone = zoneinfo.ZoneInfo(org.time_zone)
+    zone = owner_zone(org)
     new = 0
     for key, box, sender, to, subject, day, time, text in MAIL:
         if LocalMailMessage.objects.filter(connection=connection, key=key).exists():
