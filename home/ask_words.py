@@ -51,7 +51,7 @@ WHAT = {
     "pages.update": "Change figures in a research page",
     "pages.move": "Move a research page to another project",
 }
-# Any other action (an app's tool, a new one) is said without its tool name: "Do this in the files app".
+# Any other action (an app's tool, a new one) is said without its tool name; its inputs below say what it does.
 OTHER = "Do this"
 
 # Inputs that name the record rather than change it: the record is named from `replaces` instead.

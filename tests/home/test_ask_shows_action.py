@@ -10,8 +10,8 @@ from django.urls import reverse
 from agents import services as agent_services
 from checks import reasons
 from checks.models import Ask, CheckDecision
-from contacts.models import ContactEmail
 from home import ask_words
+from records.models import ContactEmail
 from tests.factories import AgentFactory, ContactFactory
 
 pytestmark = pytest.mark.django_db
