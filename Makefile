@@ -38,19 +38,24 @@ migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 
 seed: migrate
-	$(PY) manage.py seed_demo
+	@$(PY) manage.py seed_demo --no-sign-in
 
+# The sign-in lines come last, after the workspace's first install and the example's own lines, so they are on the
+# screen when the server starts (the web server's access log is off and the log shows warnings only: LOG_LEVEL).
+# Ctrl-C is how it stops: honcho's 130 (or 143 for a TERM) is a clean end, not an error of make's.
 run: seed workspace
-	$(PY) manage.py schedule_ticks
-	@echo "Starting Roadstar at http://127.0.0.1:$(PORT) (web and worker; Ctrl-C stops both)"
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
+	@$(PY) manage.py schedule_ticks
+	@$(PY) manage.py seed_demo --sign-in-only
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start; rc=$$?; \
+		if [ $$rc -eq 130 ] || [ $$rc -eq 143 ]; then echo "Roadstar stopped."; else exit $$rc; fi
 
 # Production (README, "Running in production"): the same two processes without the example workspace. The
 # settings module is chosen from ROADSTAR_ENV / ALLOWED_HOSTS and refuses to start without what it needs.
 serve: migrate workspace
 	$(PY) manage.py schedule_ticks
 	@echo "Starting Roadstar on $${BIND_ADDRESS:-127.0.0.1}:$(PORT) (web and worker; Ctrl-C stops both)"
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PORT=$(PORT) $(VENV)/bin/honcho start; rc=$$?; \
+		if [ $$rc -eq 130 ] || [ $$rc -eq 143 ]; then echo "Roadstar stopped."; else exit $$rc; fi
 
 # The browser tests drive Debian's Chromium: ensure-chromium installs it where it is missing (apt-get, as root).
 # They share one running stack, so they stay together on one worker (loadgroup; the rest spread as with load).

@@ -264,8 +264,7 @@ def _search(plan: dict) -> list[dict]:
         found = web.web_search(objective=plan["objective"], queries=plan["queries"], limit=RESULTS)
     except ToolError as error:
         if error.kind == "unsupported":
-            raise WriterFailed("Web search isn't set up on this Roadstar, so there is nothing to research with. "
-                               "Whoever runs Roadstar sets it up (SEARXNG_URL or BRAVE_SEARCH_API_KEY).") from error
+            raise WriterFailed(page_services.NO_WEB_SEARCH) from error
         raise WriterFailed(f"The web search failed: {error.message}") from error
     return [{"url": r["url"], "title": r["title"] or "", "published": r.get("published")} for r in found["results"]]
 

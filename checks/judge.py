@@ -26,6 +26,8 @@ from core.network import network_call
 if TYPE_CHECKING:  # the judge's client is imported only when a judge is configured
     from openai.types.chat import ChatCompletionMessageParam
 
+    from core.models import Organization
+
 log = logging.getLogger(__name__)
 
 
@@ -204,16 +206,23 @@ class OpenAIJudge:
         return parse_verdict(message.content)
 
 
-def configured_judge() -> OpenAIJudge | None:
-    """The judge the settings configure, or None when no model is (then the check asks where rules can't decide)."""
+def configured_judge(org: Organization | None = None) -> OpenAIJudge | None:
+    """The judge for a workspace, or None when no model is connected (then the check asks where rules can't decide).
+
+    It is on the workspace's model endpoint as its agents reach it (core.model_endpoint: the server's environment
+    where it sets one, else the owner's Settings page), and is the workspace's light model unless the environment
+    names one (CHECK_JUDGE_MODEL). CHECK_JUDGE=off turns it off for the whole server."""
     from django.conf import settings
 
-    model = settings.CHECK_JUDGE_MODEL
-    base_url = settings.OPENAI_BASE_URL
-    api_key = settings.OPENAI_API_KEY
-    if not model or not (base_url or api_key):
+    from core.model_endpoint import endpoint_for
+
+    if not settings.CHECK_JUDGE:
         return None
-    return _judge_for(model, base_url, api_key, float(settings.CHECK_JUDGE_TIMEOUT))
+    endpoint = endpoint_for(org)
+    if endpoint is None:
+        return None
+    model = settings.CHECK_JUDGE_MODEL or endpoint.name_of(settings.CHEAPEST_MODEL)
+    return _judge_for(model, endpoint.base_url, endpoint.api_key, float(settings.CHECK_JUDGE_TIMEOUT))
 
 
 @functools.lru_cache(maxsize=4)

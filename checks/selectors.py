@@ -187,6 +187,24 @@ def _contact_rows(
     return made, [row[2:] for row in rows if row[0] == 1]
 
 
+def known_recipients(*, org: Organization, tool_input: dict[str, Any] | None) -> list[str]:
+    """The names of the action's recipients when every one of them is a contact of the workspace (the owner's
+    people), else []: the owner's words for a NOT_NAMED ask depend on it (home.ask_words). A known contact's send
+    is asked about for another reason than being a stranger: a standing rule of the owner's ("I see every quote
+    first"), Always ask, or words of the owner's in another conversation."""
+    addresses = recipients_of(tool_input or {})
+    if not addresses:
+        return []
+    names: dict[str, str] = {}
+    for email, name in ContactEmail.objects.filter(organization=org, email__in=addresses).values_list(
+            "email", "contact__name"):
+        names[email.lower()] = name
+    # (stored addresses are lower case, as recipients_of gives them; one not among them is a stranger)
+    if any(a not in names for a in addresses):
+        return []
+    return list(dict.fromkeys(names[a] for a in addresses))
+
+
 def went_since(*, exclude: Uuid | None = None) -> QuerySet[CheckDecision, CheckDecision]:
     """For an `Ask` queryset (OuterRef): the runs of the same action that went after it was asked, newest first.
     The same action: the same fingerprint anywhere in the workspace, or, in the ask's conversation, the same tool to

@@ -50,7 +50,7 @@ def check_tool_call(
     if org.check_enabled:
         network_call("the check (its judge is a model)")
     if judge is None and org.check_enabled:
-        judge = configured_judge()
+        judge = configured_judge(org)
     # The owner's yeses already spent are read as silence: a spent yes answers nothing.
     candidates = spend.yes_turns(request)
     spent = set(

@@ -113,6 +113,16 @@ def timeline_newest(*, company: Company, limit: int = TIMELINE_PAGE) -> list[Tim
     return list(company.timeline.filter(removed_at__isnull=True).order_by("-at", "-created_at")[:limit])
 
 
+WAITING_STATES = ("waiting_you", "waiting_them")
+
+
+def timeline_waiting(*, company: Company, limit: int = 20) -> list[TimelineEntry]:
+    """The company's timeline entries still waiting on someone (a mail waiting on the owner's reply, say): open
+    work as much as its open items are, so a page that lists what's open lists these too."""
+    return list(company.timeline.filter(removed_at__isnull=True, state__in=WAITING_STATES)
+                .order_by("-at", "-created_at")[:limit])
+
+
 def timeline_entry_get(*, org, company: Company, entry_id) -> TimelineEntry:
     """An entry on the company's timeline now; one taken off, or of another company, is not_found."""
     key = as_uuid(entry_id)

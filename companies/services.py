@@ -14,9 +14,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from companies import selectors
-from contacts.services import log_write, owner_values, short
+from contacts.services import log_write, owner_values
 from core import limits
 from core.actors import Actor
+from core.change_words import short
 from core.errors import ToolError, bad_input
 from core.locking import lock
 from core.models import Change

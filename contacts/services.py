@@ -17,6 +17,7 @@ from contacts.selectors import emails_taken
 from contacts.shapes import local_time_words
 from core import limits
 from core.actors import Actor
+from core.change_words import field_to, joined, short
 from core.errors import ToolError
 from core.inputs import Uuid
 from core.locking import lock, set_if_unchanged
@@ -527,18 +528,9 @@ def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
         new = after[f]
         if f == "context":
             parts.append("Context" + (f" to “{short(new)}”" if new else " (cleared)"))
-        elif new:
-            parts.append(f"{OWNER_FIELDS[f][0]} to {short(new)}")
         else:
-            parts.append(f"{OWNER_FIELDS[f][0]} (cleared)")
-    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"changed {name}'s {joined}"
-
-
-def short(text: str, most: int = 80) -> str:
-    """A value on one line, cut with … past `most` characters: how a change's sentence quotes it."""
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+            parts.append(field_to(OWNER_FIELDS[f][0], new))
+    return f"changed {name}'s {joined(parts)}"
 
 
 def undo_owner_edit(*, org, actor, change) -> None:

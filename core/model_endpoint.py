@@ -60,9 +60,9 @@ def saved_endpoint(org: Organization | None) -> ModelEndpoint | None:
     return ModelEndpoint.objects.filter(organization_id=getattr(org, "id", org)).first()
 
 
-def endpoint_for(org: Organization) -> Endpoint | None:
+def endpoint_for(org: Organization | None) -> Endpoint | None:
     """The endpoint the workspace's model calls go to; None: no model is connected (neither the environment nor
-    the owner set one)."""
+    the owner set one). With no workspace (a command run for the server), the environment's only."""
     saved = saved_endpoint(org)
     key = settings.OPENAI_API_KEY
     if not key and saved is not None:

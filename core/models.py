@@ -27,8 +27,8 @@ class Organization(models.Model):
         ASK = "ask", "Ask me"
         RUN = "run", "Let it run"
 
-    # The check's rules decide most actions; the rest go to a judge model (CHECK_JUDGE_MODEL). With no judge set up
-    # on this server, the owner chooses what happens to those: asked (the safe default), or run.
+    # The check's rules decide most actions; the rest go to a judge model (checks.judge.configured_judge). With no
+    # model connected, the owner chooses what happens to those: asked (the safe default), or run.
     without_judge = models.CharField(
         max_length=3, choices=WithoutJudge.choices, default=WithoutJudge.ASK,
         verbose_name="with no judge model set up",

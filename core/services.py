@@ -19,6 +19,7 @@ from core.inputs import Uuid
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, endpoint_for
 from core.models import Card, Change, ModelEndpoint, Organization
 from core.undo import UNDOS, UndoHandler
+from core.web_addresses import model_address_refused
 
 
 def change_record(
@@ -148,6 +149,9 @@ def model_endpoint_set(*, org: Organization, base_url: str, api_key: str | None,
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ToolError("bad_input", "Address: an http:// or https:// address, such as "
                                          "https://api.openai.com/v1 or http://localhost:11434/v1.")
+        refused = model_address_refused(base_url)
+        if refused:
+            raise ToolError("bad_input", f"Address: {refused}")
     if api_key is not None:
         api_key = api_key.strip()
         if len(api_key) > KEY_LIMIT:

@@ -204,3 +204,38 @@ def allowing_for_tests(*addresses: str) -> Iterator[None]:
         yield
     finally:
         _allowed_for_tests = before
+
+
+def model_address_refused(url: str) -> str | None:
+    """Why the owner may not point the agents (and the Settings page's Test) at this model address, in the owner's
+    words; None when it may be used. Where the server doesn't host its own model server (settings
+    ROADSTAR_LOCAL_MODELS off, production's default), a host on this machine or its private network is refused, as
+    a name or after DNS resolution, so Test can't be used to find out what answers inside the server's network. Any
+    port is allowed (model servers listen on their own). A name that doesn't resolve is left to the call itself
+    (it then says nothing answered)."""
+    if settings.ROADSTAR_LOCAL_MODELS:
+        return None
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None  # the address's own check says what is wrong with it
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        return None
+    local = "This server takes only a public model address (set by whoever runs it)"
+    literal = literal_address(host)
+    if literal is None and (host.lower() == "localhost" or host.lower().endswith((".localhost", ".local",
+                                                                                   ".internal"))):
+        return f"{local}: {host} is a name on this machine or its own network."
+    try:
+        found = [literal] if literal is not None else [
+            ipaddress.ip_address(a.split("%", 1)[0]) for a in resolver(host, port)]
+    except (OSError, UnicodeError, ValueError):
+        return None
+    for address in found:
+        why = why_refused(address)
+        if why:
+            return f"{local}: {why}." if literal is not None else (
+                f"{local}: {host} resolves to {address}, an address on this machine or a private network.")
+    return None

@@ -22,7 +22,7 @@ FOR_OWNER = {
     reasons.UNREACHABLE: "the check couldn't be reached",
 }
 
-# What each action does, in the owner's words; any other tool is named by its own name.
+# What each action does, in the owner's words (tests/home/test_ask_shows_action.py: every checked tool has one).
 WHAT = {
     "mail.send": "Send this email",
     "tables.build": "Build a research table",
@@ -39,7 +39,20 @@ WHAT = {
     "projects.update": "Change a project",
     "docs.write": "Write a doc's whole text",
     "docs.edit": "Edit a doc",
+    "docs.answer": "Answer a note on a doc",
+    "files.move": "Move files",
+    "files.rename": "Rename a file",
+    "files.append_text": "Add text to a doc in Drive",
+    "files.save": "Put a file in Drive",
+    "files.append_rows": "Add rows to a sheet",
+    "files.update_cells": "Write over cells in a sheet",
+    "files.replace_text": "Replace text in a doc in Drive",
+    "pages.request": "Ask for a research page",
+    "pages.update": "Change figures in a research page",
+    "pages.move": "Move a research page to another project",
 }
+# Any other action (an app's tool, a new one) is said without its tool name; its inputs below say what it does.
+OTHER = "Do this"
 
 # Inputs that name the record rather than change it: the record is named from `replaces` instead.
 _IDS = {"id", "ids", "contactId", "companyId", "projectId", "docId", "threadId", "entryId", "fileId", "datasetId"}
@@ -63,7 +76,14 @@ class AskAction:
     note: str = ""  # a note the tool carries for the check, such as a cost
 
 
-def reason_for_owner(reason: str) -> str:
+def reason_for_owner(reason: str, *, known: list[str] | None = None) -> str:
+    """The check's reason said to the owner. `known`: the action's recipients' names when all are the owner's
+    contacts (checks.selectors.known_recipients); then "someone you haven't named" would be untrue, and the ask
+    says whom it is for and that the owner hasn't let it go yet (a rule of theirs such as "I see every quote
+    first", Always ask, or words that don't cover this send)."""
+    if reason == reasons.NOT_NAMED and known:
+        whom = known[0] if len(known) == 1 else f"{', '.join(known[:-1])} and {known[-1]}"
+        return f"it is for {whom}, and you haven't said yet that it can go"
     return FOR_OWNER.get(reason, reason)
 
 
@@ -90,10 +110,20 @@ def _value(label: str, new: Any, old: Any = None) -> Value:
 
 
 def _attachments(attach: Any) -> str:
+    """The attachments as the owner knows them: a workspace file by its name; an app's file or an email's attachment
+    is only an id in the input (`7c41e2d0:1MWj…`), never shown: said by where it comes from."""
     names = []
     for one in attach or []:
-        if isinstance(one, dict):
-            names.append(one.get("workspace") or one.get("file") or one.get("attachment") or "an attachment")
+        if not isinstance(one, dict):
+            continue
+        if one.get("workspace"):
+            names.append(str(one["workspace"]).rstrip("/").rsplit("/", 1)[-1])
+        elif one.get("file"):
+            names.append("a file from your Drive")
+        elif one.get("attachment"):
+            names.append("an attachment of the email it answers")
+        else:
+            names.append("an attachment")
     return ", ".join(names)
 
 
@@ -101,7 +131,7 @@ def describe(*, tool: str, input: dict | None, replaces: Any = None, note: str =
     """The held action, as the owner checks it before saying yes."""
     given = dict(input or {})
     old = replaces if isinstance(replaces, dict) else {}
-    what = WHAT.get(tool, f"Use {tool}")
+    what = WHAT.get(tool, OTHER)
     if tool.startswith("mail."):
         rows = [_value("To", given.get("to") or "the sender of the email it replies to")]
         if given.get("cc"):

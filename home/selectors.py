@@ -151,8 +151,9 @@ def _work_state(work) -> str:
     return "waiting"
 
 
-NO_MODEL_WHY = ("It can't start: no AI model is connected to Roadstar yet. The card above says how to connect one; "
-                "then Try again starts it.")
+# Said on Home and on the thread's own page, where no card is above it: so they name the page to go to, not a card.
+NO_MODEL_WHY = ("It can't start: no AI model is connected to Roadstar yet. Connect one on Settings, AI model; then "
+                "Try again starts it.")
 NO_MODEL_BEFORE_WHY = "It couldn't start earlier, when no AI model was connected. Try again starts it now."
 FAILED_WHY = ("It stopped: the AI model didn't answer, even after five tries over about a minute. Nothing is lost: "
               "Try again picks it up where it stopped.")
@@ -167,8 +168,8 @@ def _stuck(work, *, state: str, model_ready: bool, stopped: str | None) -> tuple
     if state == "waiting for you":
         return state, "It asked you something above; it goes on once you answer.", False
     if work.agent.paused:
-        return "paused", (f"{work.agent.name} is paused: it went past its monthly budget. Raise the budget on its "
-                          "card above and it goes on."), False
+        return "paused", (f"{work.agent.name} is paused: it went past its monthly budget. Raise its budget on the "
+                          "Agents page and it goes on."), False
     if not model_ready and state in ("waiting", "up next"):
         return "can't start", NO_MODEL_WHY, False
     if work.last_outcome == Run.Outcome.NO_MODEL and state == "waiting":
@@ -182,6 +183,26 @@ def _stuck(work, *, state: str, model_ready: bool, stopped: str | None) -> tuple
             False,
         )
     return state, "", False
+
+
+def _with_standing(rows):
+    """Work rows with what _stuck reads: the conversation's last run's outcome, and whom it waits on."""
+    last_run = Run.objects.filter(conversation=OuterRef("conversation")).order_by("-started_at", "-id")
+    return rows.select_related("agent", "conversation").annotate(
+        last_outcome=Subquery(last_run.values("outcome")[:1]),
+        waits_on=Subquery(
+            Work.objects.filter(requester=OuterRef("conversation"), state=Work.State.OPEN)
+            .order_by("-created_at").values("agent__name")[:1]
+        ),
+    )
+
+
+def _stopped(org) -> dict[str, str]:
+    # The open Try again cards say what stopped each conversation, in the owner's words (agents.runtime.turn).
+    return dict(
+        Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
+                            subject__startswith="try_again:").values_list("subject", "body")
+    )
 
 
 def home_work(*, org: Organization, asking: frozenset[str] = frozenset(), limit: int = WORK_SHOWN,
@@ -215,28 +236,12 @@ def _grouped(items: list[WorkItem]) -> list[AgentWork]:
 
 def _work_items(*, org: Organization, asking: frozenset[str], limit: int, conversation_id=None) -> list[WorkItem]:
     """The newest `limit` pieces of work, newest first, each with its state in the owner's words."""
-    last_run = Run.objects.filter(conversation=OuterRef("conversation")).order_by("-started_at", "-id")
     rows = Work.objects.filter(organization=org)
     if conversation_id is not None:  # one thread's work, for its page
         rows = rows.filter(conversation_id=conversation_id)
-    rows = (
-        rows.exclude(state=Work.State.PASSED)
-        .select_related("agent", "conversation")
-        .annotate(
-            last_outcome=Subquery(last_run.values("outcome")[:1]),
-            waits_on=Subquery(
-                Work.objects.filter(requester=OuterRef("conversation"), state=Work.State.OPEN)
-                .order_by("-created_at").values("agent__name")[:1]
-            ),
-        )
-        .order_by("-created_at", "-id")[:limit]
-    )
+    rows = _with_standing(rows.exclude(state=Work.State.PASSED)).order_by("-created_at", "-id")[:limit]
     model_ready = model_connected(org)
-    # The open Try again cards say what stopped each conversation, in the owner's words (agents.runtime.turn).
-    stopped = dict(
-        Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
-                            subject__startswith="try_again:").values_list("subject", "body")
-    )
+    stopped = _stopped(org)
     items: list[WorkItem] = []
     seen: set[str] = set()
     for work in rows:
@@ -315,9 +320,20 @@ def chat_messages(*, conversation, limit: int = CHAT_SHOWN) -> list:
     return rows
 
 
-def agent_threads_at_work(*, agent) -> list[str]:
-    """The titles of the agent's threads with work still open."""
-    return list(
-        Work.objects.filter(agent=agent, state=Work.State.OPEN, conversation__kind=Conversation.Kind.THREAD)
-        .order_by("conversation__title").values_list("conversation__title", flat=True).distinct()
-    )
+def agent_threads_at_work(*, agent, asking: frozenset[str] = frozenset()) -> list[dict]:
+    """The agent's threads with work still open, each with where it stands in the words Home's Your work uses
+    (`_work_state` and `_stuck`, the one source): a chat never says "Working on" what Home says isn't running."""
+    org = agent.organization
+    rows = _with_standing(Work.objects.filter(agent=agent, state=Work.State.OPEN,
+                                              conversation__kind=Conversation.Kind.THREAD)).order_by("-created_at")
+    model_ready = model_connected(org)
+    stopped = _stopped(org)
+    threads: dict[str, dict] = {}
+    for work in rows:
+        key = str(work.conversation_id)
+        if key in threads:
+            continue  # its newest piece of work says where the thread stands, as on Home
+        state = "waiting for you" if key in asking else _work_state(work)
+        state, _, _ = _stuck(work, state=state, model_ready=model_ready, stopped=stopped.get(f"try_again:{key}"))
+        threads[key] = {"title": work.conversation.title, "state": state}
+    return sorted(threads.values(), key=lambda t: t["title"])

@@ -22,6 +22,7 @@ from core.crypto import TokensUnreadable
 from core.errors import ToolError
 from core.http import workspace_or_404
 from core.model_endpoint import DEFAULT_NAMES, KEY_LIMIT, NAME_LIMIT, URL_LIMIT, from_environment, saved_endpoint
+from core.web_addresses import model_address_refused
 
 # The four models, as the owner reads them (spec/reference/models.md's "when to pick it").
 MODEL_ROWS = (
@@ -94,6 +95,10 @@ def _test(form: dict, typed_key: str | None, saved, env) -> dict:
                                      "other than OpenAI)."}
     if base_url and not base_url.startswith(("http://", "https://")):
         return {"ok": False, "text": "The address must start with http:// or https://."}
+    # The environment's address is the operator's; one typed here must pass the server's rule for addresses.
+    refused = model_address_refused(base_url) if base_url and not env.base_url else None
+    if refused:
+        return {"ok": False, "text": refused}
     name = (settings.ROADSTAR_MODELS[TEST_MODEL]["name"] if TEST_MODEL in env.names
             else " ".join(form["names"].get(TEST_MODEL, "").split()) or DEFAULT_NAMES[TEST_MODEL])
     ok, text = endpoint_try(base_url=base_url or None, api_key=key, name=name[:NAME_LIMIT])

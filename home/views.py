@@ -37,6 +37,8 @@ from agents import services as agent_services
 from agents.forms import budget_set_from_form
 from agents.models import Agent, Conversation, Message, Work
 from agents.runtime.model import model_connected
+from checks import reasons
+from checks import selectors as check_selectors
 from checks import services as check_services
 from checks.judge import configured_judge
 from checks.models import Ask, CheckDecision
@@ -104,8 +106,8 @@ def _home_context(request: HttpRequest, org: Organization) -> dict:
         "no_model": not model_connected(org),
         "model_help_url": reverse("model_settings"),
         # No judge model: Home says what the owner's-yes check does instead, and lets the owner choose.
-        "without_judge": org.check_enabled and configured_judge() is None,
-        "asks": [_ask_for_owner(ask) for ask in asks],
+        "without_judge": org.check_enabled and configured_judge(org) is None,
+        "asks": [_ask_for_owner(ask, org=org) for ask in asks],
         # The model card a turn left is the same card as the one Home shows from the start: shown once, and not
         # at all once a model is connected.
         "cards": _cards_for_owner(org, [c for c in core_selectors.home_cards(org=org) if c.kind != Card.Kind.MODEL]),
@@ -134,9 +136,11 @@ def _earlier(value: str | None) -> int:
         return 0
 
 
-def _ask_for_owner(ask: selectors.HomeAsk) -> dict:
+def _ask_for_owner(ask: selectors.HomeAsk, *, org: Organization | None = None) -> dict:
     """The ask as the owner reads it: the agent's question (or why it waits, said to the owner) and the action."""
-    because = ask_words.reason_for_owner(ask.reason)
+    known = (check_selectors.known_recipients(org=org, tool_input=ask.input)
+             if org is not None and ask.reason == reasons.NOT_NAMED else None)
+    because = ask_words.reason_for_owner(ask.reason, known=known)
     return {
         "id": ask.id, "agent_id": ask.agent_id, "agent_name": ask.agent_name, "where": ask.where,
         "question": ask.question or (f"It waited for your yes: {because}." if ask.done
@@ -271,7 +275,7 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
         line: WorkLine = {
             "id": str(row.id),
             "css": "line" + (" line--undone" if undone else "") + (" line--undo" if is_undo else ""),
-            "text": f"{who} {row.sentence}",
+            "text": f"{who} {_while_held(row, now=now, tz=tz)}",
             "iso": local.isoformat(),
             "relative": relative_time(row.at, now=now, tz=tz),
             "exact": _exact(local),
@@ -283,6 +287,18 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
         line["html"] = line_html(line, undo_form_tail=undo_form_tail)
         lines.append(line)
     return lines
+
+
+def _while_held(row, *, now: datetime.datetime, tz) -> str:
+    """The change's sentence, or for an email still held for its two minutes (its Undo's `goesAt`, the time the
+    hold keeps) what will happen and when: "will email Dana at 10:42 AM: “Quote”", not "emailed" before it went."""
+    goes = parse_datetime(str((row.undo or {}).get("goesAt") or "")) if row.undone_at is None else None
+    if goes is None or goes <= now or not row.sentence.startswith("emailed "):
+        return row.sentence
+    whom, _, subject = row.sentence.removeprefix("emailed ").partition(": ")
+    local = goes.astimezone(tz)
+    clock = f"{local.hour % 12 or 12}:{local:%M} {'AM' if local.hour < 12 else 'PM'}"
+    return f"will email {whom} at {clock}" + (f": {subject}" if subject else "")
 
 
 # A line of Your work. Every value is escaped as it goes in (line_html); the ids, times and addresses are Roadstar's.
@@ -796,8 +812,10 @@ def _chat_context(org: Organization, agent: Agent) -> dict:
         # The model failed on this chat's turn: said here too, not only on Home's card, with its Try again.
         "stopped": Card.objects.filter(organization=org, kind=Card.Kind.TRY_AGAIN, resolved_at__isnull=True,
                                        subject=f"try_again:{conversation.id}").first() if conversation else None,
-        "working_on": selectors.agent_threads_at_work(agent=agent),
-        # With no model nothing runs: the chat says so rather than "Working on …" or "is replying…".
+        # Its threads' work where it stands, in Home's words for it ("working", "can't start", "waiting").
+        "working_on": selectors.agent_threads_at_work(
+            agent=agent, asking=frozenset(a.conversation_id for a in selectors.home_asks(org=org))),
+        # With no model nothing runs: the chat says so rather than "is replying…".
         "no_model": not model_connected(org),
         "live_src": reverse("chat_live", args=[agent.id]),
         "answer_limit": limits.MESSAGE,
@@ -887,6 +905,10 @@ def _answer_note(data: dict, ask: AskAnswered | None, agent: Agent) -> str:
     return "\n".join(lines)
 
 
+# The head of an instruction Roadstar writes into a thread to start work there: "[Morning summary] Write …".
+_INTERNAL_PROMPT = re.compile(r"\[([^\]\n]{1,80})\] ")
+
+
 def _chat_line(message: Message, *, agent: Agent, tz, now, asks: dict | None = None) -> ChatLine:
     data = message.data or {}
     text, label = message.text, ""
@@ -912,6 +934,10 @@ def _chat_line(message: Message, *, agent: Agent, tz, now, asks: dict | None = N
         # The note that tells the chat which question the owner's answer below it is for.
         who, label = "note", "From Home"
         text = _answer_note(data, (asks or {}).get(data["ask_id"]), agent)
+    elif (started := _INTERNAL_PROMPT.match(text)) is not None:
+        # What Roadstar hands an agent to start a piece of work (the morning summary's list of what happened, with
+        # how to write it) is the agent's instructions, not words for the owner: the thread says what started.
+        who, label, text = "note", "Started", f"{started.group(1)}, started by Roadstar."
     else:
         who, label = "note", "Note"
     return ChatLine(key=message.seq, who=who, label=label, text=text,

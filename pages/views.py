@@ -240,6 +240,8 @@ def company(request: HttpRequest, company_id) -> HttpResponse:
         "handler_id": found.handler_id,
         "about": _about(record["about"]),
         "timeline": [company_shapes.timeline_entry_shape(e) | {"at_time": e.at} for e in items],
+        # What waits on someone on its timeline is open too: "Nothing open" never sits above "waiting on you".
+        "waiting": company_selectors.timeline_waiting(company=found),
         "timeline_total": page["total"],
         "timeline_paged": before is not None,
         "timeline_older": older,
@@ -423,9 +425,12 @@ class ChartNode:
     agent: Agent
     spend: decimal.Decimal
     departments: list = field(default_factory=list)  # [(department, [ChartNode])], named ones first
+    # When it works, from its routines that are on (name, when in words): what really runs it, not its
+    # description's words, which may name a time no routine keeps.
+    runs: list = field(default_factory=list)
 
 
-def _chart(agents: list[Agent], spend: dict) -> ChartNode | None:
+def _chart(agents: list[Agent], spend: dict, runs: dict | None = None) -> ChartNode | None:
     """Roadstar at the top, each agent under the agent it reports to, its reports grouped by department.
 
     An agent whose manager is gone, or who sits in a loop of reports, is put under Roadstar.
@@ -448,7 +453,7 @@ def _chart(agents: list[Agent], spend: dict) -> ChartNode | None:
         for report in reports.get(agent.id, []):
             if report.id not in placed:
                 groups.setdefault(report.department.strip(), []).append(report)
-        built = ChartNode(agent, spend.get(agent.id, decimal.Decimal(0)))
+        built = ChartNode(agent, spend.get(agent.id, decimal.Decimal(0)), runs=(runs or {}).get(agent.id, []))
         for department in sorted(groups, key=lambda d: (d == "", d.lower())):
             built.departments.append((department, [node(r) for r in groups[department] if r.id not in placed]))
         return built
@@ -473,8 +478,12 @@ def agents(request: HttpRequest) -> HttpResponse:
     org = workspace_or_404(request)
     staff = selectors.agents_of(org=org)
     spend = agent_selectors.spend_this_month(org=org)
+    runs: dict = {}
+    for routine in routine_selectors.routines_of(org=org):
+        if routine.status == Routine.Status.ON:
+            runs.setdefault(routine.agent_id, []).append((routine.name, routine_words(routine)))
     return _page(request, org, "pages/agents.html", {
-        "chart": _chart(staff, spend),
+        "chart": _chart(staff, spend, runs),
         "count": sum(1 for a in staff if not a.is_roadstar),
     })
 

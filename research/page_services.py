@@ -35,6 +35,11 @@ from research.page_shapes import set_at, text_fields
 logger = logging.getLogger(__name__)
 
 CLAIM = datetime.timedelta(minutes=15)  # longer than a run's model calls and reads; a dead worker's hold lapses
+# Why no page can be researched where no web search is set up (a page is researched on the web), in words the agent
+# passes on to the owner as they are: pages.request says it before any ask, and a page asked for before then fails
+# with it.
+NO_WEB_SEARCH = ("This Roadstar has no web search set up, so there is nothing to research a question with: whoever "
+                 "runs your Roadstar can set one up.")
 MAX_ATTEMPTS = 3  # runs of one page (a worker killed mid-run, a model that failed every try) before it fails
 
 # --- hooks handed in by agents -----------------------------------------------------------------------------------

@@ -191,10 +191,12 @@ def _no_such_tool(name: object) -> dict[str, Any]:
 def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dict[str, Any]) -> dict[str, Any] | None:
     """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
     if not tool.is_checked(ctx, inp):
+        _refuse_if_unavailable(ctx, tool)
         return None
     # The records it names are found first: another workspace's id is not_found, never an ask on Home.
     found = tool.reads_first(ctx, inp) if tool.reads_first is not None else frozenset()
     find_named_records(ctx, inp, found=found)
+    _refuse_if_unavailable(ctx, tool)  # then what can't work here says so, before the owner is asked about it
     action = {"tool": tool.name, "input": raw_input}
     if tool.replaces is not None:
         replaced = tool.replaces(ctx, inp)
@@ -204,6 +206,12 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dic
         action["note"] = tool.check_note(ctx, inp)
     # The yes is stored against the input as validated: the same action written another way is the same action.
     return check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True))
+
+
+def _refuse_if_unavailable(ctx: ToolContext, tool: registry.Tool) -> None:
+    why = tool.unavailable(ctx) if tool.unavailable is not None else None
+    if why:
+        raise ToolError("unsupported", why)
 
 
 def check_action(

@@ -166,6 +166,9 @@ class Tool:
     reads_first: Callable[[ToolContext, Any], frozenset[tuple[str, str]]] | None = None
     # A note the check weighs whatever the kind (a cost): makes the tool checked always.
     check_note: Callable[[ToolContext, Any], str] | None = None
+    # Why the tool can't do its work on this server at all (pages.request with no web search set up), in words the
+    # agent can pass on to the owner; None when it can. Asked before the owner is, so no ask is raised for it.
+    unavailable: Callable[[ToolContext], str | None] | None = None
     # The result may be null (contacts.find when no one has the address); else a None result is `{"done": true}`.
     nullable: bool = False
     # Its body calls an app over the network (by default, the tools of APP_GROUPS): it runs with no transaction

@@ -232,6 +232,8 @@ Q_CLUSTER = {
     # wake-up costs and how soon a task a dead worker left (after `retry`) is handed out again; a chat message
     # doesn't wait for it (django-q2's default, 0.2 s, made one wait about 113 ms; 0.05 s, 54 ms).
     "poll": float(os.environ.get("Q_POLL", "1")),
+    # django-q2 logs each task it runs at INFO, to a handler of its own: the console shows its warnings and errors.
+    "log_level": os.environ.get("LOG_LEVEL", "WARNING").upper(),
 }
 # The SQLite wake-up pipe's path; None puts it beside the database file (the tests, whose database is in memory,
 # give one of their own).
@@ -277,16 +279,26 @@ ROADSTAR_MODELS = {
 }
 CHEAPEST_MODEL = "gpt-6-luna"
 
-# The judge of the owner's yes is the cheapest model; None means no judge (the check asks where rules can't decide).
-CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or (
-    ROADSTAR_MODELS[CHEAPEST_MODEL]["name"] if MODEL_CONFIGURED else None
-)
+# The judge of the owner's yes (checks.judge.configured_judge) is on the workspace's model endpoint, the environment's
+# or the owner's Settings: its light model unless CHECK_JUDGE_MODEL names another. CHECK_JUDGE=off: no judge at all
+# (the check asks where its rules can't decide); with no model connected there is none either.
+CHECK_JUDGE_MODEL = os.environ.get("CHECK_JUDGE_MODEL") or None
+CHECK_JUDGE = env_flag("CHECK_JUDGE", True)
+# Whether the owner's Settings page may point the agents at a model server on this machine or its private network
+# (loopback, private, link-local addresses): yes on one's own machine (a local Ollama is the common case), no in
+# production unless ROADSTAR_LOCAL_MODELS=1 (otherwise an owner could probe the server's network with Test).
+ROADSTAR_LOCAL_MODELS = env_flag("ROADSTAR_LOCAL_MODELS", True)
 
+# The console shows warnings and errors only (LOG_LEVEL=INFO for more): no line per request (the web server's access
+# log is off in the Procfile, the task worker's per-task lines are INFO), and a refused request (a 403, a 400) is
+# one line without its traceback (core.log_filters).
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "filters": {"refusals_in_one_line": {"()": "core.log_filters.RefusalsInOneLine"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["refusals_in_one_line"]}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
 # Outgoing mail of the local mailbox (integrations/providers/local_mail.py): SMTP when EMAIL_HOST is set, else

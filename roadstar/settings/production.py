@@ -38,6 +38,10 @@ if env_flag("DEBUG", False):
     )
 DEBUG = False
 
+# A model address an owner types on Settings must be a public one, unless the server hosts its own model server
+# (core.web_addresses.model_address_refused); the environment's OPENAI_BASE_URL is the operator's and always holds.
+ROADSTAR_LOCAL_MODELS = env_flag("ROADSTAR_LOCAL_MODELS", False)
+
 ALLOWED_HOSTS = hosts(os.environ.get("ALLOWED_HOSTS"))
 if not ALLOWED_HOSTS:
     raise SettingsRefused(

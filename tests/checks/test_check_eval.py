@@ -92,7 +92,7 @@ def test_the_scripted_judge_needs_a_verdicts_file(case_file):
 
 
 def test_the_openai_judge_needs_a_configured_model(case_file, settings):
-    settings.CHECK_JUDGE_MODEL = None
+    settings.CHECK_JUDGE = False
     with pytest.raises(CommandError):
         run(case_file, "--judge", "openai")
 

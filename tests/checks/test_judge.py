@@ -21,6 +21,7 @@ from checks.judge import (
     parse_verdict,
 )
 from checks.rules import evaluate
+from core.services import model_endpoint_set
 from tests.checks.helpers import owner, read, request, send
 
 URL = "http://judge.test/v1"
@@ -166,20 +167,46 @@ def test_an_exact_verdict_parses():
 
 # ---------------------------------------------------------------------------------------------------- configuration
 
-def test_no_model_configured_means_no_judge(settings):
-    settings.CHECK_JUDGE_MODEL = None
+@pytest.fixture
+def no_env(settings):
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.CHECK_JUDGE_MODEL = None, None, None
+    return settings
+
+
+def test_no_model_connected_means_no_judge(no_env):
     assert configured_judge() is None
 
 
-def test_a_model_without_an_endpoint_or_key_means_no_judge(settings):
-    settings.CHECK_JUDGE_MODEL, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "cheap-model", None, None
+def test_a_judge_model_without_an_endpoint_or_key_means_no_judge(no_env):
+    no_env.CHECK_JUDGE_MODEL = "cheap-model"
     assert configured_judge() is None
 
 
-def test_a_configured_model_gives_an_openai_judge_on_its_endpoint(settings):
-    settings.CHECK_JUDGE_MODEL, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "cheap-model", URL, None
+def test_the_environments_endpoint_gives_an_openai_judge_on_it(no_env):
+    no_env.CHECK_JUDGE_MODEL, no_env.OPENAI_BASE_URL = "cheap-model", URL
     judge = configured_judge()
     assert (judge.model, str(judge.client.base_url).rstrip("/")) == ("cheap-model", URL)
+
+
+def test_the_judge_is_on_the_endpoint_the_owner_set_on_settings_with_its_light_model(no_env, org):
+    model_endpoint_set(org=org, base_url="http://models.fernhill.test/v1", api_key="sk-owner", names={
+        "gpt-6-luna": "acme-small"})
+    judge = configured_judge(org)
+    assert (judge.model, str(judge.client.base_url).rstrip("/")) == ("acme-small", "http://models.fernhill.test/v1")
+    assert judge.client.api_key == "sk-owner"
+    assert configured_judge(None) is None  # another workspace's endpoint is never used
+
+
+def test_the_environment_wins_over_the_owners_settings_for_the_judge(no_env, org):
+    model_endpoint_set(org=org, base_url="http://models.fernhill.test/v1", api_key="sk-owner", names={})
+    no_env.OPENAI_BASE_URL, no_env.CHECK_JUDGE_MODEL = URL, "env-judge"
+    judge = configured_judge(org)
+    assert (judge.model, str(judge.client.base_url).rstrip("/")) == ("env-judge", URL)
+
+
+def test_the_judge_can_be_turned_off_for_the_server(no_env, org):
+    no_env.OPENAI_BASE_URL, no_env.CHECK_JUDGE = URL, False
+    assert configured_judge(org) is None
 
 
 # ---------------------------------------------------------------------------------------------------- stand-ins

@@ -134,7 +134,7 @@ def test_an_ask_of_another_workspace_cannot_be_answered(org, other_org, dana):
 
 def test_the_configured_judge_is_used_when_none_is_given(org, dana, monkeypatch):
     judge = ScriptedJudge([JudgeVerdict(outcome="go")])
-    monkeypatch.setattr("checks.services.configured_judge", lambda: judge)
+    monkeypatch.setattr("checks.services.configured_judge", lambda org=None: judge)
     request = request_for_workspace(org=org, conversation=ROUTINE, action=QUOTE, made_here=[])
     check_tool_call(org=org, request=request, actor_kind="agent", actor_id="a1")
     assert len(judge.sent) == 1
@@ -260,7 +260,7 @@ def test_what_a_conversation_made_is_read_by_its_id_when_there_is_no_work(org, d
 
 def run_without_judge(org, settings, conversation=ROUTINE, action=QUOTE):
     """As the workspace runs it when this server has no judge model set up (configured_judge() is None)."""
-    settings.CHECK_JUDGE_MODEL = ""
+    settings.CHECK_JUDGE = False
     request = request_for_workspace(org=org, conversation=conversation, action=action, made_here=())
     return check_tool_call(org=org, request=request, actor_kind="agent", actor_id="agent-1",
                            conversation_id="thread-9")

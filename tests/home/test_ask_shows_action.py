@@ -11,7 +11,8 @@ from agents import services as agent_services
 from checks import reasons
 from checks.models import Ask, CheckDecision
 from home import ask_words
-from tests.factories import AgentFactory
+from records.models import ContactEmail
+from tests.factories import AgentFactory, ContactFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +54,19 @@ def test_it_speaks_to_the_owner_but_the_reason_stays_word_for_word_for_agents(cl
     assert Ask.objects.get(id=ask.id).decision.reason == "it goes to someone the owner hasn't named"
 
 
+def test_a_quote_to_someone_the_owner_knows_isnt_explained_as_to_someone_they_havent_named(client, org, desk):
+    dana = ContactFactory(organization=org, name="Dana Whitfield")
+    ContactEmail.objects.create(organization=org, contact=dana, email="dana@juniperdental.test", position=0)
+    held(org, desk, tool="mail.send", input={"to": ["Dana@juniperdental.test"], "subject": "Your quote",
+                                             "text": "It's $8,400."}, fp="known")
+    held(org, desk, tool="mail.send", input={"to": ["dana@juniperdental.test", "new@elsewhere.test"],
+                                             "subject": "Both", "text": "t"}, fp="mixed")
+    html = home(client, org)
+    assert "It waits for your yes before it goes on: it is for Dana Whitfield, and you haven&#x27;t said yet " \
+           "that it can go." in html
+    assert html.count("before it goes on: it goes to someone you haven&#x27;t named") == 1  # it reaches a stranger
+
+
 def test_a_change_shows_the_field_its_old_value_and_its_new_one(client, org, desk):
     held(org, desk, tool="contacts.update", input={"contactId": "c1", "phone": "+1 555 0199", "jobTitle": "Owner"},
          replaces={"name": "Dana Whitfield", "phone": "+1 555 0100"}, reason=reasons.REMOVES)
@@ -86,3 +100,28 @@ def test_context_shows_the_context_it_replaces():
 def test_every_reason_has_words_for_the_owner_and_none_says_the_owner():
     spoken = [ask_words.reason_for_owner(r) for r in reasons.PRIORITY]
     assert len(set(spoken)) == len(reasons.PRIORITY) and not any("the owner" in s for s in spoken)
+
+
+def test_every_checked_tool_is_said_in_the_owners_words_never_by_its_tool_name():
+    from tools import registry
+
+    checked = {name for name, tool in registry.TOOLS.items() if tool.owners_yes != "No"}
+    assert checked <= set(ask_words.WHAT), checked - set(ask_words.WHAT)
+    action = ask_words.describe(tool="apps.crm_update", input={"name": "Dana"})
+    assert action.what == "Do this" and "apps." not in action.what
+
+
+def test_a_page_request_ask_reads_ask_for_a_research_page(client, org, desk):
+    held(org, desk, tool="pages.request", input={"question": "How many coffee shops?"}, reason=reasons.UNDECIDED)
+    html = home(client, org)
+    assert "Ask for a research page" in html and "pages.request" not in html
+
+
+def test_attachments_are_named_never_shown_as_raw_ids(client, org, desk):
+    held(org, desk, tool="mail.send", input={
+        "to": ["rosa@ortizbakery.test"], "subject": "Files", "text": "Attached.",
+        "attach": [{"workspace": "out/quote-juniper.pdf"}, {"attachment": "7c41e2d0:1MWjq8Zx0"},
+                   {"file": "1AbCdEf"}]})
+    html = home(client, org)
+    assert "quote-juniper.pdf, an attachment of the email it answers, a file from your Drive" in html
+    assert "7c41e2d0" not in html and "1MWj" not in html and "1AbCdEf" not in html

@@ -1,6 +1,7 @@
 """The owner's first hour on Home: with no model connected, with work that stopped or waits, and with no judge
 model for the owner's yes. Each line of Your work links to where the work happens and says why it isn't moving."""
 
+import html as html_module
 import re
 
 import pytest
@@ -8,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agents import services as agent_services
-from agents.models import Conversation, Run
+from agents.models import Conversation, Message, Run
 from agents.runtime.sql_storage import try_again_card
 from agents.runtime.turn import MODEL_DOWN, drain
 from core.models import Card, Organization
@@ -112,7 +113,17 @@ def test_with_no_model_a_chat_doesnt_claim_to_work(client, owner, org, no_model)
     agent_services.owner_message_send(org=org, agent=roadstar, text="Hello")
     html = get(client, reverse("chat", args=[roadstar.id]))
     assert "Roadstar can't work yet" in html and "is replying" not in html
-    assert "Working on:" not in html and "Waiting to start: Morning summary" in html
+    assert "Working on:" not in html and "Its threads: Morning summary (can&#x27;t start)" in html
+
+
+def test_a_chat_says_where_its_threads_stand_as_home_does(client, owner, org, a_model):
+    roadstar = org.agents.get(is_roadstar=True)
+    thread, _ = thread_with_work(roadstar, title="Morning summary", task="Write the morning summary")
+    html = get(client, reverse("chat", args=[roadstar.id]))
+    assert "Its threads: Morning summary (waiting)" in html  # Home: "Nothing is running on it now"
+    assert ">waiting<" in work_item(home(client), "Write the morning summary")
+    Conversation.objects.filter(id=thread.id).update(state=Conversation.State.RUNNING)
+    assert "Its threads: Morning summary (working)" in get(client, reverse("chat", args=[roadstar.id]))
 
 
 def test_work_that_couldnt_start_before_a_model_offers_try_again(client, owner, org, desk, a_model):
@@ -214,5 +225,18 @@ def test_a_choice_that_isnt_one_is_refused(client, owner, org):
 def test_with_a_judge_set_up_home_says_nothing_of_it(client, owner, monkeypatch):
     from home import views
 
-    monkeypatch.setattr(views, "configured_judge", lambda: object())
+    monkeypatch.setattr(views, "configured_judge", lambda org=None: object())
     assert "Your yes, with no judge model" not in home(client)
+
+
+def test_a_thread_page_shows_what_started_its_work_not_the_internal_prompt_nor_a_card_above(client, owner, org,
+                                                                                              no_model):
+    roadstar = org.agents.get(is_roadstar=True)
+    thread, _ = thread_with_work(roadstar, title="Morning summary", task="Morning summary")
+    agent_services.message_append(conversation=thread, role=Message.Role.SYSTEM, text=(
+        "[Morning summary] Write Sam's morning summary of what happened since Tue Nov 10, 07:00: a few short lines, "
+        "what needs them first. What happened:\n- Nothing changed."))
+    html = html_module.unescape(get(client, reverse("thread", args=[roadstar.id, thread.id])))
+    assert "Morning summary, started by Roadstar." in html
+    assert "Write Sam's morning summary" not in html and "What happened:" not in html
+    assert "Connect one on Settings, AI model" in html and "card above" not in html

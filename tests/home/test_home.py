@@ -16,7 +16,7 @@ from agents import services as agent_services
 from agents.models import Usage
 from core import selectors as core_selectors
 from core.models import Card, Change
-from core.owner_zone import zone_named
+from core.owner_zone import owner_zone, zone_named
 from core.services import card_open
 from home.views import exact_time, relative_time
 from records.models import Contact
@@ -209,6 +209,23 @@ def test_a_line_shows_the_exact_time_in_the_owners_time_zone(client, owner, org)
 def test_a_lines_machine_readable_time_is_the_exact_instant_in_the_owners_time_zone(client, owner, org):
     make_line(org, at=datetime.datetime(2026, 11, 10, 15, 12, 7, 250, tzinfo=datetime.UTC))
     assert 'datetime="2026-11-10T10:12:07.000250-05:00"' in page(client)
+
+
+def test_an_email_in_its_two_minute_hold_says_when_it_will_go_not_that_it_went(client, owner, org):
+    goes = timezone.now() + datetime.timedelta(minutes=2)
+    clock = goes.astimezone(owner_zone(org))
+    clock_words = f"{clock.hour % 12 or 12}:{clock:%M} {'AM' if clock.hour < 12 else 'PM'}"
+    make_line(org, sentence="emailed Dana Whitfield: “Your quote”", tool="mail.send", listing="home_undo",
+              undo={"held": "h1", "goesAt": goes.isoformat()})
+    html = page(client)
+    assert f"Client desk will email Dana Whitfield at {clock_words}: “Your quote”" in html
+    assert "emailed Dana" not in html and ">Undo</button>" in html
+
+
+def test_an_email_whose_hold_has_ended_says_it_was_emailed(client, owner, org):
+    make_line(org, sentence="emailed Dana Whitfield: “Your quote”", tool="mail.send", listing="home_undo",
+              undo={"held": "h1", "goesAt": (timezone.now() - datetime.timedelta(minutes=1)).isoformat()})
+    assert "Client desk emailed Dana Whitfield: “Your quote”" in page(client)
 
 
 def test_an_undone_line_is_struck_through_and_says_when_it_was_undone(client, owner, org):
@@ -512,3 +529,12 @@ def test_work_whose_thread_is_named_after_it_is_named_once(client, org):
     work = html[html.index('data-key="agent-'):]
     work = work[:work.index("</article>")]
     assert work.count("Morning summary") == 1, work
+
+
+def test_a_new_contact_and_a_new_doc_link_to_themselves_on_home(client, owner, org, use):
+    contact = use("contacts.create", name="Priya Raman", emails=["priya@harbor.test"])
+    doc = use("docs.write", title="Harbor quote", text="## Scope\n\nFlowers.")
+    html = page(client)
+    assert re.search(rf'<a class="line__link" href="/contacts/{contact["id"]}/">[^<]*added Priya Raman to Contacts',
+                     html), html
+    assert re.search(rf'<a class="line__link" href="/docs/{doc["pageId"]}/">[^<]*wrote the doc', html), html

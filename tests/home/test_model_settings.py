@@ -145,3 +145,46 @@ def test_another_workspaces_endpoint_is_not_this_ones(org, other_org, no_env, se
 
 def test_help_model_opens_settings(owner):
     assert owner.get("/help/model/")["Location"] == reverse("model_settings")
+
+
+# ---------------------------------------------------------------------------------------------------- private addresses
+
+@pytest.fixture
+def public_only(no_env):
+    no_env.ROADSTAR_LOCAL_MODELS = False  # as production runs it unless ROADSTAR_LOCAL_MODELS=1
+    return no_env
+
+
+@pytest.mark.parametrize("address", [
+    "http://127.0.0.1:11434/v1", "http://localhost:8000/v1", "http://10.0.0.7/v1", "http://192.168.1.20:8080/v1",
+    "http://169.254.169.254/latest", "http://[::1]:9000/v1", "http://2130706433/v1",
+])
+def test_where_local_models_arent_allowed_test_refuses_a_private_address_without_calling_it(owner, public_only,
+                                                                                             address):
+    text = page(owner, owner.post(URL, form(base_url=address, api_key=KEY, action="test")))
+    assert "This server takes only a public model address" in text
+    assert "Roadstar couldn't reach" not in text  # refused before any call, not tried
+
+
+def test_where_local_models_arent_allowed_a_private_address_isnt_saved(owner, org, public_only):
+    response = owner.post(URL, form(base_url="http://10.1.2.3:8000/v1", api_key=KEY))
+    assert response.status_code == 400
+    assert "This server takes only a public model address" in page(owner, response)
+    assert not ModelEndpoint.objects.filter(organization=org).exists()
+
+
+def test_a_name_that_resolves_to_a_private_address_is_refused(owner, public_only, monkeypatch):
+    monkeypatch.setattr("core.web_addresses.resolver", lambda host, port: ["10.9.8.7"])
+    text = page(owner, owner.post(URL, form(base_url="https://models.example.com/v1", api_key=KEY, action="test")))
+    assert "models.example.com resolves to 10.9.8.7, an address on this machine or a private network" in text
+
+
+def test_a_public_address_is_tried_where_local_models_arent_allowed(owner, public_only, monkeypatch):
+    monkeypatch.setattr("core.web_addresses.resolver", lambda host, port: ["93.184.215.14"])
+    monkeypatch.setattr("home.settings_views.endpoint_try", lambda **kw: (True, f"It works: {kw['base_url']}"))
+    text = page(owner, owner.post(URL, form(base_url="https://models.example.com/v1", api_key=KEY, action="test")))
+    assert "It works: https://models.example.com/v1" in text
+
+
+def test_local_models_are_allowed_on_ones_own_machine_by_default(settings):
+    assert settings.ROADSTAR_LOCAL_MODELS  # the development and test settings: a local Ollama is the common case

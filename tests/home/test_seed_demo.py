@@ -1,6 +1,7 @@
 """`manage.py seed_demo`: the spec's example workspace, Fernhill Studio, made once whatever the runs."""
 
 import io
+from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -195,3 +196,21 @@ def test_the_rebrand_project_holds_the_quote_in_mdx(fernhill):
 def test_dana_is_linked_to_the_rebrand_project(fernhill):
     project = Project.objects.get(organization=fernhill, name="Juniper Dental rebrand")
     assert [link.contact.name for link in project.links.all()] == ["Dana Whitfield"]
+
+
+def test_make_run_prints_the_sign_in_last_and_only_once(db, settings):
+    """`make run` makes the workspace quietly, installs the sandbox, then prints the sign-in just before the
+    server starts, so the first run's install doesn't scroll it away."""
+    settings.PORT = "8000"
+    made, sign_in = io.StringIO(), io.StringIO()
+    call_command("seed_demo", "--no-sign-in", stdout=made)
+    before = counts()
+    call_command("seed_demo", "--sign-in-only", stdout=sign_in)
+    assert "Fernhill Studio is ready" in made.getvalue() and "Sign in" not in made.getvalue()
+    assert counts() == before  # the sign-in alone makes nothing
+    assert sign_in.getvalue().strip().splitlines()[:2] == [
+        "Roadstar is starting (web and worker; Ctrl-C stops both).", "Sign in at http://127.0.0.1:8000"]
+    makefile = (Path(settings.BASE_DIR) / "Makefile").read_text()
+    recipe = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("seed_demo --sign-in-only") < recipe.index("honcho start")
+    assert "workspace" in recipe.splitlines()[0]  # the sandbox's install runs before the recipe's lines

@@ -120,3 +120,15 @@ def test_the_token_and_address_each_have_a_copy_button(owner, desk):
     for target in ("token", "mcp-url", "mcp-header", "mcp-claude"):
         assert f'data-copy="{target}"' in made and f'id="{target}"' in made
     assert "/static/roadstar/copy.js" in made
+
+
+def test_connect_an_app_gives_numbered_steps_the_address_to_paste_and_a_labelled_form(owner, settings):
+    settings.ROADSTAR_URL = "https://studio.example.com"
+    page = owner.get("/connections/mcp/").content.decode()
+    box = page.split('<h2 id="connect-app">Connect an app</h2>', 1)[1].split("</section>", 1)[0]
+    assert box.count("<li>") == 3 and '<ol class="steps">' in box
+    assert '<code id="mcp-url-connect" class="copy-row__text">https://studio.example.com/mcp</code>' in box
+    assert 'data-copy="mcp-url-connect"' in box
+    assert '<label for="token-agent">It works as</label>' in box and 'id="token-agent"' in box
+    assert '<label for="token-name">What it is</label>' in box and 'id="token-name"' in box
+    assert "style=" not in box  # the project's CSS only: the CSP allows no inline styles

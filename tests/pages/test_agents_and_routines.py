@@ -89,7 +89,7 @@ def test_each_agent_shows_job_description_model_and_budget(owner, staff):
         "Answers new and current clients" in card
         and "Owns Client mail" in card
         and "Good is Replies within a day" in card
-        and "Works As mail arrives" in card
+        and "Works When asked: no routine of its own" in card  # its description's "As mail arrives" keeps none
         and "Asks first Before quoting" in card
         and "Model GPT-6.1 Sol" in card
         and "Budget $60.00 a month" in card
@@ -165,6 +165,17 @@ def routine(org, staff):
                                         note="Chase invoices more than 7 days overdue.", skill=skill.slug)
     Routine.objects.filter(id=made.id).update(fired=3)
     return Routine.objects.get(id=made.id)
+
+
+def test_the_agents_page_says_when_an_agent_works_from_its_routines_not_its_description(owner, routine, staff):
+    Agent.objects.filter(id=staff["books"].id).update(works="Mondays at 9 AM, and when Sam asks for figures.")
+    body = agents_page(owner)
+    assert "Works Mondays at 9 AM; or when this happens: invoice overdue (Overdue invoices)" in card_of(
+        body, staff["desk"])
+    books = card_of(body, staff["books"])
+    assert "Works When asked: no routine of its own" in books and "Mondays" not in books
+    Routine.objects.filter(id=routine.id).update(status=Routine.Status.OFF)
+    assert "Works When asked: no routine of its own" in card_of(agents_page(owner), staff["desk"])
 
 
 def test_routines_are_listed_per_agent_with_when_note_skill_status_and_fired(owner, routine, staff):

@@ -143,6 +143,15 @@ def test_page_shows_open_items(owner, ws):
     assert "Open items They owe you Sign the quote" in company_page(owner, ws)
 
 
+def test_open_items_list_what_waits_on_someone_and_never_say_nothing_is_open_above_it(owner, ws):
+    ws.company.open_items.all().delete()
+    assert "Open items Nothing open: no one owes the next move." in company_page(owner, ws)
+    TimelineEntry.objects.filter(company=ws.company).update(state="waiting_you")
+    page = company_page(owner, ws)
+    assert "Open items Waiting on you Quote for Dana Dental since" in page
+    assert "Nothing open" not in page
+
+
 def test_page_shows_the_timeline_of_conversations(owner, ws):
     page = company_page(owner, ws)
     assert (

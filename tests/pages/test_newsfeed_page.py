@@ -2,10 +2,12 @@
 words, and nothing of another workspace's feeds."""
 
 import html
+from pathlib import Path
 
 import httpx
 import pytest
 import respx
+from django.conf import settings
 from django.urls import reverse
 
 from research import services, tasks
@@ -93,3 +95,16 @@ def test_another_workspaces_feed_is_404_and_stays(owner, org):
 def test_signed_out_the_page_asks_to_sign_in(client):
     response = client.get(reverse("pages:newsfeed"))
     assert response.status_code == 302 and "login" in response["location"]
+
+
+def test_the_page_lays_out_its_parts_with_the_projects_css(owner, org):
+    """Each part is a spaced section (no heading against the text above it); the Follow form is the feed form,
+    whose address field takes the room there is and whose menu is styled (not the budget form's 6.5 rem box)."""
+    body = owner.get(reverse("pages:newsfeed")).content.decode()
+    for part in ('id="research-groups"', 'id="feeds"'):
+        assert f'<section class="section" {part}' in body
+    assert 'class="feed-form"' in body and "budget-form" not in body and "style=" not in body
+    css = (Path(settings.BASE_DIR) / "static/roadstar/roadstar.css").read_text()
+    rules = css.split(".feed-form input, .feed-form select {", 1)[1].split("}", 1)[0]
+    assert "border" in rules and "max-width: 100%" in rules
+    assert ".feed-form { display: flex; flex-wrap: wrap;" in css

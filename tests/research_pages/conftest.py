@@ -35,6 +35,13 @@ class FakeSearch(SearchProvider):
         return list(self.hits)[:count]
 
 
+@pytest.fixture(autouse=True)
+def search_set_up(monkeypatch):
+    """A web search is set up (one that finds nothing, unless a test takes `web`): pages.request refuses without one
+    (test_tools.py has that case)."""
+    monkeypatch.setattr("integrations.web.services.configured_provider", lambda: FakeSearch([]))
+
+
 @pytest.fixture
 def pages_on(org):
     research_services.research_settings_set(org=org, pages=True)

@@ -29,7 +29,7 @@ def _last_result(request):
 
 def test_a_page_requested_written_and_commented_on(pages_on, web, client, settings,
                                                    django_capture_on_commit_callbacks):
-    settings.CHECK_JUDGE_MODEL = None
+    settings.CHECK_JUDGE = False
     org = pages_on
     client.force_login(org.owner)
     desk = AgentFactory(organization=org, name="Client desk")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from checks.models import CheckDecision
+from checks.models import Ask, CheckDecision
 from core.models import Change
 from core.services import change_undo
 from research import page_services
@@ -236,6 +236,16 @@ def test_request_is_asked_about_with_its_cost_note_even_when_the_owner_asked(pag
     assert "not_done_yet" in result and not ResearchPage.objects.exists()
     decision = CheckDecision.objects.get(tool="pages.request")
     assert decision.outcome == "ask"
+
+
+def test_without_web_search_request_says_so_before_any_ask(pages_on, owner_says, project, monkeypatch):
+    monkeypatch.setattr("integrations.web.services.configured_provider", lambda: None)
+    result = use_tool(owner_says("Get a research page on how many coffee shops the UK has."), "pages.request",
+                      {"question": "How many coffee shops does the UK have?", "projectId": str(project.id)})
+    assert result == {"error": "unsupported", "message": "This Roadstar has no web search set up, so there is "
+                      "nothing to research a question with: whoever runs your Roadstar can set one up. No page was "
+                      "asked for."}
+    assert (ResearchPage.objects.count(), CheckDecision.objects.count(), Ask.objects.count()) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("name", ["pages.update", "pages.move"])

@@ -331,6 +331,9 @@ def test_update_changes_name_domains_and_labels(use, juniper):
     assert (out["name"], out["domains"], out["labels"]) == (
         "Juniper Dental Group", ["juniperdental.test", "jdg.test"], ["Client"]
     )
+    assert Change.objects.get(tool="companies.update").sentence == (
+        "changed Juniper Dental's name to Juniper Dental Group, domains to juniperdental.test, jdg.test and labels "
+        "to Client: Sam said they signed")  # the new values on Home's line, not only which fields changed
 
 
 def test_update_merges_details_and_null_clears_one(use, juniper):
@@ -339,6 +342,8 @@ def test_update_merges_details_and_null_clears_one(use, juniper):
     out = use("companies.update", companyId=str(juniper.id), details={"Terms": None, "Billing": "Quarterly"},
               why="Sam said terms were dropped")
     assert out["details"] == {"PO": "Needed", "Billing": "Quarterly"}
+    assert Change.objects.get(tool="companies.update").sentence == (
+        "changed Juniper Dental's Terms (cleared) and Billing to Quarterly: Sam said terms were dropped")
 
 
 @pytest.mark.parametrize("by", ["name", "id"])

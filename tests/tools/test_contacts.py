@@ -639,7 +639,7 @@ def test_update_is_recorded_on_the_record_not_home(use, dana):
     use("contacts.update", contactId=str(dana.id), jobTitle="Practice manager", phone="+1 555 0100")
     change = Change.objects.get(tool="contacts.update")
     assert (change.sentence, change.listing, change.kind, change.undo) == (
-        "changed Dana Whitfield's phone and job title", "record", "changes", None
+        "changed Dana Whitfield's phone to +1 555 0100 and job title to Practice manager", "record", "changes", None
     )
 
 

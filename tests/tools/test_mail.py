@@ -731,7 +731,7 @@ def test_undoing_another_workspaces_held_email_is_not_found(org, other_org, box)
 
 def test_with_no_judge_set_up_an_undecided_send_waits_for_a_yes_unless_the_owner_lets_it_run(
         org, box, dana, owner_says, settings):
-    settings.CHECK_JUDGE_MODEL = ""
+    settings.CHECK_JUDGE = False
     # A routine's note that describes whom to answer without naming them: only a judge could say it covers Dana.
     ctx = owner_says()
     ctx.conversation = lambda: [{"role": "routine", "name": "Enquiries", "text": "Answer new clients the same day."}]

@@ -54,7 +54,7 @@ SECOND = ("Hi Dana,\n\nOne more thing: with vehicle signage for your van added, 
 def test_a_new_client_enquiry_end_to_end(org, mail_root, client, settings):
     """With the check on and no judge: the quote is held until Sam has seen it (an ask on Home showing the quote),
     goes after the yes, and a second, different email to Dana is asked about again."""
-    settings.CHECK_JUDGE_MODEL = None
+    settings.CHECK_JUDGE = False
     client.force_login(org.owner)
     desk = Agent.objects.create(organization=org, name="Client desk",
                                 job="Answers new and current clients, and keeps Contacts and Companies up to date")

@@ -42,7 +42,7 @@ def test_chasing_overdue_invoices_end_to_end(fernhill, monkeypatch):
     rosa = Contact.objects.get(organization=org, name="Rosa Ortiz")
     ortiz = Company.objects.get(organization=org, name="Ortiz Bakery")
     judge = ScriptedJudge(answer=lambda request: JudgeVerdict(outcome="go", relied_on=[NOTE]))
-    monkeypatch.setattr("checks.services.configured_judge", lambda: judge)
+    monkeypatch.setattr("checks.services.configured_judge", lambda org=None: judge)
     staff = StaffScript()
     set_model(staff)
     try:

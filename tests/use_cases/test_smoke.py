@@ -21,7 +21,7 @@ KEPT = Path(__file__).resolve().parent / "smoke-report-imperfect-model.md"
 def imperfect(settings):
     model = script_seven(ImperfectModel())
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.MODEL_CONFIGURED = model.url, "sk-smoke", True
-    settings.CHECK_JUDGE_MODEL = None  # no judge: the check asks Sam where its rules can't decide
+    settings.CHECK_JUDGE = False  # no judge: the check asks Sam where its rules can't decide
     yield model
     model.stop()
 

@@ -20,6 +20,7 @@ from companies.shapes import (
     timeline_entry_shape,
 )
 from core.actors import Actor
+from core.change_words import fields_to
 from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Uuid, Whole, in_range
 from core.models import Change, Organization
 from core.timefmt import iso
@@ -193,14 +194,16 @@ class UpdateInput(ToolInput):
 
 def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
     company = selectors.company_get(org=ctx.org, company_id=inp.company_id)
+    known_as = company.name  # the line names it as the owner knew it, and says its new name
     entry = services.company_update(org=ctx.org, actor=ctx.actor, company=company, why=inp.why, **inp.changes())
     if entry is None:
         return _record(ctx, company.id)
     after = entry.after or {}  # an update's entry always holds what it changed to
-    changed = [name for name in after if name != "details"] + list(after.get("details", {}))
+    changed = [(name, value) for name, value in after.items() if name != "details"] + list(
+        (after.get("details") or {}).items())
     return Done(
         result=_record(ctx, company.id),
-        sentence=f"changed {services.words(changed)} on {company.name}: {inp.why}",
+        sentence=f"changed {known_as}'s {fields_to(changed)}: {inp.why}",
         target_type="company",
         target_id=str(company.id),
         log_entry=entry,

@@ -12,6 +12,7 @@ from pydantic.json_schema import SkipJsonSchema
 from contacts import selectors, services
 from contacts.shapes import contact_compact, contact_read_shape, contact_record, local_time_words, log_entry_shape
 from core.actors import Actor
+from core.change_words import fields_to
 from core.errors import ToolError
 from core.inputs import (
     MAX_DAYS,
@@ -351,7 +352,7 @@ def update(ctx: ToolContext, inp: UpdateInput) -> dict[str, Any] | Done:
         return record
     return Done(
         result=record,
-        sentence=f"changed {name}'s {_and_join([change.words for change, _ in logged])}",
+        sentence=f"changed {name}'s {fields_to([(change.words, change.after) for change, _ in logged])}",
         target_type="contact",
         target_id=str(contact.id),
         log_entry=logged[0][1],

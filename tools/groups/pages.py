@@ -15,6 +15,7 @@ from core.models import Change, Organization
 from core.undo import undo_data
 from docs import selectors as doc_selectors
 from docs import services as doc_services
+from integrations.web.services import web_available
 from research import page_selectors, page_services
 from research import selectors as research_selectors
 from research.page_shapes import list_item_shape, read_shape
@@ -130,6 +131,7 @@ register(
         kind="makes",
         your_work="home",
         check_note=lambda ctx, inp: COST_NOTE,
+        unavailable=lambda ctx: None if web_available() else f"{page_services.NO_WEB_SEARCH} No page was asked for.",
     )
 )
 

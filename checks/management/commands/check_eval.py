@@ -40,7 +40,8 @@ class Command(BaseCommand):
             scripted = json.loads(verdicts.read_text())
         model: Judge | None = configured_judge() if judge == "openai" else None
         if judge == "openai" and model is None:
-            raise CommandError("--judge openai: no model is configured (CHECK_JUDGE_MODEL and an endpoint or key)")
+            raise CommandError("--judge openai: no model is connected (OPENAI_BASE_URL or OPENAI_API_KEY), "
+                               "or CHECK_JUDGE is off")
 
         results = []
         for number, line in enumerate(file.read_text().splitlines(), 1):

@@ -104,7 +104,7 @@ AGENTS = [
         "owns": "Invoices and payments in QuickBooks, what's overdue, and the hours behind each invoice.",
         "good": "Invoices out on time; anything a week overdue chased, friendly the first time, and recorded on "
         "the company's timeline with a follow-up.",
-        "works": "Mondays at 9 AM, and when Sam asks for figures.",
+        "works": "When Sam asks for figures or about an invoice.",
         "asks_first": "Before chasing anything over $5,000, and before changing or voiding an invoice.",
         "reports_to": "Roadstar",
         "department": "Finance",
@@ -245,6 +245,13 @@ DOC: DocSpec = {
 class Command(BaseCommand):
     help = "Make the example workspace, Fernhill Studio, owned by Sam Rivera. Running it again changes nothing."
 
+    def add_arguments(self, parser):
+        # `make run` makes the workspace first and prints the sign-in last, after the sandbox's first install, so
+        # the lines are on the screen as the server starts.
+        lines = parser.add_mutually_exclusive_group()
+        lines.add_argument("--no-sign-in", action="store_true", help="Make the workspace; don't print the sign-in.")
+        lines.add_argument("--sign-in-only", action="store_true", help="Only print the sign-in; make nothing.")
+
     def handle(self, *args, **options):
         password = settings.DEMO_PASSWORD or DEFAULT_PASSWORD
         if settings.ROADSTAR_ENV == "production" and password == DEFAULT_PASSWORD:
@@ -253,19 +260,26 @@ class Command(BaseCommand):
                 "The example workspace's default password is public. Set DEMO_PASSWORD to a password of your own "
                 "before making the example workspace on a server others can reach."
             )
-        with transaction.atomic():
-            made = Seed(password).run()
-        url = f"http://127.0.0.1:{settings.PORT}"
-        if made:
-            self.stdout.write(f"Fernhill Studio is ready. Made: {', '.join(made)}.")
-        else:
-            self.stdout.write("Fernhill Studio was there already; nothing changed.")
-        self.stdout.write(
-            f"\nSign in at {url}\n"
-            f"  user:     {USERNAME}\n"
-            f"  password: {password}\n"
-            f"Sam is staff too, so the same sign-in opens the admin at {url}/admin/\n"
-        )
+        if not options["sign_in_only"]:
+            with transaction.atomic():
+                made = Seed(password).run()
+            if made:
+                self.stdout.write(f"Fernhill Studio is ready. Made: {', '.join(made)}.")
+            else:
+                self.stdout.write("Fernhill Studio was there already; nothing changed.")
+        if not options["no_sign_in"]:
+            self.stdout.write(sign_in_lines(password, starting=options["sign_in_only"]))
+
+
+def sign_in_lines(password: str, *, starting: bool) -> str:
+    url = f"http://127.0.0.1:{settings.PORT}"
+    return (
+        ("\nRoadstar is starting (web and worker; Ctrl-C stops both)." if starting else "")
+        + f"\nSign in at {url}\n"
+        f"  user:     {USERNAME}\n"
+        f"  password: {password}\n"
+        f"Sam is staff too, so the same sign-in opens the admin at {url}/admin/\n"
+    )
 
 
 class Seed:
