@@ -36,16 +36,34 @@ def newsfeed(request: HttpRequest) -> HttpResponse:
     org = workspace_or_404(request)
     settings = selectors.research_settings(org=org)
     feeds = selectors.feeds_of(org=org)
+    projects = list(Project.objects.filter(organization=org).order_by("name"))
+    brief = selectors.brief_today(org=org) if settings.newsfeed_on else None
     return _page(request, org, "pages/newsfeed.html", {
         "settings": settings,
         "feeds": [{"feed": f, "words": STATE_WORDS.get(f.state, "")} for f in feeds],
-        "projects": Project.objects.filter(organization=org).order_by("name"),
+        "projects": projects,
         "stories": selectors.stories_today(org=org, limit=30) if settings.newsfeed_on else [],
-        # Today's brief row: its projects once written, else the owner's words for why there is none (no model,
-        # the budget). The layout is the page's template's to give.
-        "brief": selectors.brief_today(org=org) if settings.newsfeed_on else None,
+        # Today's brief: a line a project the model wrote about, or the owner's words for why there is none yet
+        # (no model connected, the budget spent); nothing before the day's first try.
+        "brief": brief,
+        "brief_lines": _brief_lines(brief, projects),
         "max_feeds": services.MAX_FEEDS,
     })
+
+
+# How a brief's `effect` reads to the owner (the spec's direct / indirect / quiet).
+EFFECT_WORDS = {"direct": "Bears on it directly", "indirect": "Bears on it indirectly", "quiet": "Nothing for it today"}
+
+
+def _brief_lines(brief, projects) -> list[dict[str, str]]:
+    if brief is None or brief.written_at is None:
+        return []
+    names = {str(project.id): project.name for project in projects}
+    return [
+        {"project": names.get(str(line.get("projectId")), "A project"),
+         "effect": EFFECT_WORDS.get(str(line.get("effect")), ""), "text": str(line.get("text") or "")}
+        for line in brief.projects if isinstance(line, dict)
+    ]
 
 
 @require_POST

@@ -9,7 +9,7 @@
   running threads and their agents' pause are one read; each claimed one becomes a django-q2 task, queued in the
   claim's own transaction (`dispatch`), so no conversation is left claimed without a task by a process that dies
   between them (inline, under Q_SYNC, the task runs after the claim's commit: it is the whole turn, which calls
-  out). Chats don't count towards the limits. `drain` runs the queue in-process (tests). A turn's last look for new
+  out). Chats don't count towards the limits. `turn.drain` runs the queue in-process (tests). A turn's last look for new
   input and its hand-back (`finish`) share one transaction with the conversation's row locked, the lock the owner's
   message is appended and woken under, so a message is never left between them. That look reads the conversation's
   counter under the lock: when nothing was appended since the turn's last read, the messages the turn holds answer
@@ -18,8 +18,17 @@
   prompt held) in its data, `input_waits` and `has_new_input` count what came after that as unanswered, and the
   prompt shows the step right after what it saw (`in_the_order_written`), so the owner's second message, sent while
   the first is answered, gets its own answer.
-- **A turn** (`agents/runtime/turn.py`): fold memory (only at the start, so step prompts share their prefix; the
-  system prompt and the tool list are made once a turn, the history read once; the turn holds its own messages as
+- **A turn is a loop over its storage**: `agents/runtime/turn.py` holds the loop only (`run_turn`, the worker's
+  task, claims and calls `run_claimed(store)`, which runs `Turn.execute`), with no SQL in it; everything it reads
+  and writes goes through `storage.TurnStorage`, a Protocol the runtime owns, whose fenced writes raise `LeaseLost`.
+  `sql_storage.SqlTurnStorage` is the database's (its statements, `locked_counter`'s FOR UPDATE, `answer_work`,
+  the Try again card); `tests/agents/test_turn_loop.py` runs the loop on an in-memory one, with no database.
+  `messages.py` is the prompt's pure logic (`PromptMessages`, `input_waits`), `check_turns.py` the conversation as
+  the check reads it, `host.py` the `ToolHost` that `core.context.Host` (a Protocol) stands for below agents. Within
+  agents the imports run models, model/messages/check_turns, scheduler, services, memory, host, storage,
+  sql_storage, turn: no cycle.
+- **What a turn does** (`agents/runtime/turn.py` over `sql_storage.py`): fold memory (only at the start, so step
+  prompts share their prefix; the system prompt and the tool list are made once a turn, the history read once; the turn holds its own messages as
   they commit and converts only the new ones into the prompt, and each step reads the conversation's counter and the
   agent's pause in one query, and the messages another process appended only when the counter is past what it holds;
   the check's view of the conversation is held for the turn too: a step costs 10 queries at step 20 as at 60, on

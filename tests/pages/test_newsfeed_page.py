@@ -108,3 +108,26 @@ def test_the_page_lays_out_its_parts_with_the_projects_css(owner, org):
     rules = css.split(".feed-form input, .feed-form select {", 1)[1].split("}", 1)[0]
     assert "border" in rules and "max-width: 100%" in rules
     assert ".feed-form { display: flex; flex-wrap: wrap;" in css
+
+
+def test_todays_brief_shows_each_project_in_words_or_why_there_is_none(owner, org):
+    from django.utils import timezone
+
+    from core.owner_zone import owner_today
+    from research.models import NewsfeedBrief
+
+    services.research_settings_set(org=org, filings=False, newsfeed=True, tables=False, pages=False)
+    page = owner.get(reverse("pages:newsfeed")).content.decode()
+    assert "Today's brief" in page and "No brief yet today" in page
+
+    brief = NewsfeedBrief.objects.create(organization=org, day=owner_today(org), problem="No AI model is connected.")
+    page = owner.get(reverse("pages:newsfeed")).content.decode()
+    assert "No AI model is connected." in page
+
+    kitchen = ProjectFactory(organization=org, name="Kitchen remodel")
+    brief.projects = [{"projectId": str(kitchen.id), "effect": "direct", "text": "Lumber prices rose 8% this week."}]
+    brief.written_at, brief.problem = timezone.now(), ""
+    brief.save()
+    page = owner.get(reverse("pages:newsfeed")).content.decode()
+    assert "Kitchen remodel" in page and "Bears on it directly" in page and "Lumber prices rose 8% this week." in page
+    assert str(kitchen.id) not in page.split("Today's brief")[1].split("</section>")[0]  # names, not ids
