@@ -28,29 +28,29 @@
   agents the imports run models, model/messages/check_turns, scheduler, services, memory, host, storage,
   sql_storage, turn: no cycle.
 - **What a turn does** (`agents/runtime/turn.py` over `sql_storage.py`): fold memory (only at the start, so step
-  prompts share their prefix; the system prompt and the tool list are made once a turn, the history read once; the turn holds its own messages as
-  they commit and converts only the new ones into the prompt, and each step reads the conversation's counter and the
-  agent's pause in one query, and the messages another process appended only when the counter is past what it holds;
-  the check's view of the conversation is held for the turn too: a step costs 10 queries at step 20 as at 60, on
-  SQLite and PostgreSQL, `tests/agents/test_step_cost.py`, listed in `bench/PERFORMANCE.md`; the step's own
-  statements, its messages and seqs, usage, tool call and result, the work's count and the counter's read, are made
-  once a process and kept, not compiled by the ORM each time: `core/rows.py`, which leaves a model with save
-  receivers to the ORM; so are the turn's own reads and plain updates at its start and end, the claim included
-  (`rows.select`, `rows.update`: plain comparisons, every column, foreign keys joined as select_related does, tested
-  against the ORM's rows); what the turn holds answers what it would otherwise read again (whether input waits,
-  calls left unrun, how many messages memory may fold: the counter), and `core/memo.py` keeps a read for one block
-  of work, as browse_tools' description asks the five research groups for one settings row), then steps: the step's
-  usage, its count on the work and the model's response with its tool calls commit in one transaction before any
-  call runs; each call's writes commit with its recorded result, so a worker that dies mid-turn resumes without
-  running a call twice. Calls that may call out or are checked (as declared: `use_tool`, `change_agent`, `triggers`,
-  the memory readers) run with no transaction open, and their writes commit with the call's recorded result; one
-  that may change something in an app is marked `started_at` (committed) first, and found started without a result
-  it answers `unknown_outcome` rather than run again. A chat takes at most 4 steps a turn; a thread 40 on one piece
-  of work, counted on the `Work` across every turn that worked on it (the last step is forced to answer). The reply
-  answers the work the turn covered (`answer_work`, exactly once by a conditional update), unless the turn sent the
-  work on: passed whole (the new work answers the original asker) or kept (the answer comes back here: hand_off to
-  "me", `andThen`). Answers go to the requester as messages and wake it; for the owner they appear in the agent's
-  chat.
+  prompts share their prefix; the system prompt and the tool list are made once a turn, the history read once; the
+  turn holds its own messages as they commit and converts only the new ones into the prompt, and each step reads the
+  conversation's counter and the agent's pause in one query, and the messages another process appended only when the
+  counter is past what it holds; the check's view of the conversation is held for the turn too: a step costs 10
+  queries at step 20 as at 60, on SQLite and PostgreSQL, `tests/agents/test_step_cost.py`, listed in
+  `bench/PERFORMANCE.md`; the step's own statements, its messages and seqs, usage, tool call and result, the work's
+  count and the counter's read, are made once a process and kept, not compiled by the ORM each time: `core/rows.py`,
+  which leaves a model with save receivers to the ORM; so are the turn's own reads and plain updates at its start
+  and end, the claim included (`rows.select`, `rows.update`: plain comparisons, every column, foreign keys joined as
+  select_related does, tested against the ORM's rows); what the turn holds answers what it would otherwise read
+  again (whether input waits, calls left unrun, how many messages memory may fold: the counter), and `core/memo.py`
+  keeps a read for one block of work, as browse_tools' description asks the five research groups for one settings
+  row), then steps: the step's usage, its count on the work and the model's response with its tool calls commit in
+  one transaction before any call runs; each call's writes commit with its recorded result, so a worker that dies
+  mid-turn resumes without running a call twice. Calls that may call out or are checked (as declared: `use_tool`,
+  `change_agent`, `triggers`, the memory readers) run with no transaction open, and their writes commit with the
+  call's recorded result; one that may change something in an app is marked `started_at` (committed) first, and
+  found started without a result it answers `unknown_outcome` rather than run again. A chat takes at most 4 steps a
+  turn; a thread 40 on one piece of work, counted on the `Work` across every turn that worked on it (the last step
+  is forced to answer). The reply answers the work the turn covered (`answer_work`, exactly once by a conditional
+  update), unless the turn sent the work on: passed whole (the new work answers the original asker) or kept (the
+  answer comes back here: hand_off to "me", `andThen`). Answers go to the requester as messages and wake it; for the
+  owner they appear in the agent's chat.
 - **Every owner message is answered exactly once** (the invariant the turn keeps; `tests/agents/
   test_every_message_answered.py` checks it over random arrival times against a scripted model, on SQLite and
   PostgreSQL). Each piece of work (`Work`) carries the seq of the message that brought it. A routing call
