@@ -7,6 +7,7 @@ same `CheckRequest` data. It touches no database and no network except through t
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from checks import reasons
 from checks.judge import (
@@ -24,10 +25,13 @@ from checks.words import norm, permission_words
 log = logging.getLogger(__name__)
 
 
-def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True, without_judge: str = "ask") -> Decision:
+def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True, without_judge: str = "ask",
+           judge_of: Callable[[], Judge | None] | None = None) -> Decision:
     """`without_judge` is the owner's choice for a workspace with no judge model set up: "ask" (the default) holds
     back what the rules can't decide, as "the check couldn't be reached"; "run" lets it run, as the spec has it for
-    a workspace without the check set up. What a rule decides holds either way."""
+    a workspace without the check set up. What a rule decides holds either way. `judge_of`, given no `judge`, finds
+    the judge only once the rules leave the action open (the workspace's model settings are a read, which most
+    checked steps, decided by the rules, don't need)."""
     if not enabled:
         # The owner turned the check off for the workspace: as the spec says, every action runs.
         return Decision(outcome="go", decided_by="off")
@@ -45,6 +49,8 @@ def decide(request: CheckRequest, *, judge: Judge | None, enabled: bool = True, 
         return Decision(outcome="go", relied_on=result.relied_on)
 
     relied_on = _open_words(result)
+    if judge is None and judge_of is not None:
+        judge = judge_of()
     if judge is None:
         if without_judge == "run":
             return Decision(outcome="go", relied_on=relied_on, decided_by="owner")

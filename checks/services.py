@@ -49,8 +49,6 @@ def check_tool_call(
     taken from when given."""
     if org.check_enabled:
         network_call("the check (its judge is a model)")
-    if judge is None and org.check_enabled:
-        judge = configured_judge(org)
     # The owner's yeses already spent are read as silence: a spent yes answers nothing.
     candidates = spend.yes_turns(request)
     spent = set(
@@ -58,7 +56,8 @@ def check_tool_call(
     ) if candidates else set()
     request = spend.without(request, spent)
     live = [y for y in candidates if y.ref not in spent]
-    decision = decide(request, judge=judge, enabled=org.check_enabled, without_judge=org.without_judge)
+    decision = decide(request, judge=judge, enabled=org.check_enabled, without_judge=org.without_judge,
+                      judge_of=lambda: configured_judge(org))
     action_print = fingerprint(request.action, validated_input)
     key = spend.action_key(request, validated_input)
     needed: list[str] = []

@@ -275,7 +275,7 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
         line: WorkLine = {
             "id": str(row.id),
             "css": "line" + (" line--undone" if undone else "") + (" line--undo" if is_undo else ""),
-            "text": f"{who} {_while_held(row, now=now, tz=tz)}",
+            "text": f"{who} {_while_held(row, now=now, tz=tz) if can_undo else row.sentence}",
             "iso": local.isoformat(),
             "relative": relative_time(row.at, now=now, tz=tz),
             "exact": _exact(local),
@@ -291,7 +291,9 @@ def _work_lines(rows: list, *, org: Organization, tz, now: datetime.datetime, he
 
 def _while_held(row, *, now: datetime.datetime, tz) -> str:
     """The change's sentence, or for an email still held for its two minutes (its Undo's `goesAt`, the time the
-    hold keeps) what will happen and when: "will email Dana at 10:42 AM: “Quote”", not "emailed" before it went."""
+    hold keeps) what will happen and when: "will email Dana at 10:42 AM: “Quote”", not "emailed" before it went.
+    Asked only while the change can be undone: once the email went (a sweep may send it on time, a moment before
+    `goesAt` by this clock), its Undo is gone and the line says "emailed"."""
     goes = parse_datetime(str((row.undo or {}).get("goesAt") or "")) if row.undone_at is None else None
     if goes is None or goes <= now or not row.sentence.startswith("emailed "):
         return row.sentence

@@ -55,7 +55,7 @@ def test_a_chat_on_a_phone_wraps_the_agents_and_keeps_send_on_screen(phone, stac
     send = phone.get_by_role("button", name="Send").bounding_box()
     assert send["x"] >= 0 and send["x"] + send["width"] <= 390
     assert box.input_value() == ""
-    assert phone.locator("#chat-text-count").inner_text() == "0 of 4,000 characters"  # the counter reset too
+    assert phone.locator("#chat-text-count").inner_text() == "0 of 20,000 characters"  # the counter reset too
 
 
 # --- Settings, AI model, against a model server the test starts ---------------------------------------------
