@@ -17,7 +17,7 @@ from companies import selectors
 from contacts.services import log_write, owner_values
 from core import limits
 from core.actors import Actor
-from core.change_words import short
+from core.change_words import field_to, joined, short
 from core.errors import ToolError, bad_input
 from core.locking import lock
 from core.models import Change
@@ -182,13 +182,9 @@ def company_update(
             company.details = {key: value for key, value in details_now.items() if value is not None}
         company.save()
         return log_write(
-            org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, text=f"Changed {words(list(after))}",
+            org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, text=f"Changed {joined(list(after))}",
             before=before, after=after, why=why,
         )
-
-
-def words(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def company_update_replaces(
@@ -463,7 +459,7 @@ def company_person_link(
         return None
     link.save()
     as_role = f" as {link.role}" if link.role else ""
-    text = f"Linked {contact.name}{as_role}" if made else f"Changed {contact.name}'s link: {words(list(after))}"
+    text = f"Linked {contact.name}{as_role}" if made else f"Changed {contact.name}'s link: {joined(list(after))}"
     return log_write(
         org=org, actor=actor, kind=LogEntry.Kind.LINKED, company=company, text=text,
         before=None if made else _jsonable(before), after=_jsonable(after), extra={"contactId": str(contact.id)},
@@ -524,7 +520,7 @@ def company_edit_by_owner(*, org, actor: Actor, company_id, values: dict[str, st
         after = snapshot(company, kept)
         change_id = uuid.uuid4()
         log_write(org=org, actor=actor, kind=LogEntry.Kind.UPDATED, company=company, before=before, after=after,
-                  text=f"Changed {words([OWNER_FIELDS[f][0] for f in changed])}", change_id=change_id)
+                  text=f"Changed {joined([OWNER_FIELDS[f][0] for f in changed])}", change_id=change_id)
         return change_record(
             org=org, actor=actor, tool=OWNER_EDIT, kind="changes", listing=Change.Listing.HOME_UNDO,
             sentence=_edit_sentence(was_name, changed, after), target_type="company", target_id=str(company.id),
@@ -549,8 +545,8 @@ def _edit_sentence(name: str, changed: list[str], after: dict) -> str:
         if f == "context":
             parts.append("Context" + (f" to “{short(new)}”" if new else " (cleared)"))
         else:
-            parts.append(f"{OWNER_FIELDS[f][0]} to {short(new)}" if new else f"{OWNER_FIELDS[f][0]} (cleared)")
-    return f"changed {name}'s {words(parts)}"[:500]
+            parts.append(field_to(OWNER_FIELDS[f][0], new))
+    return f"changed {name}'s {joined(parts)}"[:500]
 
 
 def undo_owner_edit(*, org, actor, change) -> None:

@@ -20,7 +20,7 @@ from companies.shapes import (
     timeline_entry_shape,
 )
 from core.actors import Actor
-from core.change_words import fields_to
+from core.change_words import fields_to, joined
 from core.inputs import MAX_DAYS, Chars, CompanyId, ContactId, IsoDate, IsoDateTime, Link, Offset, Uuid, Whole, in_range
 from core.models import Change, Organization
 from core.timefmt import iso
@@ -592,7 +592,7 @@ def link_person(ctx: ToolContext, inp: LinkPersonInput) -> dict[str, Any] | Done
         role = f" as {after['role']}" if after.get("role") else ""
         sentence = f"linked {contact.name} to {company.name}{role}"
     else:
-        sentence = f"changed {contact.name}'s {services.words(list(after))} at {company.name}"
+        sentence = f"changed {contact.name}'s {joined(list(after))} at {company.name}"
     return Done(
         result=result,
         sentence=sentence,
