@@ -1,7 +1,10 @@
 """Issue 27's words and pages as a person sees them, at 1280 px and at a phone's 390 px: the newsfeed page's parts
 spaced and its Follow form whole (the address field not a clipped 100 px box, the menu styled), the MCP page's
-Connect an app steps with the address to paste, and the Agents page saying when an agent works from its
-routines (the example Bookkeeper has none)."""
+Connect an app steps with the address to paste, the Agents page saying when an agent works from its
+routines (the example Bookkeeper has none), and Your work saying what a held email will do, and when, while it
+waits."""
+
+import re
 
 import pytest
 
@@ -52,4 +55,16 @@ def test_the_agents_page_says_when_each_works_from_its_routines(screen):
     card = screen.locator("article.agent", has=screen.locator("h3", has_text="Bookkeeper"))
     text = " ".join(card.inner_text().split())
     assert "When asked: no routine of its own" in text and "Mondays at 9 AM" not in text
+    assert sideways(screen) == 0, wider_than_the_screen(screen)
+
+
+def test_your_work_says_a_held_email_will_go_and_when_not_that_it_went(screen, stack):
+    subject = f"Proofs {screen.viewport_size['width']}"
+    stack.act("held", subject)
+    screen.goto("/")
+    screen.locator("li.held", has_text=subject).wait_for()
+    body = " ".join(screen.locator("main").inner_text().split())
+    will = rf"Client desk will email dana@juniperdental\.test at \d{{1,2}}:\d\d [AP]M: “{subject}”"
+    assert re.search(will, body), body
+    assert f"emailed dana@juniperdental.test: “{subject}”" not in body
     assert sideways(screen) == 0, wider_than_the_screen(screen)
