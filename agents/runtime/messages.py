@@ -95,13 +95,6 @@ def in_the_order_written(messages: list[Message]) -> list[Message]:
     return ordered
 
 
-def model_messages(messages: list[Message], *, owner: str) -> list[dict]:
-    """The messages in the OpenAI chat format, all at once (PromptMessages, fed once)."""
-    prompt = PromptMessages(owner=owner)
-    prompt.feed(messages)
-    return prompt.messages()
-
-
 def compact_json(result) -> str:
     """A tool's result as the model reads it: no spaces between tokens, and text as text rather than escapes.
     The model reads every result again on every later step, so each character saved is saved many times."""

@@ -10,7 +10,7 @@ import pytest
 from agents import research_writer
 from agents import services as agent_services
 from agents.models import Message
-from agents.runtime.messages import model_messages
+from agents.runtime.messages import PromptMessages
 from agents.runtime.model import ModelResponse
 from agents.runtime.sql_storage import has_new_input
 from core.actors import Actor
@@ -60,7 +60,9 @@ def test_the_notice_is_news_for_the_agent_not_its_reply(asked_in_chat, web, mode
     model.add(ModelResponse(text=json.dumps(PLAN)))
     research_writer.run(str(page.id))
     assert has_new_input(chat)  # the owner's question still waits
-    prompt = model_messages(list(Message.objects.filter(conversation=chat).order_by("seq")), owner="Sam")
+    fed = PromptMessages(owner="Sam")
+    fed.feed(Message.objects.filter(conversation=chat).order_by("seq"))
+    prompt = fed.messages()
     assert prompt[-1]["role"] == "user" and "Roadstar: The research page" in prompt[-1]["content"]
 
 
