@@ -19,9 +19,17 @@ from tests.integrations.conftest import GOOGLE_READ, G, an_hour_ago, save_google
 WRITE = [*GOOGLE_READ, G + "drive"]
 
 
+class Answers(HttpMockSequence):
+    """HttpMockSequence that can be closed as an httplib2.Http can: `build` closes the http it made for discovery,
+    which is this one where a test patches `build_http` (HttpMock has `close`; HttpMockSequence hasn't)."""
+
+    def close(self):
+        return None
+
+
 def answers(*pairs):
-    """HttpMockSequence from (status, body) pairs; dict bodies as JSON, bytes as they are."""
-    return HttpMockSequence([
+    """Answers from (status, body) pairs; dict bodies as JSON, bytes as they are."""
+    return Answers([
         ({"status": str(status)}, json.dumps(body) if isinstance(body, (dict, list)) else body)
         for status, body in pairs
     ])
