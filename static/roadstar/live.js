@@ -46,6 +46,16 @@
     });
   }
 
+  // What the owner opened stays open through a refresh: the fresh HTML has every finished piece of work folded, and
+  // a live update (a held email going, another agent's line) would otherwise close the one being read.
+  function keepOpen(old, part) {
+    each(old.querySelectorAll("[data-key] > details[open]"), function (details) {
+      var key = details.parentElement.getAttribute("data-key");
+      var fresh = part.querySelector('[data-key="' + (window.CSS && CSS.escape ? CSS.escape(key) : key) + '"] > details');
+      if (fresh) fresh.open = true;
+    });
+  }
+
   function patch(region, html) {
     var template = document.createElement("template");
     template.innerHTML = html;
@@ -53,6 +63,7 @@
       var name = part.getAttribute("data-live-part");
       var old = region.querySelector('[data-live-part="' + name + '"]');
       if (!old) { region.appendChild(part); return; }
+      keepOpen(old, part);
       if (!isWriting(old)) { old.replaceWith(part); return; }
       var oldLists = old.querySelectorAll("[data-live-list]");
       var newLists = part.querySelectorAll("[data-live-list]");
