@@ -11,6 +11,7 @@ import datetime
 import decimal
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -37,7 +38,7 @@ from core import services as roadstar_services
 from core.actors import Actor
 from core.errors import ToolError
 from core.http import workspace_or_404
-from core.models import Organization
+from core.models import Change, Organization
 from core.owner_zone import owner_zone
 from docs import selectors as doc_selectors
 from docs import services as doc_services
@@ -574,16 +575,23 @@ def contact_edit(request: HttpRequest, contact_id) -> HttpResponse:
     """Change a contact from its page: on its log, and on Home with Undo."""
     org = workspace_or_404(request)
     values = {f: request.POST.get(f, "") for f in contact_services.OWNER_FIELDS if f in request.POST}
+    return _owner_edit(request, lambda: contact_services.contact_edit_by_owner(
+        org=org, actor=Actor.for_user(request.user), contact_id=contact_id, values=values,
+    ), page=reverse("pages:contact", args=[contact_id]), what="contact")
+
+
+def _owner_edit(request: HttpRequest, edit: Callable[[], Change | None], *, page: str, what: str) -> HttpResponse:
+    """The owner's edit from a record's page, back on the page: saved (on Home with Undo), or why not beside the
+    form; another workspace's record (or none) is a 404."""
     try:
-        change = contact_services.contact_edit_by_owner(org=org, actor=Actor.for_user(request.user),
-                                                        contact_id=contact_id, values=values)
+        change = edit()
     except ToolError as error:
         if error.kind == "not_found":
-            raise Http404("No such contact in this workspace.") from error
+            raise Http404(f"No such {what} in this workspace.") from error
         messages.error(request, f"Not saved. {error.message}")
-        return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]) + "#edit")
+        return HttpResponseRedirect(page + "#edit")
     _saved(request, change)
-    return HttpResponseRedirect(reverse("pages:contact", args=[contact_id]))
+    return HttpResponseRedirect(page)
 
 
 # --- the owner's own edits: add and change companies and projects ---------------------------------------------
@@ -616,16 +624,9 @@ def company_edit(request: HttpRequest, company_id) -> HttpResponse:
     """Change a company from its page: on its log, and on Home with Undo."""
     org = workspace_or_404(request)
     values = {f: request.POST.get(f, "") for f in company_services.OWNER_FIELDS if f in request.POST}
-    try:
-        change = company_services.company_edit_by_owner(org=org, actor=Actor.for_user(request.user),
-                                                        company_id=company_id, values=values)
-    except ToolError as error:
-        if error.kind == "not_found":
-            raise Http404("No such company in this workspace.") from error
-        messages.error(request, f"Not saved. {error.message}")
-        return HttpResponseRedirect(reverse("pages:company", args=[company_id]) + "#edit")
-    _saved(request, change)
-    return HttpResponseRedirect(reverse("pages:company", args=[company_id]))
+    return _owner_edit(request, lambda: company_services.company_edit_by_owner(
+        org=org, actor=Actor.for_user(request.user), company_id=company_id, values=values,
+    ), page=reverse("pages:company", args=[company_id]), what="company")
 
 
 def _project_url(project_id) -> str:
@@ -653,14 +654,7 @@ def project_add(request: HttpRequest) -> HttpResponse:
 def project_edit(request: HttpRequest, project_id) -> HttpResponse:
     """Rename a project or change its description: on Home with Undo."""
     org = workspace_or_404(request)
-    try:
-        change = doc_services.project_edit_by_owner(org=org, actor=Actor.for_user(request.user),
-                                                    project_id=project_id, name=request.POST.get("name", ""),
-                                                    description=request.POST.get("description", ""))
-    except ToolError as error:
-        if error.kind == "not_found":
-            raise Http404("No such project in this workspace.") from error
-        messages.error(request, f"Not saved. {error.message}")
-        return HttpResponseRedirect(_project_url(project_id) + "#edit")
-    _saved(request, change)
-    return HttpResponseRedirect(_project_url(project_id))
+    return _owner_edit(request, lambda: doc_services.project_edit_by_owner(
+        org=org, actor=Actor.for_user(request.user), project_id=project_id, name=request.POST.get("name", ""),
+        description=request.POST.get("description", ""),
+    ), page=_project_url(project_id), what="project")

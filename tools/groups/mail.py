@@ -302,6 +302,21 @@ register(
 
 
 # What each input is, as a model reads it in the tool's schema: the spec's words where it has them.
+# A draft and a send take the same inputs, so they read the same.
+_OUTGOING_INPUTS = {
+    "to": "Who it's to: email addresses",
+    "cc": "Who is copied: email addresses",
+    "subject": "The subject line",
+    "threadId": "To reply in a thread: its id from search",
+    "replyAll": "Answer everyone on the thread",
+    "attach": (
+        "Drive files (Google files go as PDFs), attachments by their id from search, or workspace files by "
+        "path, 25 MB in all"
+    ),
+    "signature": "false leaves off the owner's Gmail signature",
+    "text": "The message, as plain text",
+}
+
 describe_inputs({
     "mail.search": {
         "query": "The mail's own search words, such as in:sent or subject:quote",
@@ -319,30 +334,6 @@ describe_inputs({
         "attachment": "An attachment's id, for its text",
         "offset": "nextOffset from the last read, for the rest; 0 from the start",
     },
-    "mail.draft": {
-        "to": "Who it's to: email addresses",
-        "cc": "Who is copied: email addresses",
-        "subject": "The subject line",
-        "threadId": "To reply in a thread: its id from search",
-        "replyAll": "Answer everyone on the thread",
-        "attach": (
-            "Drive files (Google files go as PDFs), attachments by their id from search, or workspace files by "
-            "path, 25 MB in all"
-        ),
-        "signature": "false leaves off the owner's Gmail signature",
-        "text": "The message, as plain text",
-    },
-    "mail.send": {
-        "to": "Who it's to: email addresses",
-        "cc": "Who is copied: email addresses",
-        "subject": "The subject line",
-        "threadId": "To reply in a thread: its id from search",
-        "replyAll": "Answer everyone on the thread",
-        "attach": (
-            "Drive files (Google files go as PDFs), attachments by their id from search, or workspace files by "
-            "path, 25 MB in all"
-        ),
-        "signature": "false leaves off the owner's Gmail signature",
-        "text": "The message, as plain text",
-    },
+    "mail.draft": _OUTGOING_INPUTS,
+    "mail.send": _OUTGOING_INPUTS,
 })
