@@ -156,16 +156,28 @@ def agent_remember(*, agent: Agent, note: str | None = None, forget: str | None 
 def usage_record(*, org, agent: Agent | None, conversation: Conversation | None, purpose: str, model_id: str,
                  usage) -> Usage:
     """Record one model call's tokens and cost; an agent past its monthly budget is paused, with a Home card."""
-    row = rows.insert(Usage(
+    row = rows.insert(usage_row(org=org, agent=agent, conversation=conversation, purpose=purpose, model_id=model_id,
+                                usage=usage))  # once a model call, every step of a turn (core.rows)
+    agent_keep_to_budget(agent=agent)
+    return row
+
+
+def usage_row(*, org, agent: Agent | None, conversation: Conversation | None, purpose: str, model_id: str,
+              usage) -> Usage:
+    """One model call's tokens and cost, as a row not saved yet (a turn's step writes it with the step's others)."""
+    return Usage(
         organization=org, agent=agent, conversation=conversation, purpose=purpose, model=model_id,
         input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
         output_tokens=usage.output_tokens, cost=cost_of(model_id, usage),
-    ))  # once a model call, every step of a turn (core.rows)
+    )
+
+
+def agent_keep_to_budget(*, agent: Agent | None) -> None:
+    """After a model call's usage is written: an agent past its monthly budget is paused, with a Home card."""
     if agent is not None and agent.monthly_budget is not None and not agent.paused:
         spent = agent_spend_this_month(agent=agent)
         if spent > agent.monthly_budget:
             agent_pause_for_budget(agent=agent, spent=spent)
-    return row
 
 
 def agent_pause_for_budget(*, agent: Agent, spent: Decimal) -> None:

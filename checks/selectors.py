@@ -17,6 +17,7 @@ from checks.types import Action, Business, CheckRequest, ContactRecord, Records
 from checks.words import emails_in, first_name, fold
 from core.inputs import Uuid, as_uuid
 from core.models import Change, Organization
+from core.rows import kept_cursor
 from records.models import Company, CompanyPerson, Contact, ContactEmail
 
 # Under this many contacts, the check sees them all; above, those the action and the conversation could name.
@@ -72,7 +73,7 @@ def made_here(*, org: Organization, made_by: MadeBy) -> list[str]:
     """What this piece of work made (`contact:<id>`, `doc:<id>` …), newest first: the check lets it change those
     freely."""
     where, params = _made_where(org, made_by)
-    with connection.cursor() as cursor:
+    with kept_cursor(connection) as cursor:
         cursor.execute(f'SELECT ch.target_type, ch.target_id FROM "{Change._meta.db_table}" ch WHERE {where} '
                        "ORDER BY ch.at DESC", params)
         return _made_items(cursor.fetchall())
@@ -167,7 +168,7 @@ def _contact_rows(
         sql += f" LIMIT {int(limit)}"
     params[0] = Contact._meta.get_field("organization").get_db_prep_value(org.pk, connection)
     if made_by is None:
-        with connection.cursor() as cursor:
+        with kept_cursor(connection) as cursor:
             cursor.execute(sql, params)
             return [], cursor.fetchall()
     # The two parts' columns line up by type (PostgreSQL's UNION needs it, and types a bare NULL of a subquery as
@@ -180,7 +181,7 @@ def _contact_rows(
     contacts_sql = sql.replace("SELECT c.id,", "SELECT 1, CAST(NULL AS timestamp with time zone), c.id,", 1)
     union = (f"SELECT * FROM ({made_sql}) AS made UNION ALL SELECT * FROM ({contacts_sql}) AS picked "
              "ORDER BY 1, 2 DESC, 4, 3")
-    with connection.cursor() as cursor:
+    with kept_cursor(connection) as cursor:
         cursor.execute(union, made_params + params)
         rows = cursor.fetchall()
     made = _made_items((row[3], row[5]) for row in rows if row[0] == 0)

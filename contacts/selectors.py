@@ -31,6 +31,7 @@ from django.utils.dateparse import parse_datetime
 from core.errors import ToolError
 from core.inputs import as_uuid
 from core.registry import Registry
+from core.rows import kept_cursor
 from core.timefmt import iso
 from records.models import Company, CompanyPerson, Contact, ContactEmail, LogEntry, OpenItem, ProjectLink
 
@@ -98,7 +99,7 @@ def _contact_with_record(by: str, source: str, params: list) -> Contact | None:
         lists = ", ".join(f"({_json_list(columns, where, order, postgres=postgres)})"
                           for _, columns, where, order in parts)
         sql = _RECORD_SQL[(connection.vendor, by)] = f"SELECT {_json_row(own, postgres=postgres)}, {lists} {source}"
-    with connection.cursor() as cursor:
+    with kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchone()
     if found is None:

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from django.db import connections, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorWrapper
 from django.db.models.options import Options
 from django.db.models.signals import post_save, pre_save
 
@@ -65,6 +66,25 @@ def _not_updated(model: type[models.Model]) -> Exception:
     return error
 
 
+def kept_cursor(connection: BaseDatabaseWrapper) -> CursorWrapper:
+    """The cursor a kept statement runs in: on PostgreSQL one whose parameters the server binds, so psycopg prepares
+    the statement once it has run `prepare_threshold` times on the connection (roadstar/settings/base.py) and the
+    server plans it once, not at every run (the contact a step reads took 0.5 ms to plan and 0.06 to run,
+    bench/PERFORMANCE.md); elsewhere, and where the threshold is off, the connection's own cursor. Django's cursor
+    (client-side binding, never prepared) stays the one for everything else, so no other query changes. It is
+    Django's wrapper either way: its errors, its query log and its execute wrappers are the same."""
+    if connection.vendor != "postgresql":
+        return connection.cursor()
+    connection.ensure_connection()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        return connection.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor  # (psycopg: loaded on PostgreSQL only)
+
+    made: CursorWrapper = connection._prepare_cursor(ServerBindingCursor(raw))  # type: ignore[attr-defined]
+    return made
+
+
 def _statement(key: tuple[Any, ...], make: Callable[[], str]) -> str:
     sql = _STATEMENTS.get(key)
     if sql is None:
@@ -91,7 +111,7 @@ def insert(obj: M, *, using: str = "default") -> M:
     params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
     key = ("insert", model, connection.vendor, auto is None)
     sql = _statement(key, lambda: _insert_sql(connection, meta, fields, auto))
-    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         if auto is not None:
             setattr(obj, auto.attname, cursor.fetchone()[0])
@@ -106,6 +126,32 @@ def _insert_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Seq
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))})")
     return sql + (f" RETURNING {quote(str(auto.column))}" if auto is not None else "")
+
+
+def insert_parts(obj: models.Model, connection: BaseDatabaseWrapper, *,
+                 given: dict[str, str] | None = None) -> tuple[str, str, list[Any]]:
+    """One new row of a plain model for an `INSERT INTO table (columns) SELECT values …` written out elsewhere (a
+    statement of several writes): its columns, its values as SQL (`CAST(%s AS type)` each, or the SQL `given` for
+    a field by name, such as a column of the statement's own WITH), and their parameters, prepared as `insert`
+    prepares them. The auto id is left to the database."""
+    model = type(obj)
+    if not _plain(model):
+        raise TypeError(f"core.rows: {model._meta.label} has receivers or parts the ORM must write")
+    given = given or {}
+    quote = connection.ops.quote_name
+    meta = model._meta
+    fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
+    values, params = [], []
+    for f in fields:
+        if f.name in given:
+            values.append(given[f.name])
+            continue
+        value = f.pre_save(obj, add=True)
+        if hasattr(value, "resolve_expression"):
+            raise TypeError(f"core.rows: {meta.label}.{f.name} is an expression")
+        values.append(f"CAST(%s AS {f.db_type(connection)})")
+        params.append(f.get_db_prep_save(value, connection))
+    return ", ".join(quote(str(f.column)) for f in fields), ", ".join(values), params
 
 
 def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "default") -> None:
@@ -124,7 +170,7 @@ def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "defa
     params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
     params.append(meta.pk.get_db_prep_value(obj.pk, connection))
     sql = _statement(("update", model, connection.vendor, tuple(names)), lambda: _update_sql(connection, meta, fields))
-    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount == 0:
             raise _not_updated(model)
@@ -172,7 +218,7 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
     params = [meta.pk.get_db_prep_value(obj.pk, connection)]
     if fence is not None:
         params.append(fence_field.get_db_prep_value(fence[1], connection))
-    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -238,7 +284,7 @@ def insert_numbered(obj: M, number: str, counter: models.Model, name: str, *, fe
         if f is varied:
             params += [past[0], f.get_db_prep_save(past[2], connection)]  # type: ignore[index]
         params.append(f.get_db_prep_save(value, connection))
-    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -284,7 +330,7 @@ def add_one(model: type[models.Model], name: str, *, pks: Sequence[Any], using: 
     params = [meta.pk.get_db_prep_value(pk, connection) for pk in pks]
     params += [f.get_db_prep_value(value, connection) for f, value in zip(where, equal.values(), strict=True)]
     sql = _statement(("add_one", model, connection.vendor, name, len(pks), tuple(equal)), make)
-    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         changed: int = cursor.rowcount
         return changed
@@ -318,7 +364,7 @@ def select(model: type[M], where: Sequence[tuple[str, str, Any]], *, order_by: S
         return []  # as the ORM: an empty IN matches nothing, and asks nothing
     sql, converters = made
     params = _where_params(conditions, connection)
-    with connection.cursor() as cursor:
+    with kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
     models_read: list[tuple[Any, Any]] = [(model, meta.concrete_fields), *(
@@ -369,7 +415,7 @@ def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, 
         raise TypeError("core.rows.update: plain values only (an expression is the ORM's update)")
     params = [f.get_db_prep_save(v, connection) for f, v in zip(setting, values.values(), strict=True)]
     params += _where_params(conditions, connection)
-    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         changed: int = cursor.rowcount
         return changed

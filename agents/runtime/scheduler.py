@@ -101,7 +101,7 @@ def _claim_in_transaction(org_id) -> list[Claimed]:
         # (the owner's message, its work) can take its foreign key's KEY SHARE lock at its commit. With FOR
         # UPDATE it waited for this claim, which waited for that transaction's conversation row: a deadlock.
         # (SQLite needs no lock here: its IMMEDIATE transaction holds the database's write lock from BEGIN.)
-        with connection.cursor() as cursor:  # (written out: every claim takes it)
+        with rows.kept_cursor(connection) as cursor:  # (written out: every claim takes it)
             cursor.execute(f'SELECT 1 FROM "{Organization._meta.db_table}" WHERE "id" = %s FOR NO KEY UPDATE',
                            [Organization._meta.pk.get_db_prep_value(org_id, connection)])
     running: Counter = Counter()
@@ -159,7 +159,7 @@ def _queued_and_running(org_id, now) -> list[tuple]:
         )
     uuid_field = Conversation._meta.pk
     until = Conversation._meta.get_field("lease_until").get_db_prep_value(now, connection)
-    with connection.cursor() as cursor:
+    with rows.kept_cursor(connection) as cursor:
         cursor.execute(sql, [until, Conversation._meta.get_field("organization").get_db_prep_value(org_id, connection),
                              Conversation.State.QUEUED, Conversation.State.RUNNING, Conversation.Kind.THREAD, until])
         return [(uuid_field.to_python(id_), uuid_field.to_python(agent_id), kind, state, bool(paused), bool(lapsed))

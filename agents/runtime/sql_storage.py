@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from agents import services
-from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Work
+from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Usage, Work
 from agents.runtime import memory, scheduler
 from agents.runtime.agent_tools import tools_for_place
 from agents.runtime.instructions import instructions_for, skill_names
@@ -176,14 +176,15 @@ class SqlTurnStorage:
         if works:  # (by a kept statement: every step writes it)
             rows.add_one(Work, "steps", pks=[w.id for w in works], state=Work.State.OPEN)
 
-    def save_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int) -> tuple[list[ToolCall], Message]:
-        with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
+    def save_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int, usage: ModelUsage,
+                  works: list[Work]) -> tuple[list[ToolCall], Message]:
+        if connection.vendor == "postgresql":
+            return self._save_step_in_one_statement(text, calls, saw_upto=saw_upto, usage=usage, works=works)
+        with transaction.atomic():
+            self.count_step(usage, works)
             message = services.message_append(
                 conversation=self.conversation, role=Message.Role.AGENT, text=text, lease=self.lease,
-                data={"tool_calls": [
-                    {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls
-                ]},
-                saw_upto=saw_upto,
+                data=_step_data(calls), saw_upto=saw_upto,
             )
             made = [
                 ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
@@ -195,6 +196,56 @@ class SqlTurnStorage:
             if text:
                 self._latest_reply(text)
         return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
+
+    def _save_step_in_one_statement(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int,
+                                    usage: ModelUsage, works: list[Work]) -> tuple[list[ToolCall], Message]:
+        """save_step on PostgreSQL: the step's rows in one statement (_step_statement), one round trip where the
+        transaction took six (BEGIN, the usage, the work's count, the message, its calls, COMMIT). It commits
+        by itself, without waiting for the disk (`synchronous_commit` off for it alone), unless the caller holds
+        a transaction: a server crash could lose it, which reads as a step never taken (the model is asked again),
+        and nothing outside the database can depend on it first: a call that writes to an app is marked started
+        (call_started) by a commit that waits, which writes every earlier commit to disk with it, and a call's
+        result commits the same way."""
+        conversation, agent = self.conversation, self.conversation.agent
+        now = timezone.now()
+        data = _step_data(calls)
+        past = {**data, "saw_upto": saw_upto}
+        message = Message(conversation=conversation, role=Message.Role.AGENT, text=text, data=data, created_at=now)
+        used = services.usage_row(org=conversation.organization, agent=agent, conversation=conversation,
+                                  purpose="turn", model_id=agent.model, usage=usage)
+        used.at = now
+        sql, usage_params = _step_statement(used, wait_for_disk=connection.in_atomic_block)
+        json_field = Message._meta.get_field("data")
+        params = [
+            conversation.pk, self.lease,  # counted
+            conversation.pk, Message.Role.AGENT.value, text, saw_upto + 1,  # the message
+            json_field.get_db_prep_save(past, connection), json_field.get_db_prep_save(data, connection), now,
+            *usage_params,  # its usage
+            [w.id for w in works], bool(text), conversation.pk, text[:2000], Work.State.OPEN.value,  # the work
+            [w.id for w in works], bool(text), conversation.pk,
+            conversation.pk, connection.ops.adapt_json_value(
+                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], None),  # its calls
+        ]
+        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(connection) as cursor:
+            cursor.execute(sql, params)
+            made = cursor.fetchall()
+        if not made:
+            raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's")
+        ids = {call_id: (pk, message_id, seq) for pk, call_id, message_id, seq in made}
+        message.id, message.seq = made[0][2], made[0][3]
+        if message.seq > saw_upto + 1:
+            message.data = past
+        message._state.adding, message._state.db = False, "default"
+        conversation.next_seq = message.seq + 1
+        live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # (after its commit)
+        saved = []
+        for c in calls:
+            call = ToolCall(id=ids[c.id][0], conversation=conversation, message=message, call_id=c.id, name=c.name,
+                            arguments=c.arguments)
+            call._state.adding, call._state.db = False, "default"
+            saved.append(call)
+        services.agent_keep_to_budget(agent=agent)
+        return saved, message
 
     def answer(self, text: str, *, saw_upto: int, works: list[Work]) -> Message:
         with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
@@ -285,6 +336,55 @@ class SqlTurnStorage:
                     latest_reply=text[:2000])
 
 
+def _step_data(calls: list[ToolCallRequest]) -> dict:
+    """A step's message keeps its calls as the model made them (`raw`: the arguments' text, when it wasn't JSON)."""
+    return {"tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments}
+                           for c in calls]}
+
+
+_STEP_STATEMENTS: dict[bool, str] = {}
+
+
+def _step_statement(used: Usage, *, wait_for_disk: bool) -> tuple[str, list]:
+    """The statement that saves a step on PostgreSQL, with the usage's parameters. Each part runs only when the
+    conversation's counter was taken under the turn's lease (`counted`): the message takes the seq (with
+    `saw_upto` in its data when others appended meanwhile, as services.message_append keeps it); the usage; one
+    step more on each piece of open work the turn holds and, when the step says something, the latest reply on
+    the conversation's open work (one UPDATE: two on the same row in one statement would keep only one); then the
+    calls, one row each in the model's order, whose ids, with the message's, it returns. No row: the lease was
+    lost, and nothing was written."""
+    columns, values, params = rows.insert_parts(used, connection)
+    sql = _STEP_STATEMENTS.get(wait_for_disk)
+    if sql is None:
+        table = {m: f'"{m._meta.db_table}"' for m in (Conversation, Message, Usage, Work, ToolCall)}
+        asynchronous = "" if wait_for_disk else (
+            "unwaited AS (SELECT set_config('synchronous_commit', 'off', true) AS off), ")
+        sql = _STEP_STATEMENTS[wait_for_disk] = (
+            f"WITH {asynchronous}counted AS ("
+            f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
+            f'WHERE "id" = %s AND "lease_token" IS NOT DISTINCT FROM CAST(%s AS uuid) '
+            f'RETURNING "next_seq" - 1 AS n), '
+            f"step AS (INSERT INTO {table[Message]} "
+            f'("conversation_id", "seq", "role", "text", "data", "created_at") '
+            f"SELECT CAST(%s AS uuid), n, CAST(%s AS varchar), CAST(%s AS text), "
+            f"CASE WHEN n > CAST(%s AS integer) THEN CAST(%s AS jsonb) ELSE CAST(%s AS jsonb) END, "
+            f"CAST(%s AS timestamptz) FROM counted{', unwaited' if asynchronous else ''} RETURNING id, seq), "
+            f"used AS (INSERT INTO {table[Usage]} ({columns}) SELECT {values} FROM counted), "
+            f"worked AS (UPDATE {table[Work]} SET "
+            f'"steps" = "steps" + CASE WHEN "id" = ANY(CAST(%s AS uuid[])) THEN 1 ELSE 0 END, '
+            f'"latest_reply" = CASE WHEN CAST(%s AS boolean) AND "conversation_id" = CAST(%s AS uuid) '
+            f'THEN CAST(%s AS text) ELSE "latest_reply" END '
+            f'WHERE "state" = CAST(%s AS varchar) AND ("id" = ANY(CAST(%s AS uuid[])) '
+            f'OR (CAST(%s AS boolean) AND "conversation_id" = CAST(%s AS uuid))) AND EXISTS (SELECT 1 FROM counted)) '
+            f"INSERT INTO {table[ToolCall]} "
+            f'("conversation_id", "message_id", "call_id", "name", "arguments", "result", "started_at", "done_at") '
+            f"SELECT CAST(%s AS uuid), step.id, e.value ->> 'id', e.value ->> 'name', e.value -> 'arguments', "
+            f"NULL, NULL, NULL FROM step, jsonb_array_elements(CAST(%s AS jsonb)) WITH ORDINALITY AS e(value, i) "
+            f'ORDER BY e.i RETURNING "id", "call_id", "message_id", (SELECT seq FROM step)'
+        )
+    return sql, params
+
+
 def try_again_card(conversation: Conversation, *, body: str) -> None:
     """Work that couldn't finish, on Home with Try again (one open card per conversation)."""
     agent = conversation.agent
@@ -354,7 +454,7 @@ def fold_limit(conversation: Conversation) -> int:
 def counter_and_pause(conversation: Conversation) -> tuple[int, bool]:
     """The conversation's `next_seq` and its agent's `paused`, as they are in the database, in one query. Every step
     reads them, so the statement is written out here rather than built and compiled by the ORM each step."""
-    with connection.cursor() as cursor:
+    with rows.kept_cursor(connection) as cursor:
         cursor.execute(
             f'SELECT c."next_seq", a."paused" FROM "{Conversation._meta.db_table}" c '
             f'JOIN "{Agent._meta.db_table}" a ON a."id" = c."agent_id" WHERE c."id" = %s',
@@ -411,7 +511,7 @@ def locked_counter(conversation: Conversation) -> int | None:
     IMMEDIATE transaction holds the write lock already); None when it is gone. Written out, as counter_and_pause
     is: every turn ends with it."""
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    with connection.cursor() as cursor:
+    with rows.kept_cursor(connection) as cursor:
         cursor.execute(
             f'SELECT "next_seq" FROM "{Conversation._meta.db_table}" WHERE "id" = %s{lock}',
             [Conversation._meta.pk.get_db_prep_value(conversation.pk, connection)],

@@ -95,11 +95,14 @@ class TurnStorage(Protocol):
         ...
 
     def count_step(self, usage: ModelUsage, works: list[Work]) -> None:
-        """The model call's usage, and one step more on each piece of open work."""
+        """The model call's usage, and one step more on each piece of open work (a step that calls no tool)."""
         ...
 
-    def save_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int) -> tuple[list[ToolCall], Message]:
-        """The model's step and its calls, before any runs (fenced); returns the calls to run, and the message."""
+    def save_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int, usage: ModelUsage,
+                  works: list[Work]) -> tuple[list[ToolCall], Message]:
+        """The model's step that calls tools, committed as one (its own transaction, or the caller's): its usage
+        and one step more on each of `works` (count_step), its message and its calls, saved before any runs
+        (fenced); returns the calls to run, and the message."""
         ...
 
     def answer(self, text: str, *, saw_upto: int, works: list[Work]) -> Message:

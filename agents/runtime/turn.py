@@ -205,17 +205,19 @@ class Turn(ToolHost):
             # The step's rows commit together: its usage, its count on the work, and the model's message (with its
             # calls, saved before any runs, so a dead worker's successor doesn't call twice) or its answer.
             message: Message | None
-            with self.store.transaction():
-                self.store.count_step(response.usage, self._works)
-                self.run.steps += 1
-                if calls:
-                    pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto)
-                elif note:
-                    message = self._note_reply(response.text, note, saw_upto=saw_upto)
-                elif not response.text.strip():
-                    message = None
-                else:
-                    message = self._answer(response.text, saw_upto=saw_upto)
+            self.run.steps += 1
+            if calls:  # (most steps: the storage commits them as one, TurnStorage.save_step)
+                pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto,
+                                                        usage=response.usage, works=self._works)
+            else:
+                with self.store.transaction():
+                    self.store.count_step(response.usage, self._works)
+                    if note:
+                        message = self._note_reply(response.text, note, saw_upto=saw_upto)
+                    elif not response.text.strip():
+                        message = None
+                    else:
+                        message = self._answer(response.text, saw_upto=saw_upto)
             self._hold(message)
             if message is None:
                 return self._fail(ModelUnavailable(

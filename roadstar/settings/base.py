@@ -141,6 +141,12 @@ if os.environ.get("DATABASE_URL"):
             "timeout": 10,
             "check": ConnectionPool.check_connection,
         }
+        # The kept statements (core.rows.kept_cursor: a step's writes and reads, the check's read) are prepared
+        # once they have run this many times on a connection, so the server plans each once a connection, not every
+        # step; Django's own queries bind on the client and are never prepared (Django turns preparing off by
+        # default for poolers in transaction mode, such as PgBouncer's: with one, set ROADSTAR_DB_PREPARE=off).
+        if os.environ.get("ROADSTAR_DB_PREPARE", "on") != "off":
+            DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
 else:
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
     DATABASES = {

@@ -123,12 +123,15 @@ class MemoryStorage:
             if work.state == Work.State.OPEN and work.id in {w.id for w in works}:
                 work.steps += 1
 
-    def save_step(self, text, calls, *, saw_upto):
-        message = self._append(Message.Role.AGENT, text, saw_upto=saw_upto, data={"tool_calls": [
-            {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls]})
-        saved = [ToolCall(id=next(self._ids), conversation=self.conversation, message=message, call_id=c.id,
-                          name=c.name, arguments=c.arguments) for c in calls]
-        self.calls.extend(saved)
+    def save_step(self, text, calls, *, saw_upto, usage=None, works=()):
+        with self.transaction():  # (a test that saves a step by hand gives no usage)
+            if usage is not None:
+                self.count_step(usage, list(works))
+            message = self._append(Message.Role.AGENT, text, saw_upto=saw_upto, data={"tool_calls": [
+                {"id": c.id, "name": c.name, "arguments": c.arguments, "raw": c.raw_arguments} for c in calls]})
+            saved = [ToolCall(id=next(self._ids), conversation=self.conversation, message=message, call_id=c.id,
+                              name=c.name, arguments=c.arguments) for c in calls]
+            self.calls.extend(saved)
         return saved, message
 
     def answer(self, text, *, saw_upto, works):
