@@ -16,7 +16,7 @@ import difflib
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from checks import reasons
@@ -919,11 +919,18 @@ _THING_WORDS = {
 _VALUE = re.compile(rf"{EMAIL.pattern}|https?://[^\s<>\"')]+|\(?\d+\)?(?:[ .,\-/]\(?\d+\)?)*")
 
 
-def values_in(text: str) -> set[str]:
+def values_in(text: str) -> frozenset[str]:
     """The values a text gives, as they compare whatever their writing: addresses and links as they are (lower
     case), numbers by their digits ("07700 900461", "$41.50", "86.40"); numbers of one or two digits say little."""
+    return _values_in(text or "")
+
+
+@lru_cache(maxsize=512)
+def _values_in(text: str) -> frozenset[str]:
+    # Kept by text: every checked action of a turn asks it of each of the turn's reads again (the reads only grow),
+    # which was a quarter of a checked step's time in bench/step_cost.py.
     out = set()
-    for m in _VALUE.finditer(text or ""):
+    for m in _VALUE.finditer(text):
         value = m.group().lower().rstrip(".,;")
         if "@" in value or value.startswith("http"):
             out.add(value)
@@ -936,7 +943,7 @@ def values_in(text: str) -> set[str]:
             digits = re.sub(r"\D", "", value)
             if len(digits) >= 3:
                 out.add(digits)
-    return out
+    return frozenset(out)
 
 
 _DECIMAL = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+")

@@ -22,7 +22,7 @@ from checks.models import Ask, CheckDecision, SpentYes
 from checks.selectors import went_since
 from checks.types import CheckRequest, Decision
 from checks.words import is_yes
-from core import live
+from core import live, rows
 from core.inputs import Uuid
 from core.network import network_call
 
@@ -68,7 +68,7 @@ def check_tool_call(
     # owner's own words writes the row alone: one statement, atomic by itself (on PostgreSQL a transaction's BEGIN
     # and COMMIT would be two round trips more on every checked step).
     with transaction.atomic() if decision.outcome == "ask" or needed else contextlib.nullcontext():
-        record = CheckDecision.objects.create(
+        record = rows.insert(CheckDecision(  # (a kept statement: every checked action writes one)
             organization=org,
             tool=request.action.tool,
             input=request.action.input,
@@ -84,7 +84,7 @@ def check_tool_call(
             actor_kind=actor_kind,
             actor_id=actor_id,
             conversation_id=conversation_id,
-        )
+        ))
         if decision.outcome == "ask":
             grant = _claim_yes(org=org, fingerprint=action_print, conversation_id=conversation_id, record=record)
             spent_words = (SpentYes.objects.filter(organization=org, ref=grant.answer_ref).first()

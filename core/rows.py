@@ -59,7 +59,7 @@ def _field(meta: Options[Any], name: str) -> Column:
     return field
 
 
-def _not_updated(model: type[models.Model]) -> Exception:
+def not_updated(model: type[models.Model]) -> Exception:
     # As the ORM's save(update_fields=...) fails when the row is gone: the model's NotUpdated (Django 6), which
     # the stubs don't know yet.
     error: Exception = model.NotUpdated("Save with update_fields did not affect any rows.")  # type: ignore[attr-defined]
@@ -173,7 +173,7 @@ def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "defa
     with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount == 0:
-            raise _not_updated(model)
+            raise not_updated(model)
 
 
 def _update_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column]) -> str:
@@ -197,7 +197,7 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
         if not connection.features.can_return_rows_from_update:
             if not model._default_manager.filter(pk=obj.pk, **{fence_field.attname: fence[1]}).update(
                     **{field.attname: models.F(field.attname) + 1}):
-                raise _not_updated(model)
+                raise not_updated(model)
             value: int = model._default_manager.filter(pk=obj.pk).values_list(field.attname, flat=True).get()
             setattr(obj, field.attname, value)
             return value
@@ -222,7 +222,7 @@ def count_up(obj: models.Model, name: str, *, using: str = "default", fence: tup
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
-        raise _not_updated(model)
+        raise not_updated(model)
     setattr(obj, field.attname, row[0])
     return int(row[0])
 
@@ -288,7 +288,7 @@ def insert_numbered(obj: M, number: str, counter: models.Model, name: str, *, fe
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
-        raise _not_updated(type(counter))
+        raise not_updated(type(counter))
     taken = row[-1]
     setattr(obj, numbered.attname, taken)
     if auto is not None:

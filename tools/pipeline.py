@@ -145,7 +145,7 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.Tool
     # written again after its transaction rolls back. See integrations/durable.py.
     with kept():
         if not tool.calls_apps:
-            return in_one_transaction(lambda: finish(tool.run(ctx, inp)))
+            return in_one_transaction(lambda: finish(tool.run(ctx, inp)), reads_only=tool.kind == "reads")
         outcome = tool.run(ctx, inp)  # the app is called with no transaction open
         if not isinstance(outcome, registry.Done | registry.Writes) and _recording.get() is None:
             return finish(outcome)  # it read: nothing to write here, so no lock to wait for
@@ -160,10 +160,21 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.Tool
             raise
 
 
-def in_one_transaction(work: Callable[[], registry.ToolResult]) -> registry.ToolResult:
+def in_one_transaction(work: Callable[[], registry.ToolResult], *, reads_only: bool = False) -> registry.ToolResult:
     """Run a call's writes (`work`, returning the call's result) in one transaction with the caller's record of the
-    call: the call happens, and is known to have happened, or neither."""
+    call: the call happens, and is known to have happened, or neither.
+
+    `reads_only`: a tool that only reads Roadstar's records has nothing to commit with its record, so it runs with
+    no transaction open and the record is written by itself (the turn's storage makes that one statement on
+    PostgreSQL, one transaction elsewhere): a transaction's BEGIN and COMMIT less a call, and on SQLite no write
+    lock held while it reads."""
     record = take_recording()
+    if reads_only:
+        result = work()
+        if record is not None:
+            record.write(result)
+            record.done = True
+        return result
     with transaction.atomic():
         result = work()
         if record is not None:

@@ -45,6 +45,8 @@ class SqlTurnStorage:
         self.conversation = conversation
         self.lease = lease
         self.keeper = keeper
+        # The counter and the pause as the last call's result read them (record_result), for the next step.
+        self._counted: tuple[int, bool] | None = None
 
     @classmethod
     def for_task(cls, conversation_id: str, lease: str | None) -> SqlTurnStorage | None:
@@ -139,7 +141,10 @@ class SqlTurnStorage:
         return specs
 
     def counter_and_pause(self) -> tuple[int, bool]:
-        return counter_and_pause(self.conversation)
+        # Read with the last call's result when that was the storage's last write (PostgreSQL: the result's
+        # statement returns them), else now.
+        counted, self._counted = self._counted, None
+        return counted if counted is not None else counter_and_pause(self.conversation)
 
     def messages_after(self, seq: int) -> list[Message]:
         return messages_from(self.conversation, ">", seq)
@@ -178,6 +183,7 @@ class SqlTurnStorage:
 
     def save_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int, usage: ModelUsage,
                   works: list[Work]) -> tuple[list[ToolCall], Message]:
+        self._counted = None
         if connection.vendor == "postgresql":
             return self._save_step_in_one_statement(text, calls, saw_upto=saw_upto, usage=usage, works=works)
         with transaction.atomic():
@@ -248,6 +254,7 @@ class SqlTurnStorage:
         return saved, message
 
     def answer(self, text: str, *, saw_upto: int, works: list[Work]) -> Message:
+        self._counted = None
         with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
             message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
                                               saw_upto=saw_upto, lease=self.lease)
@@ -264,6 +271,7 @@ class SqlTurnStorage:
 
     def append(self, role: str, text: str, *, data: dict | None = None, saw_upto: int | None = None,
                fenced: bool = True) -> Message:
+        self._counted = None
         with transaction.atomic(savepoint=False):  # (inside a step's transaction, or its own)
             return services.message_append(conversation=self.conversation, role=role, text=text, data=data,
                                            saw_upto=saw_upto, lease=self.lease if fenced else None)
@@ -278,11 +286,44 @@ class SqlTurnStorage:
     def record_result(self, call: ToolCall, result: ToolResult) -> Message:
         call.result = result
         call.done_at = timezone.now()
-        rows.update_fields(call, ["result", "done_at"])
-        return services.message_append(
-            conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
-            data={"call_id": call.call_id, "name": call.name}, lease=self.lease,
-        )
+        if connection.vendor == "postgresql":
+            return self._record_result_in_one_statement(call)
+        with transaction.atomic(savepoint=False):  # (inside the call's transaction, or its own)
+            rows.update_fields(call, ["result", "done_at"])
+            return services.message_append(
+                conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(call.result),
+                data={"call_id": call.call_id, "name": call.name}, lease=self.lease,
+            )
+
+    def _record_result_in_one_statement(self, call: ToolCall) -> Message:
+        """record_result on PostgreSQL: the call done and its result's message in one statement (_result_statement),
+        which also reads the conversation's counter and the agent's pause for the loop's next step
+        (counter_and_pause): one round trip where there were three. Inside the call's transaction (a tool that
+        writes) it commits with the tool's writes; on its own (a tool that only reads: tools.pipeline) it commits
+        by itself, without waiting for the disk, as a step does (_save_step_in_one_statement): a read run again
+        after a server crash costs nothing."""
+        conversation = self.conversation
+        message = Message(conversation=conversation, role=Message.Role.TOOL, text=compact_json(call.result),
+                          data={"call_id": call.call_id, "name": call.name}, created_at=call.done_at)
+        json_field = ToolCall._meta.get_field("result")
+        params = [conversation.pk, self.lease,
+                  json_field.get_db_prep_save(call.result, connection), call.done_at, call.pk,
+                  conversation.pk, message.text, Message._meta.get_field("data").get_db_prep_save(message.data,
+                                                                                                 connection),
+                  call.done_at]
+        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(connection) as cursor:
+            cursor.execute(_result_statement(wait_for_disk=connection.in_atomic_block), params)
+            made = cursor.fetchone()
+        if made is None:
+            raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's")
+        message.id, message.seq, done, paused = made
+        if not done:  # (as rows.update_fields: the call is gone; a transaction around it rolls back)
+            raise rows.not_updated(ToolCall)
+        message._state.adding, message._state.db = False, "default"
+        conversation.next_seq = message.seq + 1
+        self._counted = (conversation.next_seq, bool(paused))
+        live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # (after its commit)
+        return message
 
     def work_passed(self, work: Work) -> None:
         rows.update(Work, [("id", "=", work.id), ("state", "=", Work.State.OPEN)], state=Work.State.PASSED)
@@ -383,6 +424,36 @@ def _step_statement(used: Usage, *, wait_for_disk: bool) -> tuple[str, list]:
             f'ORDER BY e.i RETURNING "id", "call_id", "message_id", (SELECT seq FROM step)'
         )
     return sql, params
+
+
+_RESULT_STATEMENTS: dict[bool, str] = {}
+
+
+def _result_statement(*, wait_for_disk: bool) -> str:
+    """The statement that records a call's result on PostgreSQL: the conversation's counter taken under the turn's
+    lease (`counted`), the call marked done with its result, and the result's message with the seq taken; it
+    returns the message's id and seq, whether the call was there, and the agent's pause. No row: the lease was
+    lost, and nothing was written."""
+    sql = _RESULT_STATEMENTS.get(wait_for_disk)
+    if sql is None:
+        table = {m: f'"{m._meta.db_table}"' for m in (Agent, Conversation, Message, ToolCall)}
+        asynchronous = "" if wait_for_disk else (
+            "unwaited AS (SELECT set_config('synchronous_commit', 'off', true) AS off), ")
+        sql = _RESULT_STATEMENTS[wait_for_disk] = (
+            f"WITH {asynchronous}counted AS ("
+            f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
+            f'WHERE "id" = %s AND "lease_token" IS NOT DISTINCT FROM CAST(%s AS uuid) '
+            f'RETURNING "next_seq" - 1 AS n, "agent_id"), '
+            f'done AS (UPDATE {table[ToolCall]} SET "result" = CAST(%s AS jsonb), "done_at" = CAST(%s AS timestamptz) '
+            f'WHERE "id" = %s AND EXISTS (SELECT 1 FROM counted) RETURNING 1) '
+            f"INSERT INTO {table[Message]} "
+            f'("conversation_id", "seq", "role", "text", "data", "created_at") '
+            f"SELECT CAST(%s AS uuid), n, '{Message.Role.TOOL.value}', CAST(%s AS text), CAST(%s AS jsonb), "
+            f"CAST(%s AS timestamptz) FROM counted{', unwaited' if asynchronous else ''} "
+            f'RETURNING "id", "seq", (SELECT count(*) FROM done), '
+            f'(SELECT a."paused" FROM {table[Agent]} a WHERE a."id" = (SELECT "agent_id" FROM counted))'
+        )
+    return sql
 
 
 def try_again_card(conversation: Conversation, *, body: str) -> None:
