@@ -39,6 +39,7 @@ def check_tool_call(
     conversation_id: str | None = None,
     judge: Judge | None = None,
     validated_input: dict[str, Any] | None = None,
+    wait_for_disk: bool = True,
 ) -> Decision:
     """Decide on one action, keep the decision, and on "ask" keep the ask. A yes covers one run of the action it
     answered, wherever it was given: the owner's yes to an ask with the same fingerprint (in the same conversation:
@@ -68,6 +69,10 @@ def check_tool_call(
     # owner's own words writes the row alone: one statement, atomic by itself (on PostgreSQL a transaction's BEGIN
     # and COMMIT would be two round trips more on every checked step).
     with transaction.atomic() if decision.outcome == "ask" or needed else contextlib.nullcontext():
+        # `wait_for_disk=False` (an action on Roadstar's own records only): a "go" alone commits without waiting for
+        # the disk (core.rows.UNWAITED). The action's own writes commit after it, waiting, which writes this row to
+        # disk too; only if the action fails and the database server crashes within the moment after is the row of
+        # a "go" for an action that never happened lost. An action in an app keeps its decision on disk first.
         record = rows.insert(CheckDecision(  # (a kept statement: every checked action writes one)
             organization=org,
             tool=request.action.tool,
@@ -84,7 +89,7 @@ def check_tool_call(
             actor_kind=actor_kind,
             actor_id=actor_id,
             conversation_id=conversation_id,
-        ))
+        ), wait_for_disk=wait_for_disk)
         if decision.outcome == "ask":
             grant = _claim_yes(org=org, fingerprint=action_print, conversation_id=conversation_id, record=record)
             spent_words = (SpentYes.objects.filter(organization=org, ref=grant.answer_ref).first()

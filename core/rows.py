@@ -92,13 +92,27 @@ def _statement(key: tuple[Any, ...], make: Callable[[], str]) -> str:
     return sql
 
 
-def insert(obj: M, *, using: str = "default") -> M:
-    """`obj.save()` of a new row (Model.objects.create), its id read back when the database makes it."""
+# A WITH part that makes the statement's own transaction commit without waiting for the disk (PostgreSQL's
+# `synchronous_commit` off for it alone: set_config's third argument keeps the setting to the transaction). Used
+# only for a statement that commits by itself (autocommit), and only for a row whose loss in a crash of the database
+# server (not of a worker: a row committed is there for every other connection at once) costs nothing outside the
+# database: each such use says why. A later commit that waits writes this one to disk with it (the log is written
+# in order), so such a row is lost only if nothing waited after it.
+UNWAITED = "unwaited AS (SELECT set_config('synchronous_commit', 'off', true) AS off)"
+
+
+def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True) -> M:
+    """`obj.save()` of a new row (Model.objects.create), its id read back when the database makes it.
+
+    `wait_for_disk=False`: on PostgreSQL, a row written in a transaction of its own commits without waiting for
+    the disk (UNWAITED); inside a transaction, or elsewhere, it changes nothing."""
     model = type(obj)
     connection = connections[using]
     if not _plain(model) or not connection.features.can_return_columns_from_insert:
         obj.save(force_insert=True, using=using)
         return obj
+    if not wait_for_disk and connection.vendor == "postgresql" and not connection.in_atomic_block:
+        return _insert_unwaited(obj, connection, using)
     # As save() does first: a related row not saved yet is refused, and one saved since it was set gives its id.
     obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # (not in the stubs)
     meta = model._meta
@@ -112,6 +126,24 @@ def insert(obj: M, *, using: str = "default") -> M:
     key = ("insert", model, connection.vendor, auto is None)
     sql = _statement(key, lambda: _insert_sql(connection, meta, fields, auto))
     with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
+        cursor.execute(sql, params)
+        if auto is not None:
+            setattr(obj, auto.attname, cursor.fetchone()[0])
+    obj._state.adding = False
+    obj._state.db = using
+    return obj
+
+
+def _insert_unwaited(obj: M, connection: BaseDatabaseWrapper, using: str) -> M:
+    obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # (not in the stubs)
+    meta = type(obj)._meta
+    auto = meta.auto_field if getattr(obj, meta.pk.attname) is None else None
+    columns, values, params = insert_parts(obj, connection)
+    sql = (f"WITH {UNWAITED} INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
+           f"SELECT {values} FROM unwaited")
+    if auto is not None:
+        sql += f" RETURNING {connection.ops.quote_name(str(auto.column))}"
+    with kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         if auto is not None:
             setattr(obj, auto.attname, cursor.fetchone()[0])

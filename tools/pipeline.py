@@ -216,7 +216,8 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dic
     if tool.check_note is not None:
         action["note"] = tool.check_note(ctx, inp)
     # The yes is stored against the input as validated: the same action written another way is the same action.
-    return check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    return check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True),
+                        in_apps=bool(tool.calls_apps))
 
 
 def _refuse_if_unavailable(ctx: ToolContext, tool: registry.Tool) -> None:
@@ -226,11 +227,13 @@ def _refuse_if_unavailable(ctx: ToolContext, tool: registry.Tool) -> None:
 
 
 def check_action(
-    ctx: ToolContext, action: dict[str, Any], *, validated: dict[str, Any] | None = None
+    ctx: ToolContext, action: dict[str, Any], *, validated: dict[str, Any] | None = None, in_apps: bool = True
 ) -> dict[str, Any] | None:
     """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
 
     `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
+    `in_apps=False`: the action changes Roadstar's own records only, so a "go" needn't wait for the disk
+    (checks.services.check_tool_call's `wait_for_disk`).
     """
     request = request_for_workspace(
         org=ctx.org, conversation=ctx.conversation(), action=action, made_by=_made_by(ctx)
@@ -242,6 +245,7 @@ def check_action(
         actor_id=ctx.actor.id,
         conversation_id=ctx.conversation_id,
         validated_input=validated,
+        wait_for_disk=in_apps,
     )
     return decision.as_tool_result(ctx.org.owner_first_name)
 

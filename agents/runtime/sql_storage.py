@@ -399,7 +399,7 @@ def _step_statement(used: Usage, *, wait_for_disk: bool) -> tuple[str, list]:
     if sql is None:
         table = {m: f'"{m._meta.db_table}"' for m in (Conversation, Message, Usage, Work, ToolCall)}
         asynchronous = "" if wait_for_disk else (
-            "unwaited AS (SELECT set_config('synchronous_commit', 'off', true) AS off), ")
+            f"{rows.UNWAITED}, ")
         sql = _STEP_STATEMENTS[wait_for_disk] = (
             f"WITH {asynchronous}counted AS ("
             f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
@@ -438,7 +438,7 @@ def _result_statement(*, wait_for_disk: bool) -> str:
     if sql is None:
         table = {m: f'"{m._meta.db_table}"' for m in (Agent, Conversation, Message, ToolCall)}
         asynchronous = "" if wait_for_disk else (
-            "unwaited AS (SELECT set_config('synchronous_commit', 'off', true) AS off), ")
+            f"{rows.UNWAITED}, ")
         sql = _RESULT_STATEMENTS[wait_for_disk] = (
             f"WITH {asynchronous}counted AS ("
             f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
