@@ -20,6 +20,8 @@ from django.db import connections, models, router, transaction
 from django.db.models.fields.mixins import FieldCacheMixin
 from django.db.models.options import Options
 
+from core import rows
+
 
 def lock(instance: models.Model) -> None:
     """Read `instance`'s row again into it, under the row's lock: call it first thing inside the transaction that
@@ -61,11 +63,14 @@ def set_if_unchanged(instance: models.Model, *, values: dict[str, Any], unchange
     returning = ", ".join(quote(str(f.column)) for f in meta.concrete_fields)
     sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} WHERE {' AND '.join(where)} "
            f"RETURNING {returning}")
-    # raw(): the returned row converted as a query's would be (UUIDs, JSON, times), with no ORM compiling.
-    rows = list(model._base_manager.db_manager(using).raw(sql, params))
-    if not rows:
+    # A kept statement (prepared on PostgreSQL), the returned row converted as a query's would be (UUIDs, JSON,
+    # times), with no ORM compiling: a checked change to a contact runs this every time.
+    with rows.kept_cursor(connection) as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchone()
+    if found is None:
         return False
-    _read_into(instance, rows[0])
+    _read_into(instance, rows.from_row(model, found, using=using))
     return True
 
 

@@ -81,7 +81,8 @@ def kept_cursor(connection: BaseDatabaseWrapper) -> CursorWrapper:
         return connection.cursor()
     from django.db.backends.postgresql.base import ServerBindingCursor  # (psycopg: loaded on PostgreSQL only)
 
-    made: CursorWrapper = connection._prepare_cursor(ServerBindingCursor(raw))  # type: ignore[attr-defined]
+    server_bound = ServerBindingCursor(raw)  # type: ignore[call-arg]  # (the stubs don't know psycopg's)
+    made: CursorWrapper = connection._prepare_cursor(server_bound)  # type: ignore[attr-defined]
     return made
 
 
@@ -421,6 +422,31 @@ def select(model: type[M], where: Sequence[tuple[str, str, Any]], *, order_by: S
 
 
 _READS: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
+_CONVERTERS: dict[tuple[Any, ...], list[tuple[int, list[Any], Any]]] = {}
+
+
+def from_row(model: type[M], values: Sequence[Any], *, using: str = "default") -> M:
+    """A row of every column of `model`, in its concrete fields' order (what a statement of one's own returned: an
+    UPDATE's RETURNING), made an instance as the ORM's compiler makes one: each value through the database's and
+    the field's converters (UUIDs, JSON, times)."""
+    connection = connections[using]
+    meta = model._meta
+    key = (model, connection.vendor)
+    converters = _CONVERTERS.get(key)
+    if converters is None:
+        converters = _CONVERTERS[key] = []
+        for at, field in enumerate(meta.concrete_fields):
+            expression = field.get_col(meta.db_table)
+            convs = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+            if convs:
+                converters.append((at, convs, expression))
+    row = list(values)
+    for at, convs, expression in converters:
+        value = row[at]
+        for converter in convs:
+            value = converter(value, expression, connection)
+        row[at] = value
+    return model.from_db(using, [f.attname for f in meta.concrete_fields], row)
 
 
 def update(model: type[models.Model], where: Sequence[tuple[str, str, Any]], *, using: str = "default",

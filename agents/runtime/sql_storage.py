@@ -303,14 +303,14 @@ class SqlTurnStorage:
         by itself, without waiting for the disk, as a step does (_save_step_in_one_statement): a read run again
         after a server crash costs nothing."""
         conversation = self.conversation
+        done_at = call.done_at or timezone.now()
         message = Message(conversation=conversation, role=Message.Role.TOOL, text=compact_json(call.result),
-                          data={"call_id": call.call_id, "name": call.name}, created_at=call.done_at)
+                          data={"call_id": call.call_id, "name": call.name}, created_at=done_at)
         json_field = ToolCall._meta.get_field("result")
         params = [conversation.pk, self.lease,
-                  json_field.get_db_prep_save(call.result, connection), call.done_at, call.pk,
-                  conversation.pk, message.text, Message._meta.get_field("data").get_db_prep_save(message.data,
-                                                                                                 connection),
-                  call.done_at]
+                  json_field.get_db_prep_save(call.result, connection), done_at, call.pk,
+                  conversation.pk, message.text,
+                  Message._meta.get_field("data").get_db_prep_save(message.data, connection), done_at]
         with transaction.mark_for_rollback_on_error(), rows.kept_cursor(connection) as cursor:
             cursor.execute(_result_statement(wait_for_disk=connection.in_atomic_block), params)
             made = cursor.fetchone()
