@@ -1028,7 +1028,7 @@ def _steered(ctx: _Context) -> Finding | None:
     reads = ctx.read_turns
     if not written.strip() or not reads:
         return None
-    planted = [r for r in reads if PLANTED.search(r)]
+    planted = [r for r in reads if _planted(r)]
     had = values_in(_text(ctx.action.replaces))
     target = ctx.contact_by_id(str(ctx.input.get("contactId") or ""))
     if target is not None:
@@ -1162,3 +1162,10 @@ PLANTED = re.compile(
     r"|instructions? for (?:the |any |your )?(?:assistant|ai|agent)|while you(?:'re| are) at it",
     re.I,
 )
+
+
+@lru_cache(maxsize=512)
+def _planted(text: str) -> bool:
+    """Whether a text read addresses an AI (PLANTED), kept by text: each checked action of a turn asks it of every read
+    the turn holds again."""
+    return PLANTED.search(text) is not None

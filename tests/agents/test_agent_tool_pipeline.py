@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from agents import services
@@ -32,6 +33,17 @@ def test_a_group_tools_result_past_the_limit_is_recorded_as_too_large(agent, pro
     with recording(recorded.append) as record:
         result = run_agent_tool(thread_turn(agent), "use_tool", {"name": "integrations.probe", "input": {}})
     assert record.done and result["error"] == "too_large" and recorded == [result]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tool_that_only_reads_runs_with_no_transaction_open_and_its_result_is_recorded(agent, probe_tool):  # noqa: F811
+    # Nothing of its own to commit with the record: no BEGIN and COMMIT a call, and on SQLite no write lock held.
+    seen = []
+    probe_tool(lambda ctx, inp: seen.append(connection.in_atomic_block) or {"read": True}, calls_apps=False)
+    recorded = []
+    with recording(recorded.append) as record:
+        result = run_agent_tool(thread_turn(agent), "use_tool", {"name": "integrations.probe", "input": {}})
+    assert seen == [False] and record.done and recorded == [result] == [{"read": True}]
 
 
 def test_make_agent_is_recorded_by_the_pipeline_with_its_undo(org):

@@ -3,7 +3,7 @@
 from decimal import Decimal
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models.signals import post_save
 
 from agents.models import Conversation, Message, ToolCall, Usage, Work
@@ -198,3 +198,27 @@ def test_an_update_takes_plain_values_only(conversation, works):
 
     with pytest.raises(TypeError, match="plain values only"):
         rows.update(Work, [("id", "=", works[0].id)], steps=F("steps") + 1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_written_without_waiting_for_the_disk_reads_back_and_leaves_the_session_waiting(org):
+    conversation = Conversation.objects.create(organization=org, agent=AgentFactory(organization=org), kind="thread")
+    usage = rows.insert(Usage(organization=org, conversation=conversation, model="m", cost=Decimal("0.5")),
+                        wait_for_disk=False)
+    assert stored(usage) == {f.attname: getattr(usage, f.attname) for f in Usage._meta.concrete_fields}
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            assert cursor.fetchone()[0] == "on"  # (set_config's setting was the statement's transaction's alone)
+
+
+def test_a_row_a_statement_returned_is_made_as_a_query_makes_it(conversation):
+    # core.locking.set_if_unchanged reads its UPDATE's RETURNING this way.
+    message = Message.objects.create(conversation=conversation, seq=0, role="agent", text="ü", data={"a": [1]})
+    columns = ", ".join(f'"{f.column}"' for f in Message._meta.concrete_fields)
+    with rows.kept_cursor(connection) as cursor:
+        cursor.execute(f'SELECT {columns} FROM "{Message._meta.db_table}" WHERE "id" = %s', [message.id])
+        made = rows.from_row(Message, cursor.fetchone())
+    assert {f.attname: getattr(made, f.attname) for f in Message._meta.concrete_fields} == stored(message)
+    assert made.data == {"a": [1]} and made.created_at == message.created_at
+    assert made.conversation_id == conversation.id and not made._state.adding

@@ -1,0 +1,143 @@
+"""A step's rows and a call's result as the turn's storage writes them (agents/runtime/sql_storage.py): on
+PostgreSQL each is one statement, elsewhere several. The rows are the same either way, a turn whose lease was taken
+writes none of them, and the statement that commits without waiting for the disk does so for itself alone."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.db import connection, transaction
+
+from agents import services
+from agents.models import Conversation, Message, ToolCall, Usage, Work
+from agents.runtime.model import ModelUsage, ToolCallRequest, cost_of
+from agents.runtime.scheduler import LeaseLost
+from agents.runtime.sql_storage import SqlTurnStorage
+from tests.factories import AgentFactory
+
+CALLS = [ToolCallRequest(id="call_1", name="use_tool",
+                         arguments={"name": "contacts.find", "input": {"email": "a@b.test"}}),
+         ToolCallRequest(id="call_2", name="browse_tools", arguments={}, raw_arguments="{}")]
+USAGE = ModelUsage(input_tokens=1_200, cached_input_tokens=200, output_tokens=30)
+
+
+def running_thread(org, title="Juniper Dental"):
+    """A thread claimed by a turn (its lease token), with one piece of open work, and one already answered."""
+    agent = AgentFactory(organization=org, name="Client desk")
+    thread = services.thread_start(agent=agent, title=title)
+    services.message_append(conversation=thread, role=Message.Role.HANDOFF, text="Find Dana")
+    open_work = services.work_open(org=org, agent=agent, conversation=thread, task="Find Dana", requester=None)
+    done = services.work_open(org=org, agent=agent, conversation=thread, task="Earlier", requester=None)
+    Work.objects.filter(id=done.id).update(state=Work.State.ANSWERED)
+    token = uuid.uuid4()
+    Conversation.objects.filter(id=thread.id).update(state=Conversation.State.RUNNING, lease_token=token)
+    thread = Conversation.objects.select_related("agent", "organization").get(id=thread.id)
+    return SqlTurnStorage(thread, lease=token), open_work, done
+
+
+@pytest.mark.django_db
+def test_a_step_writes_its_usage_its_count_on_the_work_its_message_and_its_calls(org):
+    store, open_work, done = running_thread(org)
+    saved, message = store.save_step("Looking her up.", CALLS, saw_upto=0, usage=USAGE,
+                                     works=[open_work, done])
+    kept = Message.objects.get(id=message.id)
+    assert (kept.seq, kept.role, kept.text) == (1, Message.Role.AGENT, "Looking her up.")
+    assert kept.data == {"tool_calls": [
+        {"id": "call_1", "name": "use_tool", "arguments": CALLS[0].arguments, "raw": ""},
+        {"id": "call_2", "name": "browse_tools", "arguments": {}, "raw": "{}"}]}
+    assert message.seq == 1 and message.data == kept.data and store.conversation.next_seq == 2
+    calls = list(ToolCall.objects.filter(message=kept).order_by("id"))
+    assert [(c.id, c.call_id, c.name, c.arguments, c.result, c.done_at) for c in calls] == [
+        (saved[0].id, "call_1", "use_tool", CALLS[0].arguments, None, None),
+        (saved[1].id, "call_2", "browse_tools", {}, None, None)]
+    usage = Usage.objects.get(conversation=store.conversation)
+    assert (usage.purpose, usage.model, usage.input_tokens, usage.cached_input_tokens, usage.output_tokens) == (
+        "turn", store.conversation.agent.model, 1_200, 200, 30)
+    assert abs(usage.cost - cost_of(store.conversation.agent.model, USAGE)) < Decimal("1e-8") and usage.cost > 0
+    assert usage.agent_id == store.conversation.agent.id and usage.organization_id == org.id
+    open_work.refresh_from_db()
+    done.refresh_from_db()
+    assert (open_work.steps, open_work.latest_reply) == (1, "Looking her up.")
+    assert (done.steps, done.latest_reply) == (0, "")  # answered already: neither counted nor given the reply
+
+
+@pytest.mark.django_db
+def test_a_step_that_says_nothing_leaves_the_latest_reply_and_keeps_saw_upto_when_others_wrote_meanwhile(org):
+    store, open_work, _ = running_thread(org)
+    Work.objects.filter(id=open_work.id).update(latest_reply="Earlier words")
+    # The owner wrote again while the model was writing this step: the step saw up to seq 0 only.
+    services.message_append(conversation=store.conversation, role=Message.Role.OWNER, text="Also Lee")
+    _, message = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    assert message.seq == 2 and message.data["saw_upto"] == 0
+    assert Message.objects.get(id=message.id).data["saw_upto"] == 0
+    open_work.refresh_from_db()
+    assert (open_work.steps, open_work.latest_reply) == (1, "Earlier words")
+
+
+@pytest.mark.django_db
+def test_a_turn_whose_lease_was_taken_writes_no_step_and_no_result(org):
+    store, open_work, _ = running_thread(org)
+    saved, _ = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker's
+    before = (Message.objects.count(), Usage.objects.count(), ToolCall.objects.count())
+    with pytest.raises(LeaseLost), transaction.atomic():
+        store.save_step("", CALLS[1:], saw_upto=1, usage=USAGE, works=[open_work])
+    with pytest.raises(LeaseLost), transaction.atomic():
+        store.record_result(saved[0], {"found": False})
+    assert (Message.objects.count(), Usage.objects.count(), ToolCall.objects.count()) == before
+    open_work.refresh_from_db()
+    assert open_work.steps == 1
+    assert ToolCall.objects.get(id=saved[0].id).done_at is None
+
+
+@pytest.mark.django_db
+def test_a_result_is_recorded_with_its_message_and_the_next_step_reads_the_counter_and_the_pause(org):
+    store, open_work, _ = running_thread(org)
+    saved, _ = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    message = store.record_result(saved[0], {"found": True, "name": "Dana Whitfield"})
+    call = ToolCall.objects.get(id=saved[0].id)
+    assert call.result == {"found": True, "name": "Dana Whitfield"} and call.done_at is not None
+    kept = Message.objects.get(id=message.id)
+    assert (kept.seq, kept.role, kept.data) == (2, Message.Role.TOOL, {"call_id": "call_1", "name": "use_tool"})
+    assert kept.text == message.text and '"Dana Whitfield"' in kept.text
+    assert store.counter_and_pause() == (3, False)
+    # Read again when nothing of the storage's own came since: the owner paused the agent meanwhile.
+    type(store.conversation.agent).objects.filter(id=store.conversation.agent.id).update(paused=True)
+    assert store.counter_and_pause() == (3, True)
+
+
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_step_and_a_read_commit_without_waiting_for_the_disk_for_themselves_alone(org):
+    if connection.vendor != "postgresql":
+        pytest.skip("synchronous_commit is PostgreSQL's (SQLite's commits are set by the database's PRAGMA)")
+    store, open_work, _ = running_thread(org)
+    saved, _ = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    assert _synchronous_commit() == "on"  # the setting was the statement's transaction's only
+    store.record_result(saved[0], {"found": False})
+    assert _synchronous_commit() == "on"
+    with transaction.atomic():  # a step written inside a caller's transaction leaves its commit to wait
+        store.save_step("", CALLS[1:], saw_upto=2, usage=USAGE, works=[open_work])
+        assert _synchronous_commit() == "on"
+    assert Message.objects.filter(conversation=store.conversation).count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_kept_statements_are_prepared_on_postgresql(org):
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    from core import rows
+
+    for _ in range(8):
+        rows.select(Conversation, [("organization_id", "=", org.pk)])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [s for (s,) in cursor.fetchall()]
+    assert any(f'FROM "{Conversation._meta.db_table}" t0' in s for s in prepared), prepared
