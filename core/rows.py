@@ -166,25 +166,31 @@ def insert_parts(obj: models.Model, connection: BaseDatabaseWrapper, *,
     """One new row of a plain model for an `INSERT INTO table (columns) SELECT values …` written out elsewhere (a
     statement of several writes): its columns, its values as SQL (`CAST(%s AS type)` each, or the SQL `given` for
     a field by name, such as a column of the statement's own WITH), and their parameters, prepared as `insert`
-    prepares them. The auto id is left to the database."""
+    prepares them. The auto id is left to the database. (The SQL is made once a process for each model.)"""
     model = type(obj)
     if not _plain(model):
         raise TypeError(f"core.rows: {model._meta.label} has receivers or parts the ORM must write")
     given = given or {}
-    quote = connection.ops.quote_name
-    meta = model._meta
-    fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
-    values, params = [], []
-    for f in fields:
-        if f.name in given:
-            values.append(given[f.name])
-            continue
+    key = ("parts", model, connection.vendor, tuple(sorted(given.items())))
+    made = _PARTS.get(key)
+    if made is None:
+        quote = connection.ops.quote_name
+        meta = model._meta
+        fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
+        values = [given[f.name] if f.name in given else f"CAST(%s AS {f.db_type(connection)})" for f in fields]
+        made = _PARTS[key] = (", ".join(quote(str(f.column)) for f in fields), ", ".join(values),
+                              [f for f in fields if f.name not in given])
+    columns, values_sql, bound = made
+    params = []
+    for f in bound:
         value = f.pre_save(obj, add=True)
         if hasattr(value, "resolve_expression"):
-            raise TypeError(f"core.rows: {meta.label}.{f.name} is an expression")
-        values.append(f"CAST(%s AS {f.db_type(connection)})")
+            raise TypeError(f"core.rows: {model._meta.label}.{f.name} is an expression")
         params.append(f.get_db_prep_save(value, connection))
-    return ", ".join(quote(str(f.column)) for f in fields), ", ".join(values), params
+    return columns, values_sql, params
+
+
+_PARTS: dict[tuple[Any, ...], tuple[str, str, list[Column]]] = {}
 
 
 def update_fields(obj: models.Model, names: Sequence[str], *, using: str = "default") -> None:

@@ -13,7 +13,8 @@ import datetime
 import logging
 from collections.abc import Callable, Iterator
 
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
 from agents import services
@@ -213,6 +214,7 @@ class SqlTurnStorage:
         (call_started) by a commit that waits, which writes every earlier commit to disk with it, and a call's
         result commits the same way."""
         conversation, agent = self.conversation, self.conversation.agent
+        db = connections["default"]  # (the wrapper itself: each attribute of the `connection` proxy is a lookup)
         now = timezone.now()
         data = _step_data(calls)
         past = {**data, "saw_upto": saw_upto}
@@ -220,19 +222,19 @@ class SqlTurnStorage:
         used = services.usage_row(org=conversation.organization, agent=agent, conversation=conversation,
                                   purpose="turn", model_id=agent.model, usage=usage)
         used.at = now
-        sql, usage_params = _step_statement(used, wait_for_disk=connection.in_atomic_block)
+        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block)
         json_field = Message._meta.get_field("data")
         params = [
             conversation.pk, self.lease,  # counted
             conversation.pk, Message.Role.AGENT.value, text, saw_upto + 1,  # the message
-            json_field.get_db_prep_save(past, connection), json_field.get_db_prep_save(data, connection), now,
+            json_field.get_db_prep_save(past, db), json_field.get_db_prep_save(data, db), now,
             *usage_params,  # its usage
             [w.id for w in works], bool(text), conversation.pk, text[:2000], Work.State.OPEN.value,  # the work
             [w.id for w in works], bool(text), conversation.pk,
-            conversation.pk, connection.ops.adapt_json_value(
+            conversation.pk, db.ops.adapt_json_value(
                 [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], None),  # its calls
         ]
-        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(connection) as cursor:
+        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(db) as cursor:
             cursor.execute(sql, params)
             made = cursor.fetchall()
         if not made:
@@ -303,16 +305,17 @@ class SqlTurnStorage:
         by itself, without waiting for the disk, as a step does (_save_step_in_one_statement): a read run again
         after a server crash costs nothing."""
         conversation = self.conversation
+        db = connections["default"]
         done_at = call.done_at or timezone.now()
         message = Message(conversation=conversation, role=Message.Role.TOOL, text=compact_json(call.result),
                           data={"call_id": call.call_id, "name": call.name}, created_at=done_at)
         json_field = ToolCall._meta.get_field("result")
         params = [conversation.pk, self.lease,
-                  json_field.get_db_prep_save(call.result, connection), done_at, call.pk,
+                  json_field.get_db_prep_save(call.result, db), done_at, call.pk,
                   conversation.pk, message.text,
-                  Message._meta.get_field("data").get_db_prep_save(message.data, connection), done_at]
-        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(connection) as cursor:
-            cursor.execute(_result_statement(wait_for_disk=connection.in_atomic_block), params)
+                  Message._meta.get_field("data").get_db_prep_save(message.data, db), done_at]
+        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(db) as cursor:
+            cursor.execute(_result_statement(wait_for_disk=db.in_atomic_block), params)
             made = cursor.fetchone()
         if made is None:
             raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's")
@@ -386,7 +389,7 @@ def _step_data(calls: list[ToolCallRequest]) -> dict:
 _STEP_STATEMENTS: dict[bool, str] = {}
 
 
-def _step_statement(used: Usage, *, wait_for_disk: bool) -> tuple[str, list]:
+def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool) -> tuple[str, list]:
     """The statement that saves a step on PostgreSQL, with the usage's parameters. Each part runs only when the
     conversation's counter was taken under the turn's lease (`counted`): the message takes the seq (with
     `saw_upto` in its data when others appended meanwhile, as services.message_append keeps it); the usage; one
@@ -394,7 +397,7 @@ def _step_statement(used: Usage, *, wait_for_disk: bool) -> tuple[str, list]:
     the conversation's open work (one UPDATE: two on the same row in one statement would keep only one); then the
     calls, one row each in the model's order, whose ids, with the message's, it returns. No row: the lease was
     lost, and nothing was written."""
-    columns, values, params = rows.insert_parts(used, connection)
+    columns, values, params = rows.insert_parts(used, db)
     sql = _STEP_STATEMENTS.get(wait_for_disk)
     if sql is None:
         table = {m: f'"{m._meta.db_table}"' for m in (Conversation, Message, Usage, Work, ToolCall)}
