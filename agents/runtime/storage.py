@@ -67,7 +67,8 @@ class TurnStorage(Protocol):
     def tool_specs(self, place: str) -> list[dict]: ...
 
     def counter_and_pause(self) -> tuple[int, bool]:
-        """The conversation's `next_seq` and whether its agent is paused, as they are now."""
+        """The conversation's `next_seq` and whether its agent is paused, as they are now: a storage may give them
+        as its last write read them, when that was the last call's result (nothing came in between)."""
         ...
 
     def messages_after(self, seq: int) -> list[Message]: ...
