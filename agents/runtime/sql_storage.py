@@ -225,7 +225,7 @@ class SqlTurnStorage:
         sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block)
         json_field = Message._meta.get_field("data")
         params = [
-            conversation.pk, self.lease,  # counted
+            conversation.pk, self.lease, self.lease,  # counted (no lease: not fenced, as message_append)
             conversation.pk, Message.Role.AGENT.value, text, saw_upto + 1,  # the message
             json_field.get_db_prep_save(past, db), json_field.get_db_prep_save(data, db), now,
             *usage_params,  # its usage
@@ -239,7 +239,7 @@ class SqlTurnStorage:
             made = cursor.fetchall()
         if not made:
             raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's")
-        ids = {call_id: (pk, message_id, seq) for pk, call_id, message_id, seq in made}
+        ids = {call_id: pk for pk, call_id, _, _ in made}
         message.id, message.seq = made[0][2], made[0][3]
         if message.seq > saw_upto + 1:
             message.data = past
@@ -248,7 +248,7 @@ class SqlTurnStorage:
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # (after its commit)
         saved = []
         for c in calls:
-            call = ToolCall(id=ids[c.id][0], conversation=conversation, message=message, call_id=c.id, name=c.name,
+            call = ToolCall(id=ids[c.id], conversation=conversation, message=message, call_id=c.id, name=c.name,
                             arguments=c.arguments)
             call._state.adding, call._state.db = False, "default"
             saved.append(call)
@@ -310,7 +310,7 @@ class SqlTurnStorage:
         message = Message(conversation=conversation, role=Message.Role.TOOL, text=compact_json(call.result),
                           data={"call_id": call.call_id, "name": call.name}, created_at=done_at)
         json_field = ToolCall._meta.get_field("result")
-        params = [conversation.pk, self.lease,
+        params = [conversation.pk, self.lease, self.lease,
                   json_field.get_db_prep_save(call.result, db), done_at, call.pk,
                   conversation.pk, message.text,
                   Message._meta.get_field("data").get_db_prep_save(message.data, db), done_at]
@@ -401,12 +401,11 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
     sql = _STEP_STATEMENTS.get(wait_for_disk)
     if sql is None:
         table = {m: f'"{m._meta.db_table}"' for m in (Conversation, Message, Usage, Work, ToolCall)}
-        asynchronous = "" if wait_for_disk else (
-            f"{rows.UNWAITED}, ")
+        asynchronous = "" if wait_for_disk else f"{rows.UNWAITED}, "
         sql = _STEP_STATEMENTS[wait_for_disk] = (
             f"WITH {asynchronous}counted AS ("
             f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
-            f'WHERE "id" = %s AND "lease_token" IS NOT DISTINCT FROM CAST(%s AS uuid) '
+            f'WHERE "id" = %s AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) '
             f'RETURNING "next_seq" - 1 AS n), '
             f"step AS (INSERT INTO {table[Message]} "
             f'("conversation_id", "seq", "role", "text", "data", "created_at") '
@@ -440,12 +439,11 @@ def _result_statement(*, wait_for_disk: bool) -> str:
     sql = _RESULT_STATEMENTS.get(wait_for_disk)
     if sql is None:
         table = {m: f'"{m._meta.db_table}"' for m in (Agent, Conversation, Message, ToolCall)}
-        asynchronous = "" if wait_for_disk else (
-            f"{rows.UNWAITED}, ")
+        asynchronous = "" if wait_for_disk else f"{rows.UNWAITED}, "
         sql = _RESULT_STATEMENTS[wait_for_disk] = (
             f"WITH {asynchronous}counted AS ("
             f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
-            f'WHERE "id" = %s AND "lease_token" IS NOT DISTINCT FROM CAST(%s AS uuid) '
+            f'WHERE "id" = %s AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) '
             f'RETURNING "next_seq" - 1 AS n, "agent_id"), '
             f'done AS (UPDATE {table[ToolCall]} SET "result" = CAST(%s AS jsonb), "done_at" = CAST(%s AS timestamptz) '
             f'WHERE "id" = %s AND EXISTS (SELECT 1 FROM counted) RETURNING 1) '

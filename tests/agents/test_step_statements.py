@@ -141,3 +141,11 @@ def test_kept_statements_are_prepared_on_postgresql(org):
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [s for (s,) in cursor.fetchall()]
     assert any(f'FROM "{Conversation._meta.db_table}" t0' in s for s in prepared), prepared
+
+
+@pytest.mark.django_db
+def test_a_storage_with_no_lease_is_not_fenced_as_message_append_is_not(org):
+    fenced, open_work, _ = running_thread(org)
+    store = SqlTurnStorage(fenced.conversation)  # (a test's or a tool's storage: no claim of its own)
+    saved, message = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    assert store.record_result(saved[0], {"found": False}).seq == message.seq + 1 == 2
