@@ -112,8 +112,6 @@ def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True) -> M:
     if not _plain(model) or not connection.features.can_return_columns_from_insert:
         obj.save(force_insert=True, using=using)
         return obj
-    if not wait_for_disk and connection.vendor == "postgresql" and not connection.in_atomic_block:
-        return _insert_unwaited(obj, connection, using)
     # As save() does first: a related row not saved yet is refused, and one saved since it was set gives its id.
     obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # (not in the stubs)
     meta = model._meta
@@ -124,8 +122,9 @@ def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True) -> M:
         obj.save(force_insert=True, using=using)
         return obj
     params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
-    key = ("insert", model, connection.vendor, auto is None)
-    sql = _statement(key, lambda: _insert_sql(connection, meta, fields, auto))
+    unwaited = not wait_for_disk and connection.vendor == "postgresql" and not connection.in_atomic_block
+    key = ("insert", model, connection.vendor, auto is None, unwaited)
+    sql = _statement(key, lambda: _insert_sql(connection, meta, fields, auto, unwaited=unwaited))
     with transaction.mark_for_rollback_on_error(using), kept_cursor(connection) as cursor:
         cursor.execute(sql, params)
         if auto is not None:
@@ -135,29 +134,15 @@ def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True) -> M:
     return obj
 
 
-def _insert_unwaited(obj: M, connection: BaseDatabaseWrapper, using: str) -> M:
-    obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # (not in the stubs)
-    meta = type(obj)._meta
-    auto = meta.auto_field if getattr(obj, meta.pk.attname) is None else None
-    columns, values, params = insert_parts(obj, connection)
-    sql = (f"WITH {UNWAITED} INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
-           f"SELECT {values} FROM unwaited")
-    if auto is not None:
-        sql += f" RETURNING {connection.ops.quote_name(str(auto.column))}"
-    with kept_cursor(connection) as cursor:
-        cursor.execute(sql, params)
-        if auto is not None:
-            setattr(obj, auto.attname, cursor.fetchone()[0])
-    obj._state.adding = False
-    obj._state.db = using
-    return obj
-
-
 def _insert_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Sequence[Column],
-                auto: Column | None) -> str:
+                auto: Column | None, *, unwaited: bool = False) -> str:
     quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)}) "
-           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    sql = f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)}) "
+    if unwaited:  # (an INSERT … SELECT types its values by their casts, not by the columns as VALUES does)
+        casts = ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in fields)
+        sql = f"WITH {UNWAITED} {sql}SELECT {casts} FROM unwaited"
+    else:
+        sql += f"VALUES ({', '.join(['%s'] * len(fields))})"
     return sql + (f" RETURNING {quote(str(auto.column))}" if auto is not None else "")
 
 

@@ -386,6 +386,19 @@ def _step_data(calls: list[ToolCallRequest]) -> dict:
                            for c in calls]}
 
 
+def _counted(wait_for_disk: bool) -> str:
+    """The WITH both of a turn's one-statement writes start with: the conversation's counter taken (`counted`: the
+    seq, `n`, and the agent) only while the turn's lease is the conversation's (no lease: not fenced, as
+    services.message_append), and, unless the statement waits for the disk, the setting that it doesn't
+    (core.rows.UNWAITED: the part that reads from `counted` reads from it too, or it isn't run). Its parameters:
+    the conversation's id, then the lease twice."""
+    return (f"WITH {'' if wait_for_disk else rows.UNWAITED + ', '}counted AS ("
+            f'UPDATE "{Conversation._meta.db_table}" SET "next_seq" = "next_seq" + 1 '
+            f'WHERE "id" = %s AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) '
+            f'RETURNING "next_seq" - 1 AS n, "agent_id")')
+
+
+_FROM_COUNTED = {True: "counted", False: "counted, unwaited"}
 _STEP_STATEMENTS: dict[bool, str] = {}
 
 
@@ -400,18 +413,14 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
     columns, values, params = rows.insert_parts(used, db)
     sql = _STEP_STATEMENTS.get(wait_for_disk)
     if sql is None:
-        table = {m: f'"{m._meta.db_table}"' for m in (Conversation, Message, Usage, Work, ToolCall)}
-        asynchronous = "" if wait_for_disk else f"{rows.UNWAITED}, "
+        table = {m: f'"{m._meta.db_table}"' for m in (Message, Usage, Work, ToolCall)}
         sql = _STEP_STATEMENTS[wait_for_disk] = (
-            f"WITH {asynchronous}counted AS ("
-            f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
-            f'WHERE "id" = %s AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) '
-            f'RETURNING "next_seq" - 1 AS n), '
+            f"{_counted(wait_for_disk)}, "
             f"step AS (INSERT INTO {table[Message]} "
             f'("conversation_id", "seq", "role", "text", "data", "created_at") '
             f"SELECT CAST(%s AS uuid), n, CAST(%s AS varchar), CAST(%s AS text), "
             f"CASE WHEN n > CAST(%s AS integer) THEN CAST(%s AS jsonb) ELSE CAST(%s AS jsonb) END, "
-            f"CAST(%s AS timestamptz) FROM counted{', unwaited' if asynchronous else ''} RETURNING id, seq), "
+            f"CAST(%s AS timestamptz) FROM {_FROM_COUNTED[wait_for_disk]} RETURNING id, seq), "
             f"used AS (INSERT INTO {table[Usage]} ({columns}) SELECT {values} FROM counted), "
             f"worked AS (UPDATE {table[Work]} SET "
             f'"steps" = "steps" + CASE WHEN "id" = ANY(CAST(%s AS uuid[])) THEN 1 ELSE 0 END, '
@@ -438,19 +447,15 @@ def _result_statement(*, wait_for_disk: bool) -> str:
     lost, and nothing was written."""
     sql = _RESULT_STATEMENTS.get(wait_for_disk)
     if sql is None:
-        table = {m: f'"{m._meta.db_table}"' for m in (Agent, Conversation, Message, ToolCall)}
-        asynchronous = "" if wait_for_disk else f"{rows.UNWAITED}, "
+        table = {m: f'"{m._meta.db_table}"' for m in (Agent, Message, ToolCall)}
         sql = _RESULT_STATEMENTS[wait_for_disk] = (
-            f"WITH {asynchronous}counted AS ("
-            f'UPDATE {table[Conversation]} SET "next_seq" = "next_seq" + 1 '
-            f'WHERE "id" = %s AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) '
-            f'RETURNING "next_seq" - 1 AS n, "agent_id"), '
+            f"{_counted(wait_for_disk)}, "
             f'done AS (UPDATE {table[ToolCall]} SET "result" = CAST(%s AS jsonb), "done_at" = CAST(%s AS timestamptz) '
             f'WHERE "id" = %s AND EXISTS (SELECT 1 FROM counted) RETURNING 1) '
             f"INSERT INTO {table[Message]} "
             f'("conversation_id", "seq", "role", "text", "data", "created_at") '
             f"SELECT CAST(%s AS uuid), n, '{Message.Role.TOOL.value}', CAST(%s AS text), CAST(%s AS jsonb), "
-            f"CAST(%s AS timestamptz) FROM counted{', unwaited' if asynchronous else ''} "
+            f"CAST(%s AS timestamptz) FROM {_FROM_COUNTED[wait_for_disk]} "
             f'RETURNING "id", "seq", (SELECT count(*) FROM done), '
             f'(SELECT a."paused" FROM {table[Agent]} a WHERE a."id" = (SELECT "agent_id" FROM counted))'
         )
