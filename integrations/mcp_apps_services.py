@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from core import rows
 from core.memo import kept
 from core.models import Card, Organization
 from core.registry import Registry
@@ -94,13 +95,12 @@ def mcp_app_connected(
 def mcp_apps(*, org: Organization, include_stopped: bool = True) -> list[McpApp]:
     """The workspace's connected apps (by MCP address), oldest first; with `include_stopped`, those whose sign-in
     stopped too (their tools say so)."""
-    statuses = [Connection.Status.CONNECTED]
+    statuses = {Connection.Status.CONNECTED}
     if include_stopped:
-        statuses.append(Connection.Status.NEEDS_RECONNECT)
-    return list(
-        McpApp.objects.filter(organization=org, connection__status__in=statuses)
-        .select_related("connection").order_by("connection__created_at")
-    )
+        statuses.add(Connection.Status.NEEDS_RECONNECT)
+    # A kept statement (every thread's turn asks, for browse_tools' description), its few rows sorted here.
+    apps = rows.select(McpApp, [("organization_id", "=", org.pk)], related=["connection"])
+    return sorted((a for a in apps if a.connection.status in statuses), key=lambda a: a.connection.created_at)
 
 
 def mcp_app(*, org: Organization, group: str) -> McpApp | None:

@@ -10,6 +10,7 @@ from django.db.models import Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from core import rows
 from core.errors import ToolError, not_found
 from core.inputs import as_uuid
 from core.memo import kept
@@ -36,9 +37,10 @@ SETTING_OF = {"filings": "filings_on", "newsfeed": "newsfeed_on", "tables": "tab
 
 @kept  # read once for a whole browse_tools description (tools.catalog): each optional group asks
 def research_settings(*, org) -> ResearchSettings:
-    """The workspace's settings, unsaved defaults (every group off) when it never set them."""
-    found = ResearchSettings.objects.filter(organization=org).first()
-    return found or ResearchSettings(organization=org)
+    """The workspace's settings, unsaved defaults (every group off) when it never set them. (A kept statement:
+    every thread's turn asks, for browse_tools' description.)"""
+    found = rows.select(ResearchSettings, [("organization_id", "=", org.pk)], limit=1)
+    return found[0] if found else ResearchSettings(organization=org)
 
 
 def group_on(*, org, group: str) -> bool:
@@ -120,7 +122,7 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
     first, one per link across feeds, with every project whose feed carried it. A feed's backlog of older items,
     read the day it is added, is not today's news."""
     start, end = _owner_today_span(org, now)
-    rows = (
+    stories = (
         Story.objects.filter(organization=org)
         .annotate(happened=Coalesce("published_at", "seen_at"))
         .filter(happened__gte=start, happened__lt=end)
@@ -129,7 +131,7 @@ def stories_today(*, org, now: datetime.datetime | None = None, limit: int = 60)
     )
     kept: dict[str, Story] = {}
     projects: dict[str, set[str]] = {}
-    for story in rows[: limit * 4]:
+    for story in stories[: limit * 4]:
         same = story.link or f"story:{story.id}"
         projects.setdefault(same, set())
         if story.feed.project_id:

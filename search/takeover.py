@@ -16,6 +16,7 @@ drives or SharePoint are found only live (search/onedrive_copy.py). Until then t
 
 from __future__ import annotations
 
+from core import rows
 from core.errors import ToolError
 from core.memo import kept
 from integrations.models import Connection, SearchCopy
@@ -28,15 +29,19 @@ _LIVE_ONLY = ("search", "read")
 
 @kept
 def _accounts(*, org) -> list[tuple[Connection, SearchCopy | None]]:
-    """The workspace's connected accounts with their search copies, in one read (kept for a browse's length)."""
-    rows = Connection.objects.filter(organization=org, status=Connection.Status.CONNECTED).select_related(
-        "search_copy").order_by("created_at")
+    """The workspace's connected accounts with their search copies (kept for a browse's length), by kept statements:
+    every thread's turn asks, for browse_tools' description, and most workspaces' answer is no account, one read.
+    Each copy is cached on its connection (and a connection with none says so), as select_related caches it."""
+    connections = rows.select(Connection, [("organization_id", "=", org.pk),
+                                           ("status", "=", Connection.Status.CONNECTED)], order_by=["created_at"])
+    copies = {copy.connection_id: copy for copy in rows.select(
+        SearchCopy, [("connection_id", "in", [c.pk for c in connections])])}  # (none: not asked)
     out = []
-    for connection in rows:
-        try:
-            copy = connection.search_copy
-        except SearchCopy.DoesNotExist:
-            copy = None
+    for connection in connections:
+        copy = copies.get(connection.pk)
+        Connection.search_copy.related.set_cached_value(connection, copy)
+        if copy is not None:
+            SearchCopy._meta.get_field("connection").set_cached_value(copy, connection)
         out.append((connection, copy))
     return out
 

@@ -66,7 +66,8 @@ class SqlTurnStorage:
         # caller's (the tests'), which the thread's writes would wait for.
         keeper = scheduler.LeaseKeeper(conversation.id, token) if (
             token is not None and not connection.in_atomic_block) else None
-        if keeper is not None and not keeper.renew():
+        # On PostgreSQL the first renewal is written with the run's row (run_started: one statement).
+        if keeper is not None and connection.vendor != "postgresql" and not keeper.renew():
             return None
         return cls(conversation, lease=token, keeper=keeper)
 
@@ -80,10 +81,34 @@ class SqlTurnStorage:
 
     def run_started(self) -> Run:
         conversation = self.conversation
-        return rows.insert(Run(  # (a kept statement: every turn writes one)
-            organization=conversation.organization, conversation=conversation, agent=conversation.agent,
-            started_at=timezone.now(),
-        ))
+        run = Run(organization=conversation.organization, conversation=conversation, agent=conversation.agent,
+                  started_at=timezone.now())
+        if self.keeper is None or connection.vendor != "postgresql":
+            return rows.insert(run)  # (a kept statement: every turn writes one)
+        return self._run_started_renewed(run)
+
+    def _run_started_renewed(self, run: Run) -> Run:
+        """run_started on PostgreSQL, for a worker's turn: the lease renewed as the turn starts (for_task renews it
+        elsewhere) and the run's row written only if it was, in one statement that commits without waiting for the
+        disk, where there were two commits that waited. A crash of the database server could lose it only with
+        every write of the turn after it, up to the turn's first commit that waits (a call to an app, an answer),
+        which writes this one to disk with it; the claim's lease stands as the claim wrote it, so the conversation
+        is handed out again when it runs out. No row: the conversation isn't this worker's any more (another worker
+        claimed it while the task waited), and nothing was written."""
+        assert self.keeper is not None and self.lease is not None
+        db = connections["default"]
+        columns, values, params = rows.insert_parts(run, db)
+        until = timezone.now() + scheduler.lease_length()
+        with rows.kept_cursor(db) as cursor:
+            cursor.execute(_run_statement(columns, values), [
+                until, self.conversation.pk, self.lease, Conversation.State.RUNNING.value, *params])
+            made = cursor.fetchone()
+        if made is None:
+            self.keeper.lost = True
+            raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again before its turn started")
+        run.id = made[0]
+        run._state.adding, run._state.db = False, "default"
+        return run
 
     def lease_lost(self) -> bool:
         return self.keeper is not None and self.keeper.lost
@@ -213,16 +238,31 @@ class SqlTurnStorage:
         and nothing outside the database can depend on it first: a call that writes to an app is marked started
         (call_started) by a commit that waits, which writes every earlier commit to disk with it, and a call's
         result commits the same way."""
+        made, message = self._step_in_one_statement(text, _step_data(calls), calls, saw_upto=saw_upto, usage=usage,
+                                                    works=works)
+        ids = {call_id: pk for pk, call_id, _, _ in made}
+        saved = []
+        for c in calls:
+            call = ToolCall(id=ids[c.id], conversation=self.conversation, message=message, call_id=c.id,
+                            name=c.name, arguments=c.arguments)
+            call._state.adding, call._state.db = False, "default"
+            saved.append(call)
+        return saved, message
+
+    def _step_in_one_statement(self, text: str, data: dict, calls: list[ToolCallRequest] | None, *, saw_upto: int,
+                               usage: ModelUsage, works: list[Work]) -> tuple[list[tuple], Message]:
+        """A step's rows by _step_statement: its usage, its count on `works`, its message (with `data`) and, unless
+        `calls` is None (a reply), its calls; the rows it returned (a call's id, call_id, the message's id and seq
+        each; a reply's message id and seq), and the message."""
         conversation, agent = self.conversation, self.conversation.agent
         db = connections["default"]  # (the wrapper itself: each attribute of the `connection` proxy is a lookup)
         now = timezone.now()
-        data = _step_data(calls)
         past = {**data, "saw_upto": saw_upto}
         message = Message(conversation=conversation, role=Message.Role.AGENT, text=text, data=data, created_at=now)
         used = services.usage_row(org=conversation.organization, agent=agent, conversation=conversation,
                                   purpose="turn", model_id=agent.model, usage=usage)
         used.at = now
-        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block)
+        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block, calls=calls is not None)
         json_field = Message._meta.get_field("data")
         params = [
             conversation.pk, self.lease, self.lease,  # counted (no lease: not fenced, as message_append)
@@ -231,36 +271,38 @@ class SqlTurnStorage:
             *usage_params,  # its usage
             [w.id for w in works], bool(text), conversation.pk, text[:2000], Work.State.OPEN.value,  # the work
             [w.id for w in works], bool(text), conversation.pk,
-            conversation.pk, db.ops.adapt_json_value(
-                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], None),  # its calls
         ]
+        if calls is not None:
+            params += [conversation.pk, db.ops.adapt_json_value(
+                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], None)]  # its calls
         with transaction.mark_for_rollback_on_error(), rows.kept_cursor(db) as cursor:
             cursor.execute(sql, params)
             made = cursor.fetchall()
         if not made:
             raise scheduler.LeaseLost(f"conversation {conversation.id} is no longer this worker's")
-        ids = {call_id: pk for pk, call_id, _, _ in made}
-        message.id, message.seq = made[0][2], made[0][3]
+        message.id, message.seq = made[0][-2], made[0][-1]
         if message.seq > saw_upto + 1:
             message.data = past
         message._state.adding, message._state.db = False, "default"
         conversation.next_seq = message.seq + 1
         live.notify(conversation.organization_id, "chat", conversation=conversation.id)  # (after its commit)
-        saved = []
-        for c in calls:
-            call = ToolCall(id=ids[c.id], conversation=conversation, message=message, call_id=c.id, name=c.name,
-                            arguments=c.arguments)
-            call._state.adding, call._state.db = False, "default"
-            saved.append(call)
         services.agent_keep_to_budget(agent=agent)
-        return saved, message
+        return made, message
 
-    def answer(self, text: str, *, saw_upto: int, works: list[Work]) -> Message:
+    def answer(self, text: str, *, saw_upto: int, works: list[Work], usage: ModelUsage | None = None,
+               counted: list[Work] | None = None) -> Message:
         self._counted = None
         with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
-            message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT, text=text,
-                                              saw_upto=saw_upto, lease=self.lease)
-            self._latest_reply(text)
+            if usage is not None and connection.vendor == "postgresql":
+                # The step's usage, its count, the reply and the latest reply: one statement, as a step's.
+                _, message = self._step_in_one_statement(text, {}, None, saw_upto=saw_upto, usage=usage,
+                                                         works=counted or [])
+            else:
+                if usage is not None:
+                    self.count_step(usage, counted or [])
+                message = services.message_append(conversation=self.conversation, role=Message.Role.AGENT,
+                                                  text=text, saw_upto=saw_upto, lease=self.lease)
+                self._latest_reply(text)
             # The turn's open work as it read it (its rows don't change but for their state and route): its
             # conversation is this one and its agent this turn's. Each is answered only if it is still open, which
             # the update's own condition says (answer_work), so nothing is read again.
@@ -399,22 +441,23 @@ def _counted(wait_for_disk: bool) -> str:
 
 
 _FROM_COUNTED = {True: "counted", False: "counted, unwaited"}
-_STEP_STATEMENTS: dict[bool, str] = {}
+_STEP_STATEMENTS: dict[tuple[bool, bool], str] = {}
 
 
-def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool) -> tuple[str, list]:
+def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool,
+                    calls: bool = True) -> tuple[str, list]:
     """The statement that saves a step on PostgreSQL, with the usage's parameters. Each part runs only when the
     conversation's counter was taken under the turn's lease (`counted`): the message takes the seq (with
     `saw_upto` in its data when others appended meanwhile, as services.message_append keeps it); the usage; one
     step more on each piece of open work the turn holds and, when the step says something, the latest reply on
     the conversation's open work (one UPDATE: two on the same row in one statement would keep only one); then the
-    calls, one row each in the model's order, whose ids, with the message's, it returns. No row: the lease was
-    lost, and nothing was written."""
+    calls, one row each in the model's order, whose ids, with the message's, it returns. Without `calls` (a reply)
+    it returns the message's id and seq. No row: the lease was lost, and nothing was written."""
     columns, values, params = rows.insert_parts(used, db)
-    sql = _STEP_STATEMENTS.get(wait_for_disk)
+    sql = _STEP_STATEMENTS.get((wait_for_disk, calls))
     if sql is None:
         table = {m: f'"{m._meta.db_table}"' for m in (Message, Usage, Work, ToolCall)}
-        sql = _STEP_STATEMENTS[wait_for_disk] = (
+        sql = _STEP_STATEMENTS[(wait_for_disk, calls)] = (
             f"{_counted(wait_for_disk)}, "
             f"step AS (INSERT INTO {table[Message]} "
             f'("conversation_id", "seq", "role", "text", "data", "created_at") '
@@ -428,13 +471,34 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
             f'THEN CAST(%s AS text) ELSE "latest_reply" END '
             f'WHERE "state" = CAST(%s AS varchar) AND ("id" = ANY(CAST(%s AS uuid[])) '
             f'OR (CAST(%s AS boolean) AND "conversation_id" = CAST(%s AS uuid))) AND EXISTS (SELECT 1 FROM counted)) '
-            f"INSERT INTO {table[ToolCall]} "
-            f'("conversation_id", "message_id", "call_id", "name", "arguments", "result", "started_at", "done_at") '
-            f"SELECT CAST(%s AS uuid), step.id, e.value ->> 'id', e.value ->> 'name', e.value -> 'arguments', "
-            f"NULL, NULL, NULL FROM step, jsonb_array_elements(CAST(%s AS jsonb)) WITH ORDINALITY AS e(value, i) "
-            f'ORDER BY e.i RETURNING "id", "call_id", "message_id", (SELECT seq FROM step)'
+            + (f"INSERT INTO {table[ToolCall]} "
+               f'("conversation_id", "message_id", "call_id", "name", "arguments", "result", "started_at", '
+               f'"done_at") '
+               f"SELECT CAST(%s AS uuid), step.id, e.value ->> 'id', e.value ->> 'name', e.value -> 'arguments', "
+               f"NULL, NULL, NULL FROM step, jsonb_array_elements(CAST(%s AS jsonb)) WITH ORDINALITY AS e(value, i) "
+               f'ORDER BY e.i RETURNING "id", "call_id", "message_id", (SELECT seq FROM step)' if calls
+               else "SELECT id, seq FROM step")
         )
     return sql, params
+
+
+_RUN_STATEMENT: list[str] = []
+
+
+def _run_statement(columns: str, values: str) -> str:
+    """The statement that starts a worker's turn on PostgreSQL (SqlTurnStorage._run_started_renewed): the lease
+    renewed while the claim's token is still the conversation's and it is running, and the run's row written from
+    that (`renewed`), returning its id; without waiting for the disk (core.rows.UNWAITED). Its parameters: the
+    lease's new end, the conversation's id, the token and the running state, then the run's (core.rows.insert_parts)."""
+    if not _RUN_STATEMENT:
+        conversations, runs = Conversation._meta.db_table, Run._meta.db_table
+        _RUN_STATEMENT.append(
+            f"WITH {rows.UNWAITED}, renewed AS ("
+            f'UPDATE "{conversations}" SET "lease_until" = CAST(%s AS timestamptz) '
+            f'WHERE "id" = CAST(%s AS uuid) AND "lease_token" = CAST(%s AS uuid) AND "state" = CAST(%s AS varchar) '
+            f'RETURNING 1) INSERT INTO "{runs}" ({columns}) SELECT {values} FROM renewed, unwaited RETURNING "id"'
+        )
+    return _RUN_STATEMENT[0]
 
 
 _RESULT_STATEMENTS: dict[bool, str] = {}

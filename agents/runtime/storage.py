@@ -106,8 +106,10 @@ class TurnStorage(Protocol):
         (fenced); returns the calls to run, and the message."""
         ...
 
-    def answer(self, text: str, *, saw_upto: int, works: list[Work]) -> Message:
-        """The reply (fenced), delivered as the answer to each of `works` still open."""
+    def answer(self, text: str, *, saw_upto: int, works: list[Work], usage: ModelUsage | None = None,
+               counted: list[Work] | None = None) -> Message:
+        """The reply (fenced), delivered as the answer to each of `works` still open; with `usage`, the step's
+        usage and one step more on each of `counted` written with it (count_step), as save_step does."""
         ...
 
     def append(self, role: str, text: str, *, data: dict | None = None, saw_upto: int | None = None,

@@ -19,7 +19,7 @@ from agents.runtime.agent_tools import holds_transaction, place_of, run_agent_to
 from agents.runtime.check_turns import check_turns_of
 from agents.runtime.host import ToolHost
 from agents.runtime.messages import PromptMessages, input_waits, is_reply
-from agents.runtime.model import ModelNotConfigured, ModelRefused, ModelUnavailable, get_model
+from agents.runtime.model import ModelNotConfigured, ModelRefused, ModelUnavailable, ModelUsage, get_model
 from agents.runtime.replies import reply_note
 from agents.runtime.scheduler import LeaseLost, claim
 from agents.runtime.sql_storage import SqlTurnStorage
@@ -53,10 +53,10 @@ def run_turn(conversation_id: str, lease: str | None = None) -> str | None:
     with store.lease_kept():
         try:
             return run_claimed(store)
-        except LeaseLost:
+        except LeaseLost as lost:
             # Another worker has the conversation now and goes on from the last step saved; the run's record was
-            # ended as interrupted when it was claimed again.
-            logger.warning("turn of %s stopped: its lease ran out and another worker has it", conversation_id)
+            # ended as interrupted when it was claimed again. (Lost before the run started: nothing was written.)
+            logger.warning("turn of %s stopped: another worker has it (%s)", conversation_id, lost)
             return None
 
 
@@ -211,13 +211,14 @@ class Turn(ToolHost):
                                                         usage=response.usage, works=self._works)
             else:
                 with self.store.transaction():
-                    self.store.count_step(response.usage, self._works)
+                    if note or not response.text.strip():
+                        self.store.count_step(response.usage, self._works)
                     if note:
                         message = self._note_reply(response.text, note, saw_upto=saw_upto)
                     elif not response.text.strip():
                         message = None
-                    else:
-                        message = self._answer(response.text, saw_upto=saw_upto)
+                    else:  # (the answer writes the step's usage and count with it)
+                        message = self._answer(response.text, saw_upto=saw_upto, usage=response.usage)
             self._hold(message)
             if message is None:
                 return self._fail(ModelUnavailable(
@@ -294,7 +295,7 @@ class Turn(ToolHost):
                     message = self.store.record_result(call, result)
                 self._hold(message)
 
-    def _answer(self, text: str, *, saw_upto: int) -> Message:
+    def _answer(self, text: str, *, saw_upto: int, usage: ModelUsage) -> Message:
         """Save the reply, and deliver it as the answer to the work it finishes, in the step's transaction: the
         work its prompt held that this turn didn't route (work routed on earlier turns answers when its answer came
         back). Work that came in while the model wrote it isn't in `_works` (read when the turn started), so it
@@ -302,7 +303,7 @@ class Turn(ToolHost):
         hand-back queues it."""
         answered = [w for w in self._works
                     if w.state == Work.State.OPEN and w.id not in self._routes and self._seen(w, saw_upto)]
-        return self.store.answer(text, saw_upto=saw_upto, works=answered)
+        return self.store.answer(text, saw_upto=saw_upto, works=answered, usage=usage, counted=self._works)
 
     def _note_reply(self, text: str, note: str, *, saw_upto: int) -> Message:
         """A reply that can't be the answer: kept (when it says anything) with the note to the agent after it, which

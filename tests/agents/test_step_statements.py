@@ -9,12 +9,15 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
 from agents import services
-from agents.models import Conversation, Message, ToolCall, Usage, Work
+from agents.models import Conversation, Message, Run, ToolCall, Usage, Work
+from agents.runtime import scheduler
 from agents.runtime.model import ModelUsage, ToolCallRequest, cost_of
-from agents.runtime.scheduler import LeaseLost
+from agents.runtime.scheduler import LeaseLost, lease_length
 from agents.runtime.sql_storage import SqlTurnStorage
+from agents.runtime.turn import run_turn
 from tests.factories import AgentFactory
 
 CALLS = [ToolCallRequest(id="call_1", name="use_tool",
@@ -149,3 +152,84 @@ def test_a_storage_with_no_lease_is_not_fenced_as_message_append_is_not(org):
     store = SqlTurnStorage(fenced.conversation)  # (a test's or a tool's storage: no claim of its own)
     saved, message = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
     assert store.record_result(saved[0], {"found": False}).seq == message.seq + 1 == 2
+
+
+def _claimed(org, monkeypatch):
+    """An owner's message queued and claimed, its task not run yet (the suite runs tasks inline, at the commit)."""
+    monkeypatch.setattr(scheduler, "dispatch", lambda **_: [])
+    services.owner_message_send(org=org, agent=AgentFactory(organization=org, name="Client desk"), text="Find Dana")
+    [claimed] = scheduler.claim(org_id=org.id)
+    return claimed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_workers_turn_starts_by_renewing_its_lease_and_writing_its_run(org, monkeypatch):
+    claimed = _claimed(org, monkeypatch)
+    # The claim's lease covers the wait for a worker (pickup_length); the turn's own, shorter, starts with it.
+    Conversation.objects.filter(id=claimed.id).update(lease_until=timezone.now())
+    before = timezone.now()
+    store = SqlTurnStorage.for_task(str(claimed.id), str(claimed.lease))
+    assert store is not None and store.keeper is not None
+    run = store.run_started()
+    kept = Run.objects.get(id=run.id)
+    assert (kept.conversation_id, kept.agent_id, kept.organization_id, kept.outcome, kept.steps) == (
+        store.conversation.id, store.conversation.agent.id, org.id, Run.Outcome.RUNNING, 0)
+    assert kept.started_at == run.started_at and not run._state.adding
+    lease_until = Conversation.objects.get(id=store.conversation.id).lease_until
+    assert before + lease_length() <= lease_until <= timezone.now() + lease_length()
+    if connection.vendor == "postgresql":
+        assert _synchronous_commit() == "on"  # (it commits unwaited, for itself alone)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_claimed_again_before_it_started_writes_no_run(org, monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("elsewhere the lease is renewed as the task finds it (for_task), before the run is written")
+    claimed = _claimed(org, monkeypatch)
+    store = SqlTurnStorage.for_task(str(claimed.id), str(claimed.lease))
+    assert store is not None and store.keeper is not None
+    Conversation.objects.filter(id=claimed.id).update(lease_token=uuid.uuid4())  # another worker's, meanwhile
+    with pytest.raises(LeaseLost):
+        store.run_started()
+    assert store.lease_lost() and not Run.objects.filter(conversation=store.conversation).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_whose_claim_went_to_another_worker_runs_no_turn(org, model, monkeypatch):
+    claimed = _claimed(org, monkeypatch)
+    Conversation.objects.filter(id=claimed.id).update(lease_token=uuid.uuid4())  # handed to another worker
+    assert run_turn(str(claimed.id), str(claimed.lease)) is None
+    assert model.requests == [] and not Run.objects.filter(conversation_id=claimed.id).exists()
+
+
+@pytest.mark.django_db
+def test_an_answer_writes_its_steps_usage_and_count_with_the_reply(org):
+    store, open_work, done = running_thread(org)
+    with transaction.atomic():  # (the step's transaction, as the turn holds it)
+        message = store.answer("Dana is at Juniper Dental.", saw_upto=0, works=[open_work], usage=USAGE,
+                               counted=[open_work, done])
+    kept = Message.objects.get(id=message.id)
+    assert (kept.seq, kept.role, kept.text, kept.data) == (1, Message.Role.AGENT, "Dana is at Juniper Dental.", {})
+    assert message.seq == 1 and store.conversation.next_seq == 2
+    usage = Usage.objects.get(conversation=store.conversation)
+    assert (usage.purpose, usage.input_tokens, usage.output_tokens) == ("turn", 1_200, 30)
+    open_work.refresh_from_db()
+    done.refresh_from_db()
+    assert (open_work.steps, open_work.state, open_work.answer, open_work.latest_reply) == (
+        1, Work.State.ANSWERED, "Dana is at Juniper Dental.", "Dana is at Juniper Dental.")
+    assert (done.steps, done.latest_reply) == (0, "")
+
+
+@pytest.mark.django_db
+def test_an_answer_after_others_wrote_keeps_saw_upto_and_one_whose_lease_was_taken_writes_nothing(org):
+    store, open_work, _ = running_thread(org)
+    services.message_append(conversation=store.conversation, role=Message.Role.OWNER, text="Also Lee")
+    with transaction.atomic():
+        message = store.answer("Dana is at Juniper Dental.", saw_upto=0, works=[open_work], usage=USAGE,
+                               counted=[open_work])
+    assert message.seq == 2 and Message.objects.get(id=message.id).data == {"saw_upto": 0}
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker's
+    before = (Message.objects.count(), Usage.objects.count())
+    with pytest.raises(LeaseLost), transaction.atomic():
+        store.answer("Lee too.", saw_upto=2, works=[], usage=USAGE, counted=[open_work])
+    assert (Message.objects.count(), Usage.objects.count()) == before

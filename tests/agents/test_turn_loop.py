@@ -134,7 +134,9 @@ class MemoryStorage:
             self.calls.extend(saved)
         return saved, message
 
-    def answer(self, text, *, saw_upto, works):
+    def answer(self, text, *, saw_upto, works, usage=None, counted=None):
+        if usage is not None:
+            self.count_step(usage, list(counted or []))
         message = self._append(Message.Role.AGENT, text, saw_upto=saw_upto)
         for answered in works:
             work = self._work(answered.id)
