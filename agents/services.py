@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ObjectNotUpdated
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
@@ -284,13 +284,15 @@ def thread_start(*, agent: Agent, title: str, routine_id: str = "") -> Conversat
     title = title.strip()
     if not title:
         raise ToolError("bad_input", "title: required")
-    if not routine_id and Conversation.objects.filter(
-        agent=agent, kind="thread", title__iexact=title, closed_at__isnull=True, routine_id=""
-    ).exists():
+    # The chat's open threads the limit counts, and whether one of them has this title: one read.
+    counted = {"open": 0, "same": 0} if routine_id else Conversation.objects.filter(
+        agent=agent, kind="thread", closed_at__isnull=True, routine_id=""
+    ).aggregate(open=Count("id"), same=Count("id", filter=Q(title__iexact=title)))
+    if counted["same"]:
         raise ToolError(
             "bad_input", f"title: a thread called {title} is open already; send it work with message_thread."
         )
-    if not routine_id and open_threads(agent=agent) >= MAX_OPEN_THREADS:
+    if counted["open"] >= MAX_OPEN_THREADS:
         raise ToolError(
             "bad_input", f"{agent.name} has {MAX_OPEN_THREADS} open threads, the most it keeps: close a finished "
             "one with close_thread, or send this work to a thread that holds it.",

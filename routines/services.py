@@ -51,9 +51,15 @@ def skill_get(*, agent: Agent, skill_id: str) -> Skill:
 
 
 def skill_names(*, agent: Agent) -> list[str]:
-    """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)"."""
-    return [f"{name} (id {slug})" for name, slug in Skill.objects.filter(agent=agent).order_by("name")
-            .values_list("name", "slug")]
+    """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)". (A kept statement
+    of the two columns: every turn's start asks, and the ORM compiled it each time.)"""
+    connection = transaction.get_connection()
+    with rows.kept_cursor(connection) as cursor:
+        cursor.execute(_SKILL_NAMES_SQL, [Skill._meta.get_field("agent").get_db_prep_value(agent.pk, connection)])
+        return [f"{name} (id {slug})" for name, slug in cursor.fetchall()]
+
+
+_SKILL_NAMES_SQL = f'SELECT "name", "slug" FROM "{Skill._meta.db_table}" WHERE "agent_id" = %s ORDER BY "name"'
 
 
 def _too_long(field: str, text: str | None, limit: int, what: str) -> None:

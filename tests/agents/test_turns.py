@@ -280,6 +280,19 @@ def test_the_next_piece_of_work_in_the_same_thread_has_forty_steps_of_its_own(or
     assert sorted(Work.objects.filter(conversation__title="Long").values_list("steps", flat=True)) == [2, 40]
 
 
+def test_a_thread_title_open_already_is_refused_in_any_letter_case_and_a_closed_or_routines_one_is_not(org, desk):
+    from core.errors import ToolError
+
+    services.thread_start(agent=desk, title="Juniper Dental")
+    with pytest.raises(ToolError, match="a thread called JUNIPER dental is open already; send it work with "
+                                        "message_thread"):
+        services.thread_start(agent=desk, title="  JUNIPER dental ")
+    services.thread_start(agent=desk, title="Juniper Dental", routine_id="7")  # a routine's own thread
+    services.thread_close(thread=Conversation.objects.get(title="Juniper Dental", routine_id=""))
+    again = services.thread_start(agent=desk, title="juniper dental")
+    assert again.title == "juniper dental" and services.open_threads(agent=desk) == 1
+
+
 def test_an_agent_keeps_at_most_thirty_open_threads_and_a_closed_one_makes_room(org, desk, model):
     for i in range(30):
         services.thread_start(agent=desk, title=f"Client {i}")
