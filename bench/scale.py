@@ -34,12 +34,11 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from core.inputs import as_uuid
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import POSTGRES_ADMIN, FakeModel, postgres_available  # noqa: E402
+from core.inputs import as_uuid  # noqa: E402
 
 WORKSPACES = 20
 MESSAGES = 10
