@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from django.db import connection, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Model
 from django.utils import timezone
 
 from agents import services
@@ -29,7 +31,8 @@ from agents.runtime.storage import TurnState
 from agents.signals import work_answered
 from checks import services as check_services
 from core import live, rows
-from core.inputs import Uuid
+from core.inputs import Uuid, as_uuid
+from core.models import Organization
 from core.services import card_open
 from tools.catalog import browse_description
 from tools.registry import ToolResult
@@ -42,10 +45,12 @@ class SqlTurnStorage:
     says when it was lost (None where nothing renews it: a test's transaction)."""
 
     def __init__(self, conversation: Conversation, *, lease: Uuid | None = None,
-                 keeper: scheduler.LeaseKeeper | None = None):
+                 keeper: scheduler.LeaseKeeper | None = None, started: Run | None = None):
         self.conversation = conversation
         self.lease = lease
         self.keeper = keeper
+        # The run the task's first statement wrote (for_task on PostgreSQL), which run_started hands back.
+        self._started = started
         # The counter and the pause as the last call's result read them (record_result), for the next step.
         self._counted: tuple[int, bool] | None = None
 
@@ -54,22 +59,55 @@ class SqlTurnStorage:
         """The worker task's storage: None when the conversation isn't running, or its claim is no longer the
         task's (the broker handed a dead worker's task out again, after the conversation was claimed again), or
         the lease can't be renewed as the turn starts (the claim's waited for a worker)."""
+        token = as_uuid(lease) if lease not in (None, "None") else None
+        if token is not None and connection.vendor == "postgresql" and not connection.in_atomic_block:
+            return cls._started_by_task(conversation_id, token)
         found = rows.select(Conversation, [("id", "=", conversation_id)], related=["agent", "organization"])
         conversation = found[0] if found else None
         if conversation is None or conversation.state != Conversation.State.RUNNING:
             return None
-        token = conversation.lease_token
-        if lease is not None and lease != "None" and (token is None or str(token) != lease):
+        if lease is not None and lease != "None" and (
+                conversation.lease_token is None or str(conversation.lease_token) != lease):
             logger.info("turn of %s: its claim was handed to another worker; this task does nothing", conversation_id)
             return None
+        conversation.agent.organization = conversation.organization  # (the same row: read once)
+        token = conversation.lease_token
         # The renewals run in a thread of their own, with its own connection; not inside a transaction of the
         # caller's (the tests'), which the thread's writes would wait for.
         keeper = scheduler.LeaseKeeper(conversation.id, token) if (
             token is not None and not connection.in_atomic_block) else None
-        # On PostgreSQL the first renewal is written with the run's row (run_started: one statement).
-        if keeper is not None and connection.vendor != "postgresql" and not keeper.renew():
+        if keeper is not None and not keeper.renew():
             return None
         return cls(conversation, lease=token, keeper=keeper)
+
+    @classmethod
+    def _started_by_task(cls, conversation_id: str, token: Uuid) -> SqlTurnStorage | None:
+        """for_task on PostgreSQL: the turn started in one statement (_start_statement), where it took three round
+        trips and two commits that waited for the disk: the conversation with its agent and workspace read, the
+        lease renewed, and the run's row written, each only while the conversation is running under the task's
+        claim; run_started hands that run back. It commits without waiting for the disk: a crash of the database
+        server could lose it only with every write of the turn after it, up to the turn's first commit that waits
+        (a call to an app, an answer), which writes this one to disk with it; the claim's lease stands as the claim
+        wrote it, so the conversation is handed out again when it runs out."""
+        db = connections["default"]
+        now = timezone.now()
+        template = Run(started_at=now)  # (its workspace, conversation and agent come from the conversation's row)
+        columns, values, params = rows.insert_parts(template, db, given=_RUN_FROM_CONVERSATION)
+        with rows.kept_cursor(db) as cursor:
+            cursor.execute(_start_statement(columns, values), [
+                now + scheduler.lease_length(), Conversation._meta.pk.get_db_prep_value(conversation_id, db),
+                token, Conversation.State.RUNNING.value, *params])
+            found = cursor.fetchone()
+        if found is None:
+            logger.info("turn of %s: it isn't running, or its claim was handed to another worker; this task does "
+                        "nothing", conversation_id)
+            return None
+        conversation, agent, organization = _rows_in_order(found[1:], Conversation, Agent, Organization)
+        agent.organization = organization
+        conversation.agent, conversation.organization = agent, organization
+        run = Run(id=found[0], organization=organization, conversation=conversation, agent=agent, started_at=now)
+        run._state.adding, run._state.db = False, "default"
+        return cls(conversation, lease=token, keeper=scheduler.LeaseKeeper(conversation.id, token), started=run)
 
     @contextlib.contextmanager
     def lease_kept(self) -> Iterator[None]:
@@ -80,35 +118,14 @@ class SqlTurnStorage:
     # --- the run ------------------------------------------------------------------------------------------------
 
     def run_started(self) -> Run:
+        if self._started is not None:  # (written as the task found the conversation: _started_by_task)
+            run, self._started = self._started, None
+            return run
         conversation = self.conversation
-        run = Run(organization=conversation.organization, conversation=conversation, agent=conversation.agent,
-                  started_at=timezone.now())
-        if self.keeper is None or connection.vendor != "postgresql":
-            return rows.insert(run)  # (a kept statement: every turn writes one)
-        return self._run_started_renewed(run)
-
-    def _run_started_renewed(self, run: Run) -> Run:
-        """run_started on PostgreSQL, for a worker's turn: the lease renewed as the turn starts (for_task renews it
-        elsewhere) and the run's row written only if it was, in one statement that commits without waiting for the
-        disk, where there were two commits that waited. A crash of the database server could lose it only with
-        every write of the turn after it, up to the turn's first commit that waits (a call to an app, an answer),
-        which writes this one to disk with it; the claim's lease stands as the claim wrote it, so the conversation
-        is handed out again when it runs out. No row: the conversation isn't this worker's any more (another worker
-        claimed it while the task waited), and nothing was written."""
-        assert self.keeper is not None and self.lease is not None
-        db = connections["default"]
-        columns, values, params = rows.insert_parts(run, db)
-        until = timezone.now() + scheduler.lease_length()
-        with rows.kept_cursor(db) as cursor:
-            cursor.execute(_run_statement(columns, values), [
-                until, self.conversation.pk, self.lease, Conversation.State.RUNNING.value, *params])
-            made = cursor.fetchone()
-        if made is None:
-            self.keeper.lost = True
-            raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again before its turn started")
-        run.id = made[0]
-        run._state.adding, run._state.db = False, "default"
-        return run
+        return rows.insert(Run(  # (a kept statement: every turn writes one)
+            organization=conversation.organization, conversation=conversation, agent=conversation.agent,
+            started_at=timezone.now(),
+        ))
 
     def lease_lost(self) -> bool:
         return self.keeper is not None and self.keeper.lost
@@ -482,23 +499,46 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
     return sql, params
 
 
-_RUN_STATEMENT: list[str] = []
+# The run's own columns the turn's start takes from the conversation's row (`renewed`).
+_RUN_FROM_CONVERSATION = {"organization": "renewed.organization_id", "conversation": "renewed.id",
+                          "agent": "renewed.agent_id"}
+_START_STATEMENT: dict[tuple[str, str], str] = {}
 
 
-def _run_statement(columns: str, values: str) -> str:
-    """The statement that starts a worker's turn on PostgreSQL (SqlTurnStorage._run_started_renewed): the lease
-    renewed while the claim's token is still the conversation's and it is running, and the run's row written from
-    that (`renewed`), returning its id; without waiting for the disk (core.rows.UNWAITED). Its parameters: the
-    lease's new end, the conversation's id, the token and the running state, then the run's (core.rows.insert_parts)."""
-    if not _RUN_STATEMENT:
-        conversations, runs = Conversation._meta.db_table, Run._meta.db_table
-        _RUN_STATEMENT.append(
+def _start_statement(columns: str, values: str) -> str:
+    """The statement that starts a worker's turn on PostgreSQL (SqlTurnStorage._started_by_task): the lease renewed
+    while the task's claim token is still the conversation's and it is running (`renewed`), the run's row written
+    from that row, and the run's id returned with the conversation's, its agent's and its workspace's every column
+    (each in its model's field order, as rows.from_row reads them); without waiting for the disk (core.rows.UNWAITED).
+    Its parameters: the lease's new end, the conversation's id, the token and the running state, then the run's
+    (core.rows.insert_parts). No row: it isn't running under that token, and nothing was written."""
+    sql = _START_STATEMENT.get((columns, values))
+    if sql is None:
+        def every(model: type[Model], alias: str) -> str:
+            return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+        sql = _START_STATEMENT[(columns, values)] = (
             f"WITH {rows.UNWAITED}, renewed AS ("
-            f'UPDATE "{conversations}" SET "lease_until" = CAST(%s AS timestamptz) '
-            f'WHERE "id" = CAST(%s AS uuid) AND "lease_token" = CAST(%s AS uuid) AND "state" = CAST(%s AS varchar) '
-            f'RETURNING 1) INSERT INTO "{runs}" ({columns}) SELECT {values} FROM renewed, unwaited RETURNING "id"'
+            f'UPDATE "{Conversation._meta.db_table}" SET "lease_until" = CAST(%s AS timestamptz) '
+            f'WHERE "id" = %s AND "lease_token" = CAST(%s AS uuid) AND "state" = CAST(%s AS varchar) '
+            f"RETURNING *), "
+            f'started AS (INSERT INTO "{Run._meta.db_table}" ({columns}) SELECT {values} FROM renewed, unwaited '
+            f'RETURNING "id") '
+            f"SELECT started.id, {every(Conversation, 'renewed')}, {every(Agent, 'a')}, {every(Organization, 'o')} "
+            f'FROM started, renewed JOIN "{Agent._meta.db_table}" a ON a."id" = renewed."agent_id" '
+            f'JOIN "{Organization._meta.db_table}" o ON o."id" = renewed."organization_id"'
         )
-    return _RUN_STATEMENT[0]
+    return sql
+
+
+def _rows_in_order(values: Sequence[Any], *models: type[Model]) -> list[Any]:
+    """One row of each model from one statement's columns, each model's every column in its field order."""
+    made, at = [], 0
+    for model in models:
+        width = len(model._meta.concrete_fields)
+        made.append(rows.from_row(model, values[at:at + width]))
+        at += width
+    return made
 
 
 _RESULT_STATEMENTS: dict[bool, str] = {}

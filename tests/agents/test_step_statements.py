@@ -182,16 +182,20 @@ def test_a_workers_turn_starts_by_renewing_its_lease_and_writing_its_run(org, mo
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_turn_claimed_again_before_it_started_writes_no_run(org, monkeypatch):
-    if connection.vendor != "postgresql":
-        pytest.skip("elsewhere the lease is renewed as the task finds it (for_task), before the run is written")
+def test_a_task_finds_its_conversation_with_its_agent_and_workspace_and_none_once_it_stopped(
+        org, monkeypatch, django_assert_num_queries):
     claimed = _claimed(org, monkeypatch)
     store = SqlTurnStorage.for_task(str(claimed.id), str(claimed.lease))
-    assert store is not None and store.keeper is not None
-    Conversation.objects.filter(id=claimed.id).update(lease_token=uuid.uuid4())  # another worker's, meanwhile
-    with pytest.raises(LeaseLost):
-        store.run_started()
-    assert store.lease_lost() and not Run.objects.filter(conversation=store.conversation).exists()
+    assert store is not None and store.lease == claimed.lease
+    with django_assert_num_queries(0):  # read with it, as select_related reads them
+        assert (store.conversation.agent.name, store.conversation.organization.id) == ("Client desk", org.id)
+        assert store.conversation.agent.organization.id == org.id and store.conversation.state == "running"
+    runs = Run.objects.filter(conversation_id=claimed.id).count()
+    Conversation.objects.filter(id=claimed.id).update(state=Conversation.State.IDLE)  # its turn ended meanwhile
+    lease_until = Conversation.objects.get(id=claimed.id).lease_until
+    assert SqlTurnStorage.for_task(str(claimed.id), str(claimed.lease)) is None
+    assert Run.objects.filter(conversation_id=claimed.id).count() == runs  # nothing written
+    assert Conversation.objects.get(id=claimed.id).lease_until == lease_until  # nor the lease renewed
 
 
 @pytest.mark.django_db(transaction=True)
