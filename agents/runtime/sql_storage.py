@@ -143,7 +143,10 @@ class SqlTurnStorage:
                 state=Conversation.State.QUEUED, queued_at=timezone.now(), lease_token=None, lease_until=None,
             )
 
-    def run_ended(self, run: Run, *, more_to_do: Callable[[int | None], bool]) -> None:
+    def run_ended(self, run: Run, *, more_to_do: Callable[[int | None], bool], known_upto: int | None = None) -> None:
+        if known_upto is not None and connection.vendor == "postgresql" and not connection.in_atomic_block and \
+                self._run_ended_in_one_statement(run, next_seq=known_upto + 1, more=more_to_do(known_upto + 1)):
+            return
         # Looked at and handed back in one transaction, the conversation's row locked (SQLite: the write lock an
         # IMMEDIATE transaction holds from its start). The owner's message is appended and woken in one
         # transaction under that same lock, so it is either seen here (queued again) or finds the conversation idle
@@ -154,6 +157,31 @@ class SqlTurnStorage:
             more = more_to_do(locked_counter(self.conversation))
             if not scheduler.finish(conversation=self.conversation, more_to_do=more, lease=self.lease):
                 raise scheduler.LeaseLost(f"conversation {self.conversation.id} was claimed again")  # (rolls back)
+
+    def _run_ended_in_one_statement(self, run: Run, *, next_seq: int, more: bool) -> bool:
+        """run_ended on PostgreSQL when nothing came in since the turn's last read (the common end of a turn): the
+        conversation handed back (`more`: queued again, else idle) and the run's end written in one statement,
+        only while the conversation's counter is still `next_seq` and its lease the turn's, where the transaction
+        took five round trips (BEGIN, the run, the counter locked, the hand-back, COMMIT). The UPDATE locks the
+        row as it checks the counter, as the transaction's FOR UPDATE did: an owner's message appended after it
+        finds the conversation idle and queues it itself. False, with nothing written, when the counter moved or the
+        lease is gone: run_ended then takes the transaction's way, which says which."""
+        conversation = self.conversation
+        db = connections["default"]
+        now = timezone.now()
+        state = Conversation.State.QUEUED if more else Conversation.State.IDLE
+        fields = [Run._meta.get_field(name) for name in RUN_END]
+        with transaction.mark_for_rollback_on_error(), rows.kept_cursor(db) as cursor:
+            cursor.execute(_end_statement(), [
+                state.value, now if more else None, conversation.pk, next_seq, self.lease, self.lease,
+                *[f.get_db_prep_save(getattr(run, f.attname), db) for f in fields], run.pk, Run.Outcome.RUNNING.value,
+            ])
+            handed = cursor.fetchone()[0]
+        if not handed:
+            return False
+        org_id = conversation.organization_id
+        transaction.on_commit(lambda: scheduler.dispatch(org_id=org_id))  # (as scheduler.finish: at once here)
+        return True
 
     # --- reading --------------------------------------------------------------------------------------------------
 
@@ -539,6 +567,29 @@ def _rows_in_order(values: Sequence[Any], *models: type[Model]) -> list[Any]:
         made.append(rows.from_row(model, values[at:at + width]))
         at += width
     return made
+
+
+_END_STATEMENT: list[str] = []
+
+
+def _end_statement() -> str:
+    """The statement that ends a turn on PostgreSQL (SqlTurnStorage._run_ended_in_one_statement): the conversation
+    handed back while its counter is the one the turn read and its lease the turn's (no lease: not fenced), and the
+    run's end written while it is running, only if the hand-back was; it returns how many were handed back (0 or
+    1). Its parameters: the state and its queued_at, the conversation's id, the counter, the lease twice, then the
+    run's RUN_END values, its id and the running outcome."""
+    if not _END_STATEMENT:
+        sets = ", ".join(f'"{Run._meta.get_field(name).column}" = %s' for name in RUN_END)
+        _END_STATEMENT.append(
+            f'WITH handed AS (UPDATE "{Conversation._meta.db_table}" SET "state" = CAST(%s AS varchar), '
+            f'"queued_at" = CAST(%s AS timestamptz), "lease_token" = NULL, "lease_until" = NULL '
+            f'WHERE "id" = %s AND "next_seq" = CAST(%s AS integer) '
+            f'AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) RETURNING 1), '
+            f'ended AS (UPDATE "{Run._meta.db_table}" SET {sets} WHERE "id" = %s AND "outcome" = CAST(%s AS varchar) '
+            f"AND EXISTS (SELECT 1 FROM handed)) "
+            f"SELECT count(*) FROM handed"
+        )
+    return _END_STATEMENT[0]
 
 
 _RESULT_STATEMENTS: dict[bool, str] = {}

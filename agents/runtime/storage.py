@@ -50,10 +50,11 @@ class TurnStorage(Protocol):
         """The agent is paused: the run ends and the conversation waits in the queue."""
         ...
 
-    def run_ended(self, run: Run, *, more_to_do: Callable[[int | None], bool]) -> None:
+    def run_ended(self, run: Run, *, more_to_do: Callable[[int | None], bool], known_upto: int | None = None) -> None:
         """The run's end and the hand-back, in one transaction with the conversation locked: `more_to_do` is asked
         with its counter (None: it is gone) whether it goes back in the queue. LeaseLost (and nothing written)
-        when another worker has it."""
+        when another worker has it. `known_upto`: the last seq the turn read; a storage may first ask `more_to_do`
+        of the counter after it, and hand back on that answer only while the counter is still that."""
         ...
 
     # --- reading --------------------------------------------------------------------------------------------------

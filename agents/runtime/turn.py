@@ -84,7 +84,8 @@ def run_claimed(store: TurnStorage) -> str:
         return outcome
     # Whether more waits is read with the conversation locked, as it is handed back (see SqlTurnStorage.run_ended).
     store.run_ended(run, more_to_do=lambda next_seq: (
-        outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and turn.input_waits_at(next_seq)))
+        outcome not in (Run.Outcome.FAILED, Run.Outcome.NO_MODEL) and turn.input_waits_at(next_seq)),
+        known_upto=turn.known_upto)
     return outcome
 
 
@@ -389,6 +390,11 @@ class Turn(ToolHost):
             self._known_upto = message.seq
         else:
             self._messages.sort(key=lambda m: m.seq)  # another process's message came first: read at the next step
+
+    @property
+    def known_upto(self) -> int | None:
+        """The last seq the turn holds every message up to (None: it read none)."""
+        return self._known_upto if self._messages is not None else None
 
     def input_waits_at(self, next_seq: int | None) -> bool:
         """has_new_input at the turn's end, with the conversation's counter read under its lock: from the messages

@@ -1,6 +1,7 @@
-"""A step's rows and a call's result as the turn's storage writes them (agents/runtime/sql_storage.py): on
-PostgreSQL each is one statement, elsewhere several. The rows are the same either way, a turn whose lease was taken
-writes none of them, and the statement that commits without waiting for the disk does so for itself alone."""
+"""A turn's rows as its storage writes them (agents/runtime/sql_storage.py): its start, a step's rows, a call's
+result, an answer and its end. On PostgreSQL each is one statement, elsewhere several; the rows are the same either
+way, a turn whose lease was taken writes none of them, and a statement that commits without waiting for the disk
+does so for itself alone."""
 
 from __future__ import annotations
 
@@ -237,3 +238,56 @@ def test_an_answer_after_others_wrote_keeps_saw_upto_and_one_whose_lease_was_tak
     with pytest.raises(LeaseLost), transaction.atomic():
         store.answer("Lee too.", saw_upto=2, works=[], usage=USAGE, counted=[open_work])
     assert (Message.objects.count(), Usage.objects.count()) == before
+
+
+def _ending(org):
+    store, open_work, _ = running_thread(org)
+    run = Run.objects.create(organization=org, conversation=store.conversation, agent=store.conversation.agent,
+                             started_at=timezone.now())
+    run.outcome, run.finished_at, run.steps = Run.Outcome.ANSWERED, timezone.now(), 3
+    return store, run
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_that_read_everything_ends_in_one_statement(org, monkeypatch):
+    from django.test.utils import CaptureQueriesContext
+
+    monkeypatch.setattr(scheduler, "dispatch", lambda **_: [])
+    store, run = _ending(org)
+    asked = []
+    with CaptureQueriesContext(connection) as ran:
+        store.run_ended(run, more_to_do=lambda next_seq: asked.append(next_seq) or False, known_upto=0)
+    assert asked == [1]  # the counter after the last seq the turn read (the packet, seq 0), or as it is locked
+    if connection.vendor == "postgresql":
+        assert len(ran.captured_queries) == 1
+    conversation = Conversation.objects.get(id=store.conversation.id)
+    assert (conversation.state, conversation.lease_token, conversation.lease_until) == ("idle", None, None)
+    kept = Run.objects.get(id=run.id)
+    assert (kept.outcome, kept.steps, kept.finished_at) == (Run.Outcome.ANSWERED, 3, run.finished_at)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_message_after_the_turns_last_read_sends_its_end_the_locked_way_and_the_turn_goes_on(org, monkeypatch):
+    monkeypatch.setattr(scheduler, "dispatch", lambda **_: [])
+    store, run = _ending(org)
+    services.message_append(conversation=store.conversation, role=Message.Role.OWNER, text="And Lee?")  # seq 1
+    asked = []
+    store.run_ended(run, more_to_do=lambda next_seq: asked.append(next_seq) or next_seq == 2, known_upto=0)
+    # Asked of the counter it read (PostgreSQL's one statement, which found it moved on), then of the counter locked.
+    assert asked == ([1, 2] if connection.vendor == "postgresql" else [2])
+    conversation = Conversation.objects.get(id=store.conversation.id)
+    assert (conversation.state, conversation.lease_token) == ("queued", None)
+    assert Run.objects.get(id=run.id).outcome == Run.Outcome.ANSWERED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_whose_lease_was_taken_ends_nothing(org, monkeypatch):
+    monkeypatch.setattr(scheduler, "dispatch", lambda **_: [])
+    store, run = _ending(org)
+    taken = uuid.uuid4()
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=taken)  # another worker's
+    with pytest.raises(LeaseLost):
+        store.run_ended(run, more_to_do=lambda next_seq: False, known_upto=0)
+    conversation = Conversation.objects.get(id=store.conversation.id)
+    assert (conversation.state, conversation.lease_token) == ("running", taken)
+    assert Run.objects.get(id=run.id).outcome == Run.Outcome.RUNNING

@@ -69,7 +69,7 @@ class MemoryStorage:
     def run_paused(self, run: Run) -> None:
         self.ended = {"outcome": run.outcome}
 
-    def run_ended(self, run: Run, *, more_to_do) -> None:
+    def run_ended(self, run: Run, *, more_to_do, known_upto=None) -> None:
         self._fence()
         self.ended = {"outcome": run.outcome, "steps": run.steps, "more_to_do": more_to_do(len(self.messages))}
 
