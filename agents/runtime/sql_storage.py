@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.utils import timezone
 
 from agents import services
@@ -170,7 +170,7 @@ class SqlTurnStorage:
         db = connections["default"]
         now = timezone.now()
         state = Conversation.State.QUEUED if more else Conversation.State.IDLE
-        fields = [Run._meta.get_field(name) for name in RUN_END]
+        fields = _run_end_fields()
         with transaction.mark_for_rollback_on_error(), rows.kept_cursor(db) as cursor:
             cursor.execute(_end_statement(), [
                 state.value, now if more else None, conversation.pk, next_seq, self.lease, self.lease,
@@ -572,6 +572,12 @@ def _rows_in_order(values: Sequence[Any], *models: type[Model]) -> list[Any]:
 _END_STATEMENT: list[str] = []
 
 
+def _run_end_fields() -> list[Field[Any, Any]]:
+    """RUN_END's columns, in its order."""
+    by_name = {f.name: f for f in Run._meta.concrete_fields}
+    return [by_name[name] for name in RUN_END]
+
+
 def _end_statement() -> str:
     """The statement that ends a turn on PostgreSQL (SqlTurnStorage._run_ended_in_one_statement): the conversation
     handed back while its counter is the one the turn read and its lease the turn's (no lease: not fenced), and the
@@ -579,7 +585,7 @@ def _end_statement() -> str:
     1). Its parameters: the state and its queued_at, the conversation's id, the counter, the lease twice, then the
     run's RUN_END values, its id and the running outcome."""
     if not _END_STATEMENT:
-        sets = ", ".join(f'"{Run._meta.get_field(name).column}" = %s' for name in RUN_END)
+        sets = ", ".join(f'"{field.column}" = %s' for field in _run_end_fields())
         _END_STATEMENT.append(
             f'WITH handed AS (UPDATE "{Conversation._meta.db_table}" SET "state" = CAST(%s AS varchar), '
             f'"queued_at" = CAST(%s AS timestamptz), "lease_token" = NULL, "lease_until" = NULL '
