@@ -8,7 +8,7 @@ import json
 import re
 
 from croniter import croniter
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -53,7 +53,6 @@ def skill_get(*, agent: Agent, skill_id: str) -> Skill:
 def skill_names(*, agent: Agent) -> list[str]:
     """How an agent's instructions name its skills: "Chase an invoice (id chase-an-invoice)". (A kept statement
     of the two columns: every turn's start asks, and the ORM compiled it each time.)"""
-    connection = transaction.get_connection()
     with rows.kept_cursor(connection) as cursor:
         cursor.execute(_SKILL_NAMES_SQL, [Skill._meta.get_field("agent").get_db_prep_value(agent.pk, connection)])
         return [f"{name} (id {slug})" for name, slug in cursor.fetchall()]

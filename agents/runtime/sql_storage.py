@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -59,15 +60,15 @@ class SqlTurnStorage:
         """The worker task's storage: None when the conversation isn't running, or its claim is no longer the
         task's (the broker handed a dead worker's task out again, after the conversation was claimed again), or
         the lease can't be renewed as the turn starts (the claim's waited for a worker)."""
-        token = as_uuid(lease) if lease not in (None, "None") else None
+        given = lease is not None and lease != "None"  # (a task queued before claims carried a token: none)
+        token = as_uuid(lease) if given else None
         if token is not None and connection.vendor == "postgresql" and not connection.in_atomic_block:
             return cls._started_by_task(conversation_id, token)
         found = rows.select(Conversation, [("id", "=", conversation_id)], related=["agent", "organization"])
         conversation = found[0] if found else None
         if conversation is None or conversation.state != Conversation.State.RUNNING:
             return None
-        if lease is not None and lease != "None" and (
-                conversation.lease_token is None or str(conversation.lease_token) != lease):
+        if given and (conversation.lease_token is None or str(conversation.lease_token) != lease):
             logger.info("turn of %s: its claim was handed to another worker; this task does nothing", conversation_id)
             return None
         conversation.agent.organization = conversation.organization  # (the same row: read once)
@@ -530,9 +531,9 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
 # The run's own columns the turn's start takes from the conversation's row (`renewed`).
 _RUN_FROM_CONVERSATION = {"organization": "renewed.organization_id", "conversation": "renewed.id",
                           "agent": "renewed.agent_id"}
-_START_STATEMENT: dict[tuple[str, str], str] = {}
 
 
+@functools.cache
 def _start_statement(columns: str, values: str) -> str:
     """The statement that starts a worker's turn on PostgreSQL (SqlTurnStorage._started_by_task): the lease renewed
     while the task's claim token is still the conversation's and it is running (`renewed`), the run's row written
@@ -540,23 +541,20 @@ def _start_statement(columns: str, values: str) -> str:
     (each in its model's field order, as rows.from_row reads them); without waiting for the disk (core.rows.UNWAITED).
     Its parameters: the lease's new end, the conversation's id, the token and the running state, then the run's
     (core.rows.insert_parts). No row: it isn't running under that token, and nothing was written."""
-    sql = _START_STATEMENT.get((columns, values))
-    if sql is None:
-        def every(model: type[Model], alias: str) -> str:
-            return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+    def every(model: type[Model], alias: str) -> str:
+        return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
 
-        sql = _START_STATEMENT[(columns, values)] = (
-            f"WITH {rows.UNWAITED}, renewed AS ("
-            f'UPDATE "{Conversation._meta.db_table}" SET "lease_until" = CAST(%s AS timestamptz) '
-            f'WHERE "id" = %s AND "lease_token" = CAST(%s AS uuid) AND "state" = CAST(%s AS varchar) '
-            f"RETURNING *), "
-            f'started AS (INSERT INTO "{Run._meta.db_table}" ({columns}) SELECT {values} FROM renewed, unwaited '
-            f'RETURNING "id") '
-            f"SELECT started.id, {every(Conversation, 'renewed')}, {every(Agent, 'a')}, {every(Organization, 'o')} "
-            f'FROM started, renewed JOIN "{Agent._meta.db_table}" a ON a."id" = renewed."agent_id" '
-            f'JOIN "{Organization._meta.db_table}" o ON o."id" = renewed."organization_id"'
-        )
-    return sql
+    return (
+        f"WITH {rows.UNWAITED}, renewed AS ("
+        f'UPDATE "{Conversation._meta.db_table}" SET "lease_until" = CAST(%s AS timestamptz) '
+        f'WHERE "id" = %s AND "lease_token" = CAST(%s AS uuid) AND "state" = CAST(%s AS varchar) '
+        f"RETURNING *), "
+        f'started AS (INSERT INTO "{Run._meta.db_table}" ({columns}) SELECT {values} FROM renewed, unwaited '
+        f'RETURNING "id") '
+        f"SELECT started.id, {every(Conversation, 'renewed')}, {every(Agent, 'a')}, {every(Organization, 'o')} "
+        f'FROM started, renewed JOIN "{Agent._meta.db_table}" a ON a."id" = renewed."agent_id" '
+        f'JOIN "{Organization._meta.db_table}" o ON o."id" = renewed."organization_id"'
+    )
 
 
 def _rows_in_order(values: Sequence[Any], *models: type[Model]) -> list[Any]:
@@ -569,33 +567,30 @@ def _rows_in_order(values: Sequence[Any], *models: type[Model]) -> list[Any]:
     return made
 
 
-_END_STATEMENT: list[str] = []
-
-
+@functools.cache
 def _run_end_fields() -> list[Field[Any, Any]]:
     """RUN_END's columns, in its order."""
     by_name = {f.name: f for f in Run._meta.concrete_fields}
     return [by_name[name] for name in RUN_END]
 
 
+@functools.cache
 def _end_statement() -> str:
     """The statement that ends a turn on PostgreSQL (SqlTurnStorage._run_ended_in_one_statement): the conversation
     handed back while its counter is the one the turn read and its lease the turn's (no lease: not fenced), and the
     run's end written while it is running, only if the hand-back was; it returns how many were handed back (0 or
     1). Its parameters: the state and its queued_at, the conversation's id, the counter, the lease twice, then the
     run's RUN_END values, its id and the running outcome."""
-    if not _END_STATEMENT:
-        sets = ", ".join(f'"{field.column}" = %s' for field in _run_end_fields())
-        _END_STATEMENT.append(
-            f'WITH handed AS (UPDATE "{Conversation._meta.db_table}" SET "state" = CAST(%s AS varchar), '
-            f'"queued_at" = CAST(%s AS timestamptz), "lease_token" = NULL, "lease_until" = NULL '
-            f'WHERE "id" = %s AND "next_seq" = CAST(%s AS integer) '
-            f'AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) RETURNING 1), '
-            f'ended AS (UPDATE "{Run._meta.db_table}" SET {sets} WHERE "id" = %s AND "outcome" = CAST(%s AS varchar) '
-            f"AND EXISTS (SELECT 1 FROM handed)) "
-            f"SELECT count(*) FROM handed"
-        )
-    return _END_STATEMENT[0]
+    sets = ", ".join(f'"{field.column}" = %s' for field in _run_end_fields())
+    return (
+        f'WITH handed AS (UPDATE "{Conversation._meta.db_table}" SET "state" = CAST(%s AS varchar), '
+        f'"queued_at" = CAST(%s AS timestamptz), "lease_token" = NULL, "lease_until" = NULL '
+        f'WHERE "id" = %s AND "next_seq" = CAST(%s AS integer) '
+        f'AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) RETURNING 1), '
+        f'ended AS (UPDATE "{Run._meta.db_table}" SET {sets} WHERE "id" = %s AND "outcome" = CAST(%s AS varchar) '
+        f"AND EXISTS (SELECT 1 FROM handed)) "
+        f"SELECT count(*) FROM handed"
+    )
 
 
 _RESULT_STATEMENTS: dict[bool, str] = {}
