@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
@@ -40,6 +41,7 @@ def check_tool_call(
     judge: Judge | None = None,
     validated_input: dict[str, Any] | None = None,
     wait_for_disk: bool = True,
+    write_go: Callable[[CheckDecision], None] | None = None,
 ) -> Decision:
     """Decide on one action, keep the decision, and on "ask" keep the ask. A yes covers one run of the action it
     answered, wherever it was given: the owner's yes to an ask with the same fingerprint (in the same conversation:
@@ -47,7 +49,11 @@ def check_tool_call(
     words of a yes in the conversation; either is spent, in the transaction that lets the run go, by a conditional
     update or an insert only one run can make. When an action goes, every open ask for that same action closes.
     Nothing lets a stop through. `validated_input` is the tool's input after validation, which the fingerprint is
-    taken from when given."""
+    taken from when given.
+
+    `write_go`: for a go that spends no yes (the decision's row is all it writes), the caller takes the row, not
+    saved, to write with the action itself (tools.pipeline: in the action's transaction, and alone should the action
+    fail), where writing it here was a round trip of its own before every checked change."""
     if org.check_enabled:
         network_call("the check (its judge is a model)")
     # The owner's yeses already spent are read as silence: a spent yes answers nothing.
@@ -73,7 +79,7 @@ def check_tool_call(
         # the disk (core.rows.UNWAITED). The action's own writes commit after it, waiting, which writes this row to
         # disk too; only if the action fails and the database server crashes within the moment after is the row of
         # a "go" for an action that never happened lost. An action in an app keeps its decision on disk first.
-        record = rows.insert(CheckDecision(  # (a kept statement: every checked action writes one)
+        row = CheckDecision(
             organization=org,
             tool=request.action.tool,
             input=request.action.input,
@@ -89,7 +95,11 @@ def check_tool_call(
             actor_kind=actor_kind,
             actor_id=actor_id,
             conversation_id=conversation_id,
-        ), wait_for_disk=wait_for_disk)
+        )
+        if write_go is not None and decision.outcome == "go" and not needed:
+            write_go(row)  # (nothing else here to write with it: no yes spent, no ask kept)
+            return decision
+        record = rows.insert(row, wait_for_disk=wait_for_disk)  # (a kept statement: every checked action writes one)
         if decision.outcome == "ask":
             grant = _claim_yes(org=org, fingerprint=action_print, conversation_id=conversation_id, record=record)
             spent_words = (SpentYes.objects.filter(organization=org, ref=grant.answer_ref).first()

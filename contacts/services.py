@@ -33,10 +33,12 @@ EMAIL_RACE = "One of those addresses was just added to another contact; find it 
 
 def log_write(*, org, actor: Actor, kind: str, contact=None, company=None, text: str = "", before=None, after=None,
               why: str = "", extra: dict | None = None, change_id: Uuid | None = None) -> LogEntry:
-    return rows.insert(LogEntry(  # (a kept statement: every change to a contact writes one)
+    # (a kept statement: every change to a contact writes one; in a tool's transaction it goes out with the call's
+    # result, core.rows.holding_writes)
+    return rows.insert(LogEntry(
         organization=org, contact=contact, company=company, by_kind=actor.kind, by_id=actor.id, kind=kind,
         text=text, before=before, after=after, why=why, extra=extra or {}, change_id=change_id,
-    ))
+    ), held=True)
 
 
 def _clean_emails(emails) -> list[str]:

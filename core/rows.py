@@ -19,7 +19,8 @@ applies them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from django.db import connections, models, transaction
@@ -102,11 +103,14 @@ def _statement(key: tuple[Any, ...], make: Callable[[], str]) -> str:
 UNWAITED = "unwaited AS (SELECT set_config('synchronous_commit', 'off', true) AS off)"
 
 
-def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True) -> M:
+def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True, held: bool = False) -> M:
     """`obj.save()` of a new row (Model.objects.create), its id read back when the database makes it.
 
     `wait_for_disk=False`: on PostgreSQL, a row written in a transaction of its own commits without waiting for
-    the disk (UNWAITED); inside a transaction, or elsewhere, it changes nothing."""
+    the disk (UNWAITED); inside a transaction, or elsewhere, it changes nothing.
+
+    `held=True`: a row nothing needs back from the database (its id is made here) waits, inside `holding_writes`,
+    to go out with the next statement (see there); anywhere else it is written at once, as without it."""
     model = type(obj)
     connection = connections[using]
     if not _plain(model) or not connection.features.can_return_columns_from_insert:
@@ -122,6 +126,13 @@ def insert(obj: M, *, using: str = "default", wait_for_disk: bool = True) -> M:
         obj.save(force_insert=True, using=using)
         return obj
     params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
+    if held and auto is None and _holds(connection):
+        sql = _statement(("insert", model, connection.vendor, True, False),
+                         lambda: _insert_sql(connection, meta, fields, None))
+        connection._roadstar_held.writes.append((meta.db_table, sql, params))  # type: ignore[attr-defined]
+        obj._state.adding = False
+        obj._state.db = using
+        return obj
     unwaited = not wait_for_disk and connection.vendor == "postgresql" and not connection.in_atomic_block
     key = ("insert", model, connection.vendor, auto is None, unwaited)
     sql = _statement(key, lambda: _insert_sql(connection, meta, fields, auto, unwaited=unwaited))
@@ -144,6 +155,105 @@ def _insert_sql(connection: BaseDatabaseWrapper, meta: Options[Any], fields: Seq
     else:
         sql += f"VALUES ({', '.join(['%s'] * len(fields))})"
     return sql + (f" RETURNING {quote(str(auto.column))}" if auto is not None else "")
+
+
+# --- writes held for the next statement ------------------------------------------------------------------------
+
+class _Held:
+    """What `holding_writes` keeps on a connection: the held inserts (their table, SQL and parameters, in the order
+    made), and how many savepoints were open when it began."""
+
+    def __init__(self, depth: int):
+        self.writes: list[tuple[str, str, list[Any]]] = []
+        self.depth = depth
+
+
+def _savepoints(connection: BaseDatabaseWrapper) -> int:
+    # An atomic block with savepoint=False adds None: a failure in it dooms the whole transaction (Django marks it
+    # for rollback), so a row held in it goes or is dropped with the rest, as it would have been written.
+    return sum(1 for sid in connection.savepoint_ids if sid is not None)
+
+
+def _holds(connection: BaseDatabaseWrapper) -> bool:
+    # A row made inside a savepoint opened since the scope began is written at once: were that savepoint rolled
+    # back alone, a held row would still go out.
+    held: _Held | None = getattr(connection, "_roadstar_held", None)
+    return held is not None and connection.in_atomic_block and _savepoints(connection) == held.depth
+
+
+@contextlib.contextmanager
+def holding_writes(using: str = "default") -> Iterator[None]:
+    """Inside a transaction on PostgreSQL: rows inserted with `insert(..., held=True)` wait on the connection and go
+    out as data-modifying WITH parts of the next statement, where each was a round trip of its own. In a checked
+    change to a contact (tools.pipeline runs every tool in this scope), the check's decision goes with the contact's
+    update, and the log entry and the change's record with the call's result: three round trips less.
+
+    Nothing can read them missing. The parts of a WITH all see the statement's starting snapshot, so a statement
+    that names a held row's table, or one that can't take a WITH (a savepoint, an executemany, one without
+    parameters), has the held rows written by themselves first; an execute wrapper (Django's: every statement on
+    the connection passes through it) sees to both. What is still held when the block ends is written then, inside
+    the transaction, before its commit. On an error the held rows are dropped with the transaction they were part
+    of. The foreign keys are checked at commit (Django makes them DEFERRABLE INITIALLY DEFERRED), so the order of
+    the parts doesn't matter. Elsewhere (SQLite, no transaction open, a scope already open) it changes nothing."""
+    connection = connections[using]
+    if (connection.vendor != "postgresql" or not connection.in_atomic_block
+            or getattr(connection, "_roadstar_held", None) is not None):
+        yield
+        return
+    held = _Held(_savepoints(connection))
+
+    def with_held_rows(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if held.writes:
+            if many or not isinstance(params, list | tuple) or not _takes_held(sql, held):
+                _write_held(connection, held)
+            else:
+                parts, held_params = _held_parts(held)
+                sql, params = _with(parts, sql), [*held_params, *params]
+        return execute(sql, params, many, context)
+
+    connection._roadstar_held = held  # type: ignore[attr-defined]
+    connection.execute_wrappers.append(with_held_rows)
+    try:
+        yield
+        if held.writes and not connection.needs_rollback:  # (a doomed transaction rolls back: nothing to write)
+            _write_held(connection, held)
+    finally:
+        connection.execute_wrappers.remove(with_held_rows)
+        connection._roadstar_held = None  # type: ignore[attr-defined]
+
+
+_TAKES_A_WITH = ("SELECT ", "INSERT ", "UPDATE ", "DELETE ", "WITH ")
+
+
+def _takes_held(sql: str, held: _Held) -> bool:
+    """Whether the statement can carry the held rows: one a WITH can start (not a recursive one, whose RECURSIVE
+    must come first) that names none of their tables (it would read them missing, and by name is enough: every
+    statement here names its tables, and a name found in a string only makes the rows go out by themselves)."""
+    head = sql.lstrip()[:15].upper()
+    return (head.startswith(_TAKES_A_WITH) and not head.startswith("WITH RECURSIVE")
+            and not any(table in sql for table, _, _ in held.writes))
+
+
+def _held_parts(held: _Held) -> tuple[list[str], list[Any]]:
+    writes, held.writes = held.writes, []  # (taken first: the statement passes through the wrapper too)
+    return [f"held{i} AS ({sql})" for i, (_, sql, _) in enumerate(writes)], [p for *_, each in writes for p in each]
+
+
+def _with(parts: list[str], sql: str) -> str:
+    sql = sql.lstrip()
+    if sql[:5].upper() == "WITH ":
+        return f"WITH {', '.join(parts)}, {sql[5:]}"
+    return f"WITH {', '.join(parts)} {sql}"
+
+
+def _write_held(connection: BaseDatabaseWrapper, held: _Held) -> None:
+    if len(held.writes) == 1:
+        _, sql, params = held.writes.pop()
+    else:
+        parts, params = _held_parts(held)
+        sql = _with(parts, "SELECT 1")
+    with transaction.mark_for_rollback_on_error(connection.alias), kept_cursor(connection) as cursor:
+        cursor.execute(sql, params)
 
 
 def insert_parts(obj: models.Model, connection: BaseDatabaseWrapper, *,

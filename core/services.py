@@ -30,12 +30,14 @@ def change_record(
     """Record a change an agent made: a line on Home's Your work, or behind the record's own log. `created` says
     the target is a record this change brought into being (the check lets the same work change it freely).
     `change_id`: the id a log entry written before it in this transaction points to already."""
-    change = rows.insert(Change(  # (a kept statement: every change an agent makes writes one)
+    # (a kept statement: every change an agent makes writes one; in a tool's transaction it goes out with the
+    # call's result, core.rows.holding_writes)
+    change = rows.insert(Change(
         id=change_id if change_id is not None else uuid.uuid4(), organization=org, actor_kind=actor.kind,
         actor_id=actor.id, actor_name=actor.name, tool=tool, kind=kind, sentence=sentence[:500], listing=listing,
         target_type=target_type, target_id=target_id, undo=undo, conversation_id=conversation_id or "",
         work_id=work_id or "", created=created,
-    ))
+    ), held=True)
     live.notify(org.id, "work")  # after commit: the owner's open Home shows the line
     return change
 

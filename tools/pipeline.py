@@ -29,15 +29,17 @@ from typing import Any, cast
 from django.db import OperationalError, transaction
 from pydantic import ValidationError
 
+from checks.models import CheckDecision
 from checks.selectors import MadeBy, request_for_workspace
 from checks.selectors import made_here as checks_made_here
 from checks.services import check_tool_call
+from core import rows
 from core.context import ToolContext
 from core.errors import ToolError, busy_error, is_busy
 from core.inputs import describe_validation_error
 from core.lenient_json import NotAnObject, read_object
 from core.services import change_record
-from integrations.durable import kept
+from integrations.durable import keep, kept
 from tools import registry
 from tools.registry import ToolInput
 from tools.targets import find_named_records
@@ -121,10 +123,10 @@ def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -
         return ToolError("bad_input", describe_validation_error(error, tool)).as_result()
 
     try:
-        held = _check(ctx, tool, inp, raw_input)
+        held, decision = _check(ctx, tool, inp, raw_input)
         if held is not None:
             return held
-        return _run(ctx, tool, inp)
+        return _run(ctx, tool, inp, decision=decision)
     except ToolError as error:
         return error.as_result()
     except OperationalError as error:
@@ -134,7 +136,9 @@ def run_tool(ctx: ToolContext, tool: registry.Tool, raw_input: dict[str, Any]) -
         return busy_error().as_result()
 
 
-def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.ToolResult:
+def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, *,
+         decision: CheckDecision | None = None) -> registry.ToolResult:
+    # `decision`: the check's row of a go that spent no yes, written here with the action (_check).
     def finish(outcome: registry.Done | registry.Writes | registry.ToolResult) -> registry.ToolResult:
         if isinstance(outcome, registry.Writes):
             outcome = outcome.write()
@@ -145,7 +149,8 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.Tool
     # written again after its transaction rolls back. See integrations/durable.py.
     with kept():
         if not tool.calls_apps:
-            return in_one_transaction(lambda: finish(tool.run(ctx, inp)), reads_only=tool.kind == "reads")
+            return in_one_transaction(lambda: finish(tool.run(ctx, inp)), reads_only=tool.kind == "reads",
+                                      decision=decision)
         outcome = tool.run(ctx, inp)  # the app is called with no transaction open
         if not isinstance(outcome, registry.Done | registry.Writes) and _recording.get() is None:
             return finish(outcome)  # it read: nothing to write here, so no lock to wait for
@@ -160,22 +165,34 @@ def _run(ctx: ToolContext, tool: registry.Tool, inp: ToolInput) -> registry.Tool
             raise
 
 
-def in_one_transaction(work: Callable[[], registry.ToolResult], *, reads_only: bool = False) -> registry.ToolResult:
+def in_one_transaction(work: Callable[[], registry.ToolResult], *, reads_only: bool = False,
+                       decision: CheckDecision | None = None) -> registry.ToolResult:
     """Run a call's writes (`work`, returning the call's result) in one transaction with the caller's record of the
     call: the call happens, and is known to have happened, or neither.
 
     `reads_only`: a tool that only reads Roadstar's records has nothing to commit with its record, so it runs with
     no transaction open and the record is written by itself (the turn's storage makes that one statement on
     PostgreSQL, one transaction elsewhere): a transaction's BEGIN and COMMIT less a call, and on SQLite no write
-    lock held while it reads."""
+    lock held while it reads.
+
+    `decision`: the check's row for this call (a go that spent no yes), written with the call: in its transaction,
+    held to go out with its result (core.rows.holding_writes); written again by itself should the call fail, as a go
+    is kept whatever came of it (integrations.durable.keep); before the work where there is no transaction."""
     record = take_recording()
     if reads_only:
+        if decision is not None:
+            rows.insert(decision, wait_for_disk=False)
         result = work()
         if record is not None:
             record.write(result)
             record.done = True
         return result
-    with transaction.atomic():
+    # The rows the call writes that nothing reads back (its log entries, its change's record) go out with its
+    # recorded result, one statement for all on PostgreSQL (core.rows.holding_writes).
+    with transaction.atomic(), rows.holding_writes():
+        if decision is not None:
+            row = decision
+            keep(lambda: rows.insert(row, held=True))
         result = work()
         if record is not None:
             record.write(result)
@@ -199,11 +216,14 @@ def _no_such_tool(name: object) -> dict[str, Any]:
     return {"error": "bad_input", "message": message}
 
 
-def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dict[str, Any]) -> dict[str, Any] | None:
-    """Ask the owner's yes for a checked action; the answer to return instead of running, or None for go."""
+def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput,
+           raw_input: dict[str, Any]) -> tuple[dict[str, Any] | None, CheckDecision | None]:
+    """Ask the owner's yes for a checked action: the answer to return instead of running (None for go), and for a
+    go in Roadstar's own records that spent no yes, the decision's row, not yet written, for `_run` to write with
+    the action (a round trip less: checks.services.check_tool_call's `write_go`)."""
     if not tool.is_checked(ctx, inp):
         _refuse_if_unavailable(ctx, tool)
-        return None
+        return None, None
     # The records it names are found first: another workspace's id is not_found, never an ask on Home.
     found = tool.reads_first(ctx, inp) if tool.reads_first is not None else frozenset()
     find_named_records(ctx, inp, found=found)
@@ -216,8 +236,10 @@ def _check(ctx: ToolContext, tool: registry.Tool, inp: ToolInput, raw_input: dic
     if tool.check_note is not None:
         action["note"] = tool.check_note(ctx, inp)
     # The yes is stored against the input as validated: the same action written another way is the same action.
-    return check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True),
-                        in_apps=bool(tool.calls_apps))
+    decision: list[CheckDecision] = []
+    answer = check_action(ctx, action, validated=inp.model_dump(mode="json", by_alias=True, exclude_unset=True),
+                          in_apps=bool(tool.calls_apps), write_go=None if tool.calls_apps else decision.append)
+    return answer, decision[0] if decision else None
 
 
 def _refuse_if_unavailable(ctx: ToolContext, tool: registry.Tool) -> None:
@@ -227,13 +249,14 @@ def _refuse_if_unavailable(ctx: ToolContext, tool: registry.Tool) -> None:
 
 
 def check_action(
-    ctx: ToolContext, action: dict[str, Any], *, validated: dict[str, Any] | None = None, in_apps: bool = True
+    ctx: ToolContext, action: dict[str, Any], *, validated: dict[str, Any] | None = None, in_apps: bool = True,
+    write_go: Callable[[CheckDecision], None] | None = None,
 ) -> dict[str, Any] | None:
     """The owner's yes for one action (`{tool, input, replaces?}`): None for go, else what to return instead.
 
     `validated` is the input after the tool's validation, when the caller has it, for the yes's fingerprint.
     `in_apps=False`: the action changes Roadstar's own records only, so a "go" needn't wait for the disk
-    (checks.services.check_tool_call's `wait_for_disk`).
+    (checks.services.check_tool_call's `wait_for_disk`). `write_go`: the caller writes a go's row itself (as there).
     """
     request = request_for_workspace(
         org=ctx.org, conversation=ctx.conversation(), action=action, made_by=_made_by(ctx)
@@ -246,6 +269,7 @@ def check_action(
         conversation_id=ctx.conversation_id,
         validated_input=validated,
         wait_for_disk=in_apps,
+        write_go=write_go,
     )
     return decision.as_tool_result(ctx.org.owner_first_name)
 

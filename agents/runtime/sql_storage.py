@@ -398,6 +398,7 @@ class SqlTurnStorage:
         message = Message(conversation=conversation, role=Message.Role.TOOL, text=compact_json(call.result),
                           data={"call_id": call.call_id, "name": call.name}, created_at=done_at)
         json_field = ToolCall._meta.get_field("result")
+        # (Inside a tool's transaction, the rows its writes held go out with this statement: core.rows.holding_writes.)
         params = [conversation.pk, self.lease, self.lease,
                   json_field.get_db_prep_save(call.result, db), done_at, call.pk,
                   conversation.pk, message.text,
@@ -593,29 +594,24 @@ def _end_statement() -> str:
     )
 
 
-_RESULT_STATEMENTS: dict[bool, str] = {}
-
-
+@functools.cache
 def _result_statement(*, wait_for_disk: bool) -> str:
     """The statement that records a call's result on PostgreSQL: the conversation's counter taken under the turn's
     lease (`counted`), the call marked done with its result, and the result's message with the seq taken; it
     returns the message's id and seq, whether the call was there, and the agent's pause. No row: the lease was
     lost, and nothing was written."""
-    sql = _RESULT_STATEMENTS.get(wait_for_disk)
-    if sql is None:
-        table = {m: f'"{m._meta.db_table}"' for m in (Agent, Message, ToolCall)}
-        sql = _RESULT_STATEMENTS[wait_for_disk] = (
-            f"{_counted(wait_for_disk)}, "
-            f'done AS (UPDATE {table[ToolCall]} SET "result" = CAST(%s AS jsonb), "done_at" = CAST(%s AS timestamptz) '
-            f'WHERE "id" = %s AND EXISTS (SELECT 1 FROM counted) RETURNING 1) '
-            f"INSERT INTO {table[Message]} "
-            f'("conversation_id", "seq", "role", "text", "data", "created_at") '
-            f"SELECT CAST(%s AS uuid), n, '{Message.Role.TOOL.value}', CAST(%s AS text), CAST(%s AS jsonb), "
-            f"CAST(%s AS timestamptz) FROM {_FROM_COUNTED[wait_for_disk]} "
-            f'RETURNING "id", "seq", (SELECT count(*) FROM done), '
-            f'(SELECT a."paused" FROM {table[Agent]} a WHERE a."id" = (SELECT "agent_id" FROM counted))'
-        )
-    return sql
+    table = {m: f'"{m._meta.db_table}"' for m in (Agent, Message, ToolCall)}
+    return (
+        f"{_counted(wait_for_disk)}, "
+        f'done AS (UPDATE {table[ToolCall]} SET "result" = CAST(%s AS jsonb), "done_at" = CAST(%s AS timestamptz) '
+        f'WHERE "id" = %s AND EXISTS (SELECT 1 FROM counted) RETURNING 1) '
+        f"INSERT INTO {table[Message]} "
+        f'("conversation_id", "seq", "role", "text", "data", "created_at") '
+        f"SELECT CAST(%s AS uuid), n, '{Message.Role.TOOL.value}', CAST(%s AS text), CAST(%s AS jsonb), "
+        f"CAST(%s AS timestamptz) FROM {_FROM_COUNTED[wait_for_disk]} "
+        f'RETURNING "id", "seq", (SELECT count(*) FROM done), '
+        f'(SELECT a."paused" FROM {table[Agent]} a WHERE a."id" = (SELECT "agent_id" FROM counted))'
+    )
 
 
 def try_again_card(conversation: Conversation, *, body: str) -> None:

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents import services
@@ -19,6 +20,10 @@ from agents.runtime.model import ModelUsage, ToolCallRequest, cost_of
 from agents.runtime.scheduler import LeaseLost, lease_length
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import run_turn
+from core import rows
+from core.actors import Actor
+from core.models import Change
+from core.services import change_record
 from tests.factories import AgentFactory
 
 CALLS = [ToolCallRequest(id="call_1", name="use_tool",
@@ -291,3 +296,35 @@ def test_a_turn_whose_lease_was_taken_ends_nothing(org, monkeypatch):
     conversation = Conversation.objects.get(id=store.conversation.id)
     assert (conversation.state, conversation.lease_token) == ("running", taken)
     assert Run.objects.get(id=run.id).outcome == Run.Outcome.RUNNING
+
+
+@pytest.mark.django_db
+def test_the_rows_a_tool_held_go_out_in_its_results_statement(org):
+    """A tool's change record (and a contact's log entry) is held by its transaction (core.rows.holding_writes) and
+    written by the statement that records the call's result: on PostgreSQL one round trip for the three."""
+    store, open_work, _ = running_thread(org)
+    saved, _ = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    actor = Actor.for_agent(store.conversation.agent)
+    with CaptureQueriesContext(connection) as queries, transaction.atomic(), rows.holding_writes():
+        change = change_record(org=org, actor=actor, tool="contacts.update", kind="changes",
+                               sentence="changed Dana's job title to Office manager", listing="record")
+        message = store.record_result(saved[0], {"done": True})
+    assert Change.objects.get(id=change.id).sentence == "changed Dana's job title to Office manager"
+    assert Message.objects.get(id=message.id).seq == 2 and ToolCall.objects.get(id=saved[0].id).done_at
+    ran = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    if connection.vendor == "postgresql":
+        assert len(ran) == 1 and ran[0].startswith('WITH held0 AS (INSERT INTO "roadstar_change"')
+
+
+@pytest.mark.django_db
+def test_a_result_whose_lease_was_taken_writes_none_of_the_rows_the_tool_held(org):
+    store, open_work, _ = running_thread(org)
+    saved, _ = store.save_step("", CALLS[:1], saw_upto=0, usage=USAGE, works=[open_work])
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker has it
+    actor = Actor.for_agent(store.conversation.agent)
+    with pytest.raises(LeaseLost), transaction.atomic(), rows.holding_writes():
+        change = change_record(org=org, actor=actor, tool="contacts.update", kind="changes",
+                               sentence="changed Dana's job title", listing="record")
+        store.record_result(saved[0], {"done": True})
+    assert not Change.objects.filter(id=change.id).exists()
+    assert ToolCall.objects.get(id=saved[0].id).done_at is None

@@ -5,9 +5,11 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.models.signals import post_save
+from django.test.utils import CaptureQueriesContext
 
 from agents.models import Conversation, Message, ToolCall, Usage, Work
 from core import rows
+from core.models import Change
 from tests.factories import AgentFactory
 
 
@@ -222,3 +224,95 @@ def test_a_row_a_statement_returned_is_made_as_a_query_makes_it(conversation):
     assert {f.attname: getattr(made, f.attname) for f in Message._meta.concrete_fields} == stored(message)
     assert made.data == {"a": [1]} and made.created_at == message.created_at
     assert made.conversation_id == conversation.id and not made._state.adding
+
+
+# --- writes held for the next statement (holding_writes) ---------------------------------------------------------
+
+def a_change(org, sentence: str = "changed Dana's job title") -> Change:
+    return Change(organization=org, actor_kind="agent", actor_id="a1", actor_name="Client desk",
+                  tool="contacts.update", kind="changes", sentence=sentence, listing="record")
+
+
+def statements_run(queries) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+
+
+def conversation_titled(conversation, title: str) -> None:
+    """A statement of one's own that names no held row's table, with parameters (one a WITH can start)."""
+    with rows.kept_cursor(connection) as cursor:
+        cursor.execute(f'UPDATE "{Conversation._meta.db_table}" SET "title" = %s WHERE "id" = %s RETURNING "id"',
+                       [title, Conversation._meta.pk.get_db_prep_value(conversation.id, connection)])
+        assert len(cursor.fetchall()) == 1
+
+
+@pytest.mark.django_db
+def test_a_held_row_goes_out_with_the_next_statement(org, conversation):
+    with CaptureQueriesContext(connection) as queries, transaction.atomic(), rows.holding_writes():
+        made = rows.insert(a_change(org), held=True)
+        conversation_titled(conversation, "Juniper Dental")
+        update = Work.objects.filter(conversation=conversation).update(steps=1)  # (nothing held now: as it was)
+    assert Change.objects.get(id=made.id).sentence == "changed Dana's job title" and update == 0
+    assert Conversation.objects.get(id=conversation.id).title == "Juniper Dental"
+    ran = statements_run(queries)
+    if connection.vendor == "postgresql":
+        assert len(ran) == 2 and ran[0].startswith('WITH held0 AS (INSERT INTO "roadstar_change"')
+        assert ') UPDATE "agents_conversation" SET "title"' in ran[0] and ran[1].startswith('UPDATE "agents_work"')
+    else:  # SQLite: written at once
+        assert len(ran) == 3 and ran[0].startswith('INSERT INTO "roadstar_change"')
+
+
+@pytest.mark.django_db
+def test_a_statement_that_reads_a_held_rows_table_or_takes_no_with_has_them_written_first(org, conversation):
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        with rows.holding_writes():
+            first = rows.insert(a_change(org), held=True)
+            assert Change.objects.filter(id=first.id).exists()  # it names the table: the row went first, alone
+            second = rows.insert(a_change(org, "changed Dana's phone"), held=True)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")  # no parameters: nothing can be added to it
+            third = rows.insert(a_change(org, "changed Dana's labels"), held=True)
+            fourth = rows.insert(a_change(org, "changed Dana's labels again"), held=True)
+        assert Change.objects.filter(id__in=[second.id, third.id, fourth.id]).count() == 3  # left: before the end
+    if connection.vendor == "postgresql":
+        ran = statements_run(queries)
+        assert [q[:28] for q in ran[:5]] == ['INSERT INTO "roadstar_change', 'SELECT 1 AS "a" FROM "roadst',
+                                            'INSERT INTO "roadstar_change', "SELECT 1", 'WITH held0 AS (INSERT INTO "']
+        assert "held1 AS (INSERT" in ran[4] and ran[4].endswith("SELECT 1") and len(ran) == 6
+
+
+@pytest.mark.django_db
+def test_held_rows_go_back_with_the_transaction_they_were_part_of(org):
+    with pytest.raises(RuntimeError), transaction.atomic(), rows.holding_writes():
+        made = rows.insert(a_change(org), held=True)
+        raise RuntimeError("the tool failed")
+    assert not Change.objects.filter(id=made.id).exists()
+    with transaction.atomic(), rows.holding_writes():
+        doomed = rows.insert(a_change(org), held=True)
+        transaction.set_rollback(True)  # a transaction doomed quietly ends quietly: its held rows are dropped
+    assert not Change.objects.filter(id=doomed.id).exists()
+
+
+@pytest.mark.django_db
+def test_a_row_made_in_a_savepoint_opened_inside_is_written_at_once_and_goes_back_with_it(org):
+    def inserts_so_far() -> int:
+        return sum(q.startswith('INSERT INTO "roadstar_change"') for q in statements_run(queries))
+
+    with CaptureQueriesContext(connection) as queries, transaction.atomic(), rows.holding_writes():
+        with pytest.raises(RuntimeError), transaction.atomic():
+            lost = rows.insert(a_change(org), held=True)
+            assert inserts_so_far() == 1  # written at once: the savepoint may go back alone
+            raise RuntimeError("rolled back to the savepoint alone")
+        with transaction.atomic(savepoint=False):  # no savepoint: a failure in it dooms the whole transaction
+            kept = rows.insert(a_change(org), held=True)
+        assert inserts_so_far() == (1 if connection.vendor == "postgresql" else 2)  # (PostgreSQL: held)
+    assert not Change.objects.filter(id=lost.id).exists() and Change.objects.filter(id=kept.id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_held_outside_a_scope_or_a_transaction_is_written_at_once(org):
+    made = rows.insert(a_change(org), held=True)
+    assert Change.objects.filter(id=made.id).exists()
+    with CaptureQueriesContext(connection) as queries, rows.holding_writes():  # no transaction open: none held
+        also = rows.insert(a_change(org), held=True)
+        assert len(queries.captured_queries) == 1
+    assert Change.objects.filter(id=also.id).exists()
