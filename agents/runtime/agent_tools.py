@@ -19,8 +19,8 @@ from tools import registry
 from tools.pipeline import recording, run_tool, take_recording
 from tools.registry import AGENT_TOOLS, CHAT, MAC, OUTSIDE, ROADSTAR_CHAT, THREAD, Tool
 
-__all__ = ["AGENT_TOOLS", "CHAT", "MAC", "OUTSIDE", "ROADSTAR_CHAT", "THREAD", "holds_transaction", "place_of",
-           "run_agent_tool", "tools_for_place", "within_limit", "writes_to_an_app"]
+__all__ = ["AGENT_TOOLS", "CHAT", "MAC", "OUTSIDE", "ROADSTAR_CHAT", "THREAD", "place_of", "run_agent_tool",
+           "tools_for_place", "within_limit", "writes_to_an_app"]
 
 
 def place_of(conversation: Conversation) -> str:
@@ -32,14 +32,6 @@ def place_of(conversation: Conversation) -> str:
 def tools_for_place(place: str) -> list[Tool]:
     # A program on the owner's Mac holds an outside app's tools, and its own (messages, reply).
     return registry.agent_tools_in({OUTSIDE, MAC} if place == MAC else {place})
-
-
-def holds_transaction(name: str) -> bool:
-    """Whether a turn may run the call inside its own transaction: only a tool that never calls out (a model, an
-    app, tools that may) and is never checked (the check's judge is a model). The others run with no transaction
-    open, and their writes commit with the call's recorded result (tools.pipeline.recording)."""
-    tool = AGENT_TOOLS.get(name)
-    return tool is None or (not tool.calls_apps and tool.owners_yes == "No")
 
 
 def writes_to_an_app(name: str, arguments) -> bool:

@@ -15,7 +15,7 @@ import uuid
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Work
-from agents.runtime.agent_tools import holds_transaction, place_of, run_agent_tool, writes_to_an_app
+from agents.runtime.agent_tools import place_of, run_agent_tool, writes_to_an_app
 from agents.runtime.check_turns import check_turns_of
 from agents.runtime.host import ToolHost
 from agents.runtime.messages import PromptMessages, input_waits, is_reply
@@ -265,15 +265,11 @@ class Turn(ToolHost):
 
     def _run_tool_calls(self, pending: list[ToolCall]) -> None:
         for call in pending:
-            # A call and its recorded result commit together, so a call that ran is never run again. The result's
-            # message joins the turn's history once that transaction is through.
-            if holds_transaction(call.name):
-                with self.store.transaction():
-                    message = self.store.record_result(call, run_agent_tool(self, call.name, call.arguments))
-                self._hold(message)
-                continue
-            # The others may call out (an app, a model, the check's judge): they run with no transaction open,
-            # and their writes commit with their recorded result (tools.pipeline.recording).
+            # A call and its recorded result commit together, so a call that ran is never run again: the call runs
+            # with no transaction open (it may call out: an app, a model, the check's judge), and its writes commit
+            # with its recorded result in the one transaction the pipeline opens (tools.pipeline.recording); a call
+            # that wrote nothing there (it failed, or answered before running) has its result recorded after. The
+            # result's message joins the turn's history once its transaction is through.
             if writes_to_an_app(call.name, call.arguments):
                 if call.started_at is not None:
                     with self.store.transaction():

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from agents import services
 from agents.models import Agent, Run
-from agents.runtime.agent_tools import holds_transaction, run_agent_tool
+from agents.runtime.agent_tools import run_agent_tool
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import Turn
 from core import limits
@@ -60,10 +60,31 @@ def test_make_agent_is_recorded_by_the_pipeline_with_its_undo(org):
         "makes", "home_undo", {"agent_id": str(made.id)}, True, str(chat.id))
 
 
-def test_the_checked_and_calling_out_agent_tools_run_with_no_transaction_open():
-    assert not holds_transaction("change_agent") and not holds_transaction("triggers")
-    assert not holds_transaction("use_tool") and not holds_transaction("zoom_memory")
-    assert holds_transaction("hand_off") and holds_transaction("make_agent")
+BOOKKEEPER = {"name": "Bookkeeper", "job": "Keeps the books", "owns": "Invoices", "good": "Paid on time",
+              "works": "Fridays", "asksFirst": "Refunds"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_agent_tools_writes_commit_with_its_recorded_result_and_a_failed_call_leaves_nothing(org):
+    # Every agent tool a turn runs, as a group tool does: called with no transaction open, its writes and the record
+    # of its result in the one transaction the pipeline opens (no savepoint in a turn's own transaction).
+    roadstar = Agent.objects.get(organization=org, is_roadstar=True)
+    chat = services.chat_for(agent=roadstar)
+    turn = Turn(SqlTurnStorage(chat), Run.objects.create(organization=org, conversation=chat, agent=roadstar,
+                                                         started_at=timezone.now()))
+    seen = []
+
+    def write(result):
+        seen.append((connection.in_atomic_block, Agent.objects.filter(organization=org, name="Bookkeeper").count()))
+
+    assert not connection.in_atomic_block
+    with recording(write) as record:
+        result = run_agent_tool(turn, "make_agent", BOOKKEEPER)
+    assert result["made"] == "Bookkeeper" and record.done and seen == [(True, 1)]
+    with recording(write) as record:  # the same name again: refused, and nothing of it is written
+        refused = run_agent_tool(turn, "make_agent", BOOKKEEPER)
+    assert refused["error"] == "bad_input" and not record.done and len(seen) == 1
+    assert Change.objects.filter(organization=org, tool="make_agent").count() == 1
 
 
 def test_an_agent_tool_is_declared_with_a_group_tools_rules():

@@ -295,7 +295,6 @@ def test_a_call_to_an_app_that_was_started_and_never_recorded_is_not_run_again(m
     store.save_step("", call("use_tool", {"name": "mail.send"}).tool_calls, saw_upto=0)
     store.calls[0].started_at = timezone.now()
     monkeypatch.setattr(turn_module, "writes_to_an_app", lambda name, arguments: True)
-    monkeypatch.setattr(turn_module, "holds_transaction", lambda name: False)
     model.add(say("I'll check the sent mail first."), say("It was sent."))
     turn_of(store).execute()
     assert tools["ran"] == []
