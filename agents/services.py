@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.core.exceptions import ObjectNotUpdated
-from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message, Usage, Work
@@ -284,22 +284,35 @@ def thread_start(*, agent: Agent, title: str, routine_id: str = "") -> Conversat
     title = title.strip()
     if not title:
         raise ToolError("bad_input", "title: required")
-    # The chat's open threads the limit counts, and whether one of them has this title: one read.
-    counted = {"open": 0, "same": 0} if routine_id else Conversation.objects.filter(
-        agent=agent, kind="thread", closed_at__isnull=True, routine_id=""
-    ).aggregate(open=Count("id"), same=Count("id", filter=Q(title__iexact=title)))
-    if counted["same"]:
+    open_count, same = (0, 0) if routine_id else _open_threads_titled(agent=agent, title=title)
+    if same:
         raise ToolError(
             "bad_input", f"title: a thread called {title} is open already; send it work with message_thread."
         )
-    if counted["open"] >= MAX_OPEN_THREADS:
+    if open_count >= MAX_OPEN_THREADS:
         raise ToolError(
             "bad_input", f"{agent.name} has {MAX_OPEN_THREADS} open threads, the most it keeps: close a finished "
             "one with close_thread, or send this work to a thread that holds it.",
         )
-    return Conversation.objects.create(
+    # (a kept statement; in a tool's transaction it goes out with the next: core.rows.holding_writes)
+    return rows.insert(Conversation(
         organization_id=agent.organization_id, agent=agent, kind="thread", title=title, routine_id=routine_id
-    )
+    ), held=True)
+
+
+def _open_threads_titled(*, agent: Agent, title: str) -> tuple[int, int]:
+    """The chat's open threads the limit counts, and how many of them have this title in any letter case (as the
+    ORM's iexact: UPPER on both sides): one read, by a kept statement, as every start_thread asks."""
+    with rows.kept_cursor(connection) as cursor:
+        cursor.execute(
+            'SELECT COUNT(*), COALESCE(SUM(CASE WHEN UPPER("title") = UPPER(%s) THEN 1 ELSE 0 END), 0) '
+            f'FROM "{Conversation._meta.db_table}" WHERE "agent_id" = %s AND "kind" = %s AND "closed_at" IS NULL '
+            'AND "routine_id" = %s',
+            [title, Conversation._meta.get_field("agent").get_db_prep_value(agent.pk, connection),
+             Conversation.Kind.THREAD.value, ""],
+        )
+        open_count, same = cursor.fetchone()
+    return open_count, same
 
 
 def thread_close(*, thread: Conversation) -> None:
@@ -329,11 +342,12 @@ def work_open(
     conversation object (every caller appends the work's message just before: message_append keeps the counter)."""
     if seq is None and conversation.next_seq:
         seq = conversation.next_seq - 1
-    return Work.objects.create(
+    # (a kept statement; in a tool's transaction it goes out with the next: core.rows.holding_writes)
+    return rows.insert(Work(
         organization=org, agent=agent, conversation=conversation, task=task, requester=requester,
         requested_by=requested_by, chain=chain or [], depth=depth, owner_words=owner_words or [],
         and_then_group=and_then_group, and_then=and_then, seq=seq,
-    )
+    ), held=True)
 
 
 def owner_message_send(*, org, agent: Agent, text: str, user=None) -> Message:
