@@ -190,7 +190,7 @@ def holding_writes(using: str = "default") -> Iterator[None]:
 
     Nothing can read them missing. The parts of a WITH all see the statement's starting snapshot, so a statement
     that names a held row's table, or one that can't take a WITH (a savepoint, an executemany, one without
-    parameters), has the held rows written by themselves first; an execute wrapper (Django's: every statement on
+    parameters, a server-side cursor's), has the held rows written by themselves first; an execute wrapper (Django's: every statement on
     the connection passes through it) sees to both. What is still held when the block ends is written then, inside
     the transaction, before its commit. On an error the held rows are dropped with the transaction they were part
     of. The foreign keys are checked at commit (Django makes them DEFERRABLE INITIALLY DEFERRED), so the order of
@@ -204,7 +204,9 @@ def holding_writes(using: str = "default") -> Iterator[None]:
 
     def with_held_rows(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
         if held.writes:
-            if many or not isinstance(params, list | tuple) or not _takes_held(sql, held):
+            # (a server-side cursor, as QuerySet.iterator() opens: DECLARE refuses a WITH that writes)
+            named = getattr(getattr(context.get("cursor"), "cursor", None), "name", None)
+            if many or named or not isinstance(params, list | tuple) or not _takes_held(sql, held):
                 _write_held(connection, held)
             else:
                 parts, held_params = _held_parts(held)

@@ -281,6 +281,16 @@ def test_a_statement_that_reads_a_held_rows_table_or_takes_no_with_has_them_writ
 
 
 @pytest.mark.django_db
+def test_a_server_side_cursors_query_has_the_held_rows_written_first(org, conversation):
+    # QuerySet.iterator() reads through a server-side cursor on PostgreSQL, whose DECLARE refuses a WITH that writes.
+    with transaction.atomic(), rows.holding_writes():
+        made = rows.insert(a_change(org), held=True)
+        assert [c.id for c in Conversation.objects.filter(id=conversation.id).iterator(chunk_size=5)] == [
+            conversation.id]
+        assert Change.objects.filter(id=made.id).exists()
+
+
+@pytest.mark.django_db
 def test_held_rows_go_back_with_the_transaction_they_were_part_of(org):
     with pytest.raises(RuntimeError), transaction.atomic(), rows.holding_writes():
         made = rows.insert(a_change(org), held=True)
