@@ -190,11 +190,12 @@ def holding_writes(using: str = "default") -> Iterator[None]:
 
     Nothing can read them missing. The parts of a WITH all see the statement's starting snapshot, so a statement
     that names a held row's table, or one that can't take a WITH (a savepoint, an executemany, one without
-    parameters, a server-side cursor's), has the held rows written by themselves first; an execute wrapper (Django's: every statement on
-    the connection passes through it) sees to both. What is still held when the block ends is written then, inside
-    the transaction, before its commit. On an error the held rows are dropped with the transaction they were part
-    of. The foreign keys are checked at commit (Django makes them DEFERRABLE INITIALLY DEFERRED), so the order of
-    the parts doesn't matter. Elsewhere (SQLite, no transaction open, a scope already open) it changes nothing."""
+    parameters, a server-side cursor's), has the held rows written by themselves first; an execute wrapper
+    (Django's: every statement on the connection passes through it) sees to both. What is still held when the
+    block ends is written then, inside the transaction, before its commit. On an error the held rows are dropped
+    with the transaction they were part of. The foreign keys are checked at commit (Django makes them DEFERRABLE
+    INITIALLY DEFERRED), so the order of the parts doesn't matter. Elsewhere (SQLite, no transaction open, a scope
+    already open) it changes nothing."""
     connection = connections[using]
     if (connection.vendor != "postgresql" or not connection.in_atomic_block
             or getattr(connection, "_roadstar_held", None) is not None):
