@@ -187,8 +187,8 @@ def in_one_transaction(work: Callable[[], registry.ToolResult], *, reads_only: b
             record.write(result)
             record.done = True
         return result
-    # The rows the call writes that nothing reads back (its log entries, its change's record) go out with its
-    # recorded result, one statement for all on PostgreSQL (core.rows.holding_writes).
+    # The rows the call writes that nothing reads back (the check's decision, log entries, the change's record, a
+    # new thread or piece of work) go out as parts of its next statement on PostgreSQL (core.rows.holding_writes).
     with transaction.atomic(), rows.holding_writes():
         if decision is not None:
             row = decision
