@@ -277,7 +277,7 @@ def thread_by_title(*, agent: Agent, title: str, include_closed: bool = True) ->
 
 def open_threads(*, agent: Agent) -> int:
     """Open threads the limit counts: a routine's own thread belongs to the routine, not to the chat's work."""
-    return Conversation.objects.filter(agent=agent, kind="thread", closed_at__isnull=True, routine_id="").count()
+    return _open_threads_titled(agent=agent, title=None)[0]
 
 
 def thread_start(*, agent: Agent, title: str, routine_id: str = "") -> Conversation:
@@ -300,9 +300,10 @@ def thread_start(*, agent: Agent, title: str, routine_id: str = "") -> Conversat
     ), held=True)
 
 
-def _open_threads_titled(*, agent: Agent, title: str) -> tuple[int, int]:
-    """The chat's open threads the limit counts, and how many of them have this title in any letter case (as the
-    ORM's iexact: UPPER on both sides): one read, by a kept statement, as every start_thread asks."""
+def _open_threads_titled(*, agent: Agent, title: str | None) -> tuple[int, int]:
+    """The chat's open threads the limit counts (open_threads), and how many of them have this title in any letter
+    case (as the ORM's iexact: UPPER on both sides; None: none asked): one read, by a kept statement, as every
+    start_thread asks."""
     with rows.kept_cursor(connection) as cursor:
         cursor.execute(
             'SELECT COUNT(*), COALESCE(SUM(CASE WHEN UPPER("title") = UPPER(%s) THEN 1 ELSE 0 END), 0) '
