@@ -44,6 +44,17 @@ def writes_to_an_app(name: str, arguments) -> bool:
     return tool is not None and bool(tool.calls_apps) and (tool.kind != "reads" or tool.calls_tools)
 
 
+def only_reads_here(name: str, arguments) -> bool:
+    """A use_tool call of a tool that only reads Roadstar's own records: it changes nothing, calls nothing out,
+    and the check never asks about it, so running it twice is the same as once. A step of nothing but such calls
+    is saved after they ran, with their results (Turn._read_step): its rows in one write, not two."""
+    if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
+        return False
+    tool = registry.get_tool(arguments["name"]) or registry.get_tool(registry.tool_name_as_meant(arguments["name"]))
+    return (tool is not None and tool.kind == "reads" and not tool.calls_apps and not tool.calls_tools
+            and tool.check_note is None)
+
+
 def run_agent_tool(host, name: str, arguments: dict) -> registry.ToolResult:
     """Run one agent tool the model called, as `host` (a Turn or an OutsideSession); every failure comes back
     in-band, never as an exception."""

@@ -295,11 +295,48 @@ class SqlTurnStorage:
             saved.append(call)
         return saved, message
 
+    def save_reads(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *, saw_upto: int,
+                   usage: ModelUsage, works: list[Work]) -> tuple[Message, list[Message]]:
+        self._counted = None
+        if connection.vendor == "postgresql":
+            return self._save_reads_in_one_statement(text, calls, results, saw_upto=saw_upto, usage=usage,
+                                                     works=works)
+        with transaction.atomic():
+            saved, message = self.save_step(text, calls, saw_upto=saw_upto, usage=usage, works=works)
+            answers = [self.record_result(call, result) for call, result in zip(saved, results, strict=True)]
+        return message, answers
+
+    def _save_reads_in_one_statement(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *,
+                                     saw_upto: int, usage: ModelUsage,
+                                     works: list[Work]) -> tuple[Message, list[Message]]:
+        """save_reads on PostgreSQL: the step, its calls done with their results, and the results' messages in one
+        statement (_step_statement with `results`), one round trip where a step and each call's result took one
+        each. It commits by itself without waiting for the disk, as a step does: a server crash could lose it,
+        which reads as a step never taken, whose reads are made again. It reads the conversation's counter and the
+        agent's pause for the loop's next step, as a call's result does (counter_and_pause)."""
+        now = timezone.now()
+        answers = [Message(conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
+                           data={"call_id": c.id, "name": c.name}, created_at=now)
+                   for c, result in zip(calls, results, strict=True)]
+        made, message = self._step_in_one_statement(text, _step_data(calls), calls, saw_upto=saw_upto, usage=usage,
+                                                    works=works, answers=(results, answers))
+        for answer, (_, answer_id, seq) in zip(answers, made[1:], strict=True):
+            answer.id, answer.seq = answer_id, seq
+            answer._state.adding, answer._state.db = False, "default"
+        self.conversation.next_seq = made[-1][-1] + 1
+        self._counted = (self.conversation.next_seq, bool(made[0][0]))
+        return message, answers
+
     def _step_in_one_statement(self, text: str, data: dict, calls: list[ToolCallRequest] | None, *, saw_upto: int,
-                               usage: ModelUsage, works: list[Work]) -> tuple[list[tuple], Message]:
+                               usage: ModelUsage, works: list[Work],
+                               answers: tuple[list[ToolResult], list[Message]] | None = None,
+                               ) -> tuple[list[tuple], Message]:
         """A step's rows by _step_statement: its usage, its count on `works`, its message (with `data`) and, unless
-        `calls` is None (a reply), its calls; the rows it returned (a call's id, call_id, the message's id and seq
-        each; a reply's message id and seq), and the message."""
+        `calls` is None (a reply), its calls; with `answers` (the calls' results and their messages, unsaved: a step
+        of reads, save_reads), the calls done with them and the messages after the step's. Returns the rows it
+        returned (a call's id, call_id, the message's id and seq each; a reply's message id and seq; with answers,
+        the agent's pause, a message's id and seq for the step's and each answer's, in seq order), and the step's
+        message."""
         conversation, agent = self.conversation, self.conversation.agent
         db = connections["default"]  # (the wrapper itself: each attribute of the `connection` proxy is a lookup)
         now = timezone.now()
@@ -308,10 +345,12 @@ class SqlTurnStorage:
         used = services.usage_row(org=conversation.organization, agent=agent, conversation=conversation,
                                   purpose="turn", model_id=agent.model, usage=usage)
         used.at = now
-        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block, calls=calls is not None)
+        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block, calls=calls is not None,
+                                            answers=answers is not None)
         json_field = Message._meta.get_field("data")
+        taken = [1 + len(answers[1])] if answers is not None else []  # the seqs it takes: the step's, the answers'
         params = [
-            conversation.pk, self.lease, self.lease,  # counted (no lease: not fenced, as message_append)
+            *taken, conversation.pk, self.lease, self.lease, *taken,  # counted (no lease: not fenced)
             conversation.pk, Message.Role.AGENT.value, text, saw_upto + 1,  # the message
             json_field.get_db_prep_save(past, db), json_field.get_db_prep_save(data, db), now,
             *usage_params,  # its usage
@@ -319,8 +358,15 @@ class SqlTurnStorage:
             [w.id for w in works], bool(text), conversation.pk,
         ]
         if calls is not None:
-            params += [conversation.pk, db.ops.adapt_json_value(
-                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], None)]  # its calls
+            given: list[dict[str, Any]] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+            if answers is not None:
+                for each, result in zip(given, answers[0], strict=True):
+                    each["result"] = result
+            params += [conversation.pk, *([now] if answers is not None else []),
+                       db.ops.adapt_json_value(given, None)]  # its calls
+        if answers is not None:
+            params += [conversation.pk, now, db.ops.adapt_json_value(  # the answers' messages
+                [{"text": a.text, "data": a.data} for a in answers[1]], None)]
         with transaction.mark_for_rollback_on_error(), rows.kept_cursor(db) as cursor:
             cursor.execute(sql, params)
             made = cursor.fetchall()
@@ -475,37 +521,65 @@ def _step_data(calls: list[ToolCallRequest]) -> dict:
                            for c in calls]}
 
 
-def _counted(wait_for_disk: bool) -> str:
+def _counted(wait_for_disk: bool, *, seqs: bool = False) -> str:
     """The WITH both of a turn's one-statement writes start with: the conversation's counter taken (`counted`: the
     seq, `n`, and the agent) only while the turn's lease is the conversation's (no lease: not fenced, as
     services.message_append), and, unless the statement waits for the disk, the setting that it doesn't
     (core.rows.UNWAITED: the part that reads from `counted` reads from it too, or it isn't run). Its parameters:
-    the conversation's id, then the lease twice."""
+    the conversation's id, then the lease twice; with `seqs`, how many seqs it takes (n is the first) before them
+    and after them."""
+    taken = "CAST(%s AS integer)" if seqs else "1"
     return (f"WITH {'' if wait_for_disk else rows.UNWAITED + ', '}counted AS ("
-            f'UPDATE "{Conversation._meta.db_table}" SET "next_seq" = "next_seq" + 1 '
+            f'UPDATE "{Conversation._meta.db_table}" SET "next_seq" = "next_seq" + {taken} '
             f'WHERE "id" = %s AND (CAST(%s AS uuid) IS NULL OR "lease_token" = CAST(%s AS uuid)) '
-            f'RETURNING "next_seq" - 1 AS n, "agent_id")')
+            f'RETURNING "next_seq" - {taken} AS n, "agent_id")')
 
 
 _FROM_COUNTED = {True: "counted", False: "counted, unwaited"}
-_STEP_STATEMENTS: dict[tuple[bool, bool], str] = {}
+_STEP_STATEMENTS: dict[tuple[bool, bool, bool], str] = {}
 
 
 def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool,
-                    calls: bool = True) -> tuple[str, list]:
+                    calls: bool = True, answers: bool = False) -> tuple[str, list]:
     """The statement that saves a step on PostgreSQL, with the usage's parameters. Each part runs only when the
     conversation's counter was taken under the turn's lease (`counted`): the message takes the seq (with
     `saw_upto` in its data when others appended meanwhile, as services.message_append keeps it); the usage; one
     step more on each piece of open work the turn holds and, when the step says something, the latest reply on
     the conversation's open work (one UPDATE: two on the same row in one statement would keep only one); then the
     calls, one row each in the model's order, whose ids, with the message's, it returns. Without `calls` (a reply)
-    it returns the message's id and seq. No row: the lease was lost, and nothing was written."""
+    it returns the message's id and seq. With `answers` (a step of reads, saved after they ran: save_reads) the
+    calls are written done, each with its result, and each result's message takes the seq after the step's, in the
+    calls' order; it returns the agent's pause and each message's id and seq, the step's first. No row: the lease
+    was lost, and nothing was written."""
     columns, values, params = rows.insert_parts(used, db)
-    sql = _STEP_STATEMENTS.get((wait_for_disk, calls))
+    sql = _STEP_STATEMENTS.get((wait_for_disk, calls, answers))
     if sql is None:
-        table = {m: f'"{m._meta.db_table}"' for m in (Message, Usage, Work, ToolCall)}
-        sql = _STEP_STATEMENTS[(wait_for_disk, calls)] = (
-            f"{_counted(wait_for_disk)}, "
+        table = {m: f'"{m._meta.db_table}"' for m in (Agent, Message, Usage, Work, ToolCall)}
+        done = ("NULLIF(e.value -> 'result', 'null'), NULL, CAST(%s AS timestamptz)" if answers
+                else "NULL, NULL, NULL")
+        calls_part = (
+            f"INSERT INTO {table[ToolCall]} "
+            f'("conversation_id", "message_id", "call_id", "name", "arguments", "result", "started_at", '
+            f'"done_at") '
+            f"SELECT CAST(%s AS uuid), step.id, e.value ->> 'id', e.value ->> 'name', e.value -> 'arguments', "
+            f"{done} FROM step, jsonb_array_elements(CAST(%s AS jsonb)) WITH ORDINALITY AS e(value, i) "
+            f"ORDER BY e.i")
+        if answers:
+            ending = (
+                f", called AS ({calls_part}), "
+                f"answered AS (INSERT INTO {table[Message]} "
+                f'("conversation_id", "seq", "role", "text", "data", "created_at") '
+                f"SELECT CAST(%s AS uuid), n + e.i, '{Message.Role.TOOL.value}', e.value ->> 'text', "
+                f"e.value -> 'data', CAST(%s AS timestamptz) FROM {_FROM_COUNTED[wait_for_disk]}, "
+                f"jsonb_array_elements(CAST(%s AS jsonb)) WITH ORDINALITY AS e(value, i) RETURNING id, seq) "
+                f'SELECT (SELECT a."paused" FROM {table[Agent]} a WHERE a."id" = (SELECT "agent_id" FROM counted)), '
+                f"id, seq FROM step UNION ALL SELECT NULL, id, seq FROM answered ORDER BY 3")
+        elif calls:
+            ending = f' {calls_part} RETURNING "id", "call_id", "message_id", (SELECT seq FROM step)'
+        else:
+            ending = " SELECT id, seq FROM step"
+        sql = _STEP_STATEMENTS[(wait_for_disk, calls, answers)] = (
+            f"{_counted(wait_for_disk, seqs=answers)}, "
             f"step AS (INSERT INTO {table[Message]} "
             f'("conversation_id", "seq", "role", "text", "data", "created_at") '
             f"SELECT CAST(%s AS uuid), n, CAST(%s AS varchar), CAST(%s AS text), "
@@ -517,14 +591,8 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
             f'"latest_reply" = CASE WHEN CAST(%s AS boolean) AND "conversation_id" = CAST(%s AS uuid) '
             f'THEN CAST(%s AS text) ELSE "latest_reply" END '
             f'WHERE "state" = CAST(%s AS varchar) AND ("id" = ANY(CAST(%s AS uuid[])) '
-            f'OR (CAST(%s AS boolean) AND "conversation_id" = CAST(%s AS uuid))) AND EXISTS (SELECT 1 FROM counted)) '
-            + (f"INSERT INTO {table[ToolCall]} "
-               f'("conversation_id", "message_id", "call_id", "name", "arguments", "result", "started_at", '
-               f'"done_at") '
-               f"SELECT CAST(%s AS uuid), step.id, e.value ->> 'id', e.value ->> 'name', e.value -> 'arguments', "
-               f"NULL, NULL, NULL FROM step, jsonb_array_elements(CAST(%s AS jsonb)) WITH ORDINALITY AS e(value, i) "
-               f'ORDER BY e.i RETURNING "id", "call_id", "message_id", (SELECT seq FROM step)' if calls
-               else "SELECT id, seq FROM step")
+            f'OR (CAST(%s AS boolean) AND "conversation_id" = CAST(%s AS uuid))) AND EXISTS (SELECT 1 FROM counted))'
+            + ending
         )
     return sql, params
 

@@ -15,11 +15,18 @@ import uuid
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Work
-from agents.runtime.agent_tools import place_of, run_agent_tool, writes_to_an_app
+from agents.runtime.agent_tools import only_reads_here, place_of, run_agent_tool, writes_to_an_app
 from agents.runtime.check_turns import check_turns_of
 from agents.runtime.host import ToolHost
 from agents.runtime.messages import PromptMessages, input_waits, is_reply
-from agents.runtime.model import ModelNotConfigured, ModelRefused, ModelUnavailable, ModelUsage, get_model
+from agents.runtime.model import (
+    ModelNotConfigured,
+    ModelRefused,
+    ModelUnavailable,
+    ModelUsage,
+    ToolCallRequest,
+    get_model,
+)
 from agents.runtime.replies import reply_note
 from agents.runtime.scheduler import LeaseLost, claim
 from agents.runtime.sql_storage import SqlTurnStorage
@@ -204,12 +211,16 @@ class Turn(ToolHost):
             note = None if calls or last_step else reply_note(response.text, empty_before=self._empty_replies,
                                                  promises_before=self._promises, acted=self._acted)
             # The step's rows commit together: its usage, its count on the work, and the model's message (with its
-            # calls, saved before any runs, so a dead worker's successor doesn't call twice) or its answer.
+            # calls, saved before any runs, so a dead worker's successor doesn't call twice; a step that only reads
+            # is saved after its calls ran, with their results: _read_step) or its answer.
             message: Message | None
             self.run.steps += 1
-            if calls:  # (most steps: the storage commits them as one, TurnStorage.save_step)
+            if calls and all(only_reads_here(c.name, c.arguments) for c in calls):
+                message = self._read_step(response.text, calls, saw_upto=saw_upto, usage=response.usage)
+            elif calls:  # (the storage commits them as one, TurnStorage.save_step)
                 pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto,
                                                         usage=response.usage, works=self._works)
+                self._hold(message)
             else:
                 with self.store.transaction():
                     if note or not response.text.strip():
@@ -220,7 +231,7 @@ class Turn(ToolHost):
                         message = None
                     else:  # (the answer writes the step's usage and count with it)
                         message = self._answer(response.text, saw_upto=saw_upto, usage=response.usage)
-            self._hold(message)
+                self._hold(message)
             if message is None:
                 return self._fail(ModelUnavailable(
                     "the model answered with nothing, again after being told its reply was empty"))
@@ -291,6 +302,20 @@ class Turn(ToolHost):
                 with self.store.transaction():
                     message = self.store.record_result(call, result)
                 self._hold(message)
+
+    def _read_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int, usage: ModelUsage) -> Message:
+        """A step whose calls only read Roadstar's own records (only_reads_here): they run first, with no
+        transaction open, and the step is saved after them with their results as one write (TurnStorage.save_reads),
+        where a step and each call's result were a write each. Nothing is lost by the wait: a worker that dies before
+        that write leaves no trace of the step, so the model is asked again, and reads run again change nothing.
+        The step and its results go into the turn's history; returns the step's message."""
+        results = [_in_band(c.name, run_agent_tool(self, c.name, c.arguments)) for c in calls]
+        message, answers = self.store.save_reads(text, calls, results, saw_upto=saw_upto, usage=usage,
+                                                 works=self._works)
+        for each in (message, *answers):
+            self._hold(each)
+        self._acted = True
+        return message
 
     def _answer(self, text: str, *, saw_upto: int, usage: ModelUsage) -> Message:
         """Save the reply, and deliver it as the answer to the work it finishes, in the step's transaction: the

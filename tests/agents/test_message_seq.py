@@ -14,7 +14,7 @@ from agents.models import Conversation, MemoryLine, Message, Run
 from agents.runtime import turn as turn_module
 from agents.runtime.check_turns import check_turns
 from agents.runtime.memory import BLOCK
-from agents.runtime.model import call, say
+from agents.runtime.model import call, calls, say
 from agents.runtime.scheduler import wake
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import Turn, drain
@@ -24,6 +24,9 @@ from tests.factories import AgentFactory, OrganizationFactory, messages_bulk_cre
 WRITERS = 12
 EACH = 5
 FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
+# Calls that write: their step is saved before they run (a step of reads only is saved after, with the results).
+MAKE_LEE = {"name": "contacts.create", "input": {"name": "Lee Park", "emails": ["lee@juniperdental.test"]}}
+MAKE_SAM = {"name": "contacts.create", "input": {"name": "Sam Ortiz", "emails": ["sam@juniperdental.test"]}}
 
 
 def seqs(conversation) -> list[int]:
@@ -122,7 +125,7 @@ def test_a_message_appended_while_the_model_thinks_reaches_the_next_step_after_t
 
 def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_result(org, staff, model, monkeypatch):
     desk = staff["Client desk"]
-    thread = a_thread(org, desk, model, call("use_tool", FIND), call("use_tool", FIND), say("Found."))
+    thread = a_thread(org, desk, model, call("use_tool", MAKE_LEE), call("use_tool", MAKE_SAM), say("Made."))
     run_agent_tool = turn_module.run_agent_tool
 
     def with_an_answer_meanwhile(turn, name, arguments):
@@ -135,6 +138,49 @@ def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_result(org, 
     assert [m["role"] for m in second] == ["system", "user", "assistant", "tool", "user"]
     assert second[-1]["content"] == "[#2] [Answer from Bookkeeper] Paid."
     assert third[:len(second)] == second  # the prompt only grows: the cache's prefix holds
+    assert_each_call_answered_next(third)
+    assert seqs(thread) == list(range(8))
+
+
+@pytest.mark.parametrize("step", [[("use_tool", FIND), ("use_tool", MAKE_LEE)], [("use_tool", MAKE_LEE)],
+                                  [("use_tool", FIND)]], ids=["a read and a write", "a write", "reads only"])
+def test_a_step_is_saved_before_its_calls_run_unless_it_only_reads(org, staff, model, monkeypatch, step):
+    desk = staff["Client desk"]
+    thread = a_thread(org, desk, model, calls(step), say("Done."))
+    run_agent_tool = turn_module.run_agent_tool
+    saved_when_run = []
+
+    def noting_the_step(turn, name, arguments):
+        saved_when_run.append(Message.objects.filter(conversation=thread, role=Message.Role.AGENT).exists())
+        return run_agent_tool(turn, name, arguments)
+
+    monkeypatch.setattr(turn_module, "run_agent_tool", noting_the_step)
+    drain(org_id=org.id)
+    only_reads = all(arguments is FIND for _, arguments in step)
+    assert saved_when_run == [not only_reads] * len(step)
+    assert [m.role for m in Message.objects.filter(conversation=thread).order_by("seq")] == [
+        "handoff", "agent", *["tool"] * len(step), "agent"]
+
+
+def test_a_message_appended_while_a_read_runs_comes_before_its_step_and_shows_after_the_result(
+        org, staff, model, monkeypatch):
+    # A step of reads is saved after they ran, with their results: a message written meanwhile takes the seq
+    # before the step's, as one written while the model thought, and the next step sees it after the result.
+    desk = staff["Client desk"]
+    thread = a_thread(org, desk, model, call("use_tool", FIND), call("use_tool", FIND), say("Found."))
+    run_agent_tool = turn_module.run_agent_tool
+
+    def with_an_answer_meanwhile(turn, name, arguments):
+        services.message_append(conversation=thread, role=Message.Role.ANSWER, text="[Answer from Bookkeeper] Paid.")
+        return run_agent_tool(turn, name, arguments)
+
+    monkeypatch.setattr(turn_module, "run_agent_tool", with_an_answer_meanwhile)
+    drain(org_id=org.id)
+    second, third = model.requests[1]["messages"], model.requests[2]["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "tool", "user"]
+    assert second[-1]["content"] == "[#1] [Answer from Bookkeeper] Paid."
+    assert Message.objects.get(conversation=thread, seq=2).data["saw_upto"] == 0  # the step never saw it
+    assert third[:len(second)] == second
     assert_each_call_answered_next(third)
     assert seqs(thread) == list(range(8))
 

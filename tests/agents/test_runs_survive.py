@@ -62,6 +62,36 @@ def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, mod
     assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 1
 
 
+def test_a_step_of_reads_whose_worker_died_before_saving_it_is_asked_for_again_and_kept_once(
+        org, thread, model, monkeypatch):
+    # A step that only reads is saved after its calls ran, with their results: a worker that dies between leaves
+    # no trace of it, so the next one asks the model again, and the reads run again change nothing.
+    from records.models import ContactEmail
+
+    dana = Contact.objects.create(organization=org, name="Dana Whitfield")
+    ContactEmail.objects.create(organization=org, contact=dana, email="dana@juniperdental.test")
+    find = call("use_tool", {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})
+    model.add(find)
+    [claimed] = claim(org_id=org.id)
+
+    def dying_save(*args, **kwargs):
+        raise WorkerDied()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(SqlTurnStorage, "save_reads", dying_save)
+        with pytest.raises(WorkerDied):
+            run_turn(str(claimed.id))
+    assert not ToolCall.objects.filter(conversation=thread).exists()
+    asked = len(model.requests)
+    model.add(find, say("Dana is at Juniper Dental."))
+    run_turn(str(thread.id))  # the task handed out again
+    assert len(model.requests) == asked + 2  # the lost step asked for again, then the answer
+    [done] = ToolCall.objects.filter(conversation=thread)
+    assert done.result["name"] == "Dana Whitfield" and done.done_at is not None
+    assert [m.role for m in thread.messages.order_by("seq")] == ["handoff", "agent", "tool", "agent"]
+    assert Work.objects.get(conversation=thread).answer == "Dana is at Juniper Dental."
+
+
 def test_a_reply_saved_before_the_worker_died_is_not_asked_for_again(org, thread, model):
     model.add(say("Added Dana."))
     [claimed] = claim(org_id=org.id)

@@ -18,10 +18,11 @@ FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
 # One step of a tool that needs no yes (bench/PERFORMANCE.md lists them). On SQLite: the conversation's counter and
 # the agent's pause read at once; the usage, the step counted on the work, the step's message (its seq taken from
 # the counter) and its call, in one transaction; the tool's own query; the call's result and its message (its seq
-# taken), in another. The counter's UPDATE is what makes writers take turns. On PostgreSQL 3, a round trip each
-# (agents/runtime/sql_storage.py): the step's rows in one statement; the tool's query; the result, its message and
-# the counter and pause the next step reads, in another (it was 10, then 8).
-MOST_QUERIES_A_STEP = {"sqlite": 10, "postgresql": 3}
+# taken), in the same transaction (a step that only reads is saved after its calls ran, with their results:
+# Turn._read_step). The counter's UPDATE is what makes writers take turns. On PostgreSQL 2, a round trip each
+# (agents/runtime/sql_storage.py): the tool's query; then the step's rows, the call done with its result, the
+# result's message and the counter and pause the next step reads, in one statement (it was 10, then 8, then 3).
+MOST_QUERIES_A_STEP = {"sqlite": 10, "postgresql": 2}
 # One step of a checked tool that goes (contacts.update of a contact's job title, which the owner asked for): the
 # runtime's (as above, less the tool's own), then 6: the contact with what its record shows, in one query (read
 # once a call: for the check's `replaces`, which also finds the record the input names in this workspace, for the

@@ -117,6 +117,52 @@ def test_a_result_is_recorded_with_its_message_and_the_next_step_reads_the_count
     assert store.counter_and_pause() == (3, True)
 
 
+READS = [ToolCallRequest(id="call_1", name="use_tool",
+                         arguments={"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}),
+         ToolCallRequest(id="call_2", name="use_tool",
+                         arguments={"name": "contacts.find", "input": {"email": "nobody@juniperdental.test"}})]
+
+
+@pytest.mark.django_db
+def test_a_step_of_reads_is_saved_after_them_with_its_calls_done_and_their_results_in_seq_order(org):
+    store, open_work, done = running_thread(org)
+    found = {"id": "c1", "name": "Dana Whitfield"}
+    with CaptureQueriesContext(connection) as statements:
+        message, answers = store.save_reads("Looking them up.", READS, [found, None], saw_upto=0, usage=USAGE,
+                                            works=[open_work, done])
+    if connection.vendor == "postgresql":
+        assert len(statements) == 1  # the step, its calls done, their results' messages: one round trip
+    kept = list(Message.objects.filter(conversation=store.conversation).order_by("seq"))
+    assert [(m.seq, m.role) for m in kept] == [
+        (0, Message.Role.HANDOFF), (1, Message.Role.AGENT), (2, Message.Role.TOOL), (3, Message.Role.TOOL)]
+    assert [(m.id, m.seq) for m in (message, *answers)] == [(m.id, m.seq) for m in kept[1:]]
+    assert kept[1].text == "Looking them up." and [c["id"] for c in kept[1].data["tool_calls"]] == ["call_1", "call_2"]
+    assert [(m.text, m.data) for m in kept[2:]] == [(a.text, a.data) for a in answers] == [
+        ('{"id":"c1","name":"Dana Whitfield"}', {"call_id": "call_1", "name": "use_tool"}),
+        ("null", {"call_id": "call_2", "name": "use_tool"})]
+    calls = list(ToolCall.objects.filter(message_id=message.id).order_by("id"))
+    assert [(c.call_id, c.arguments, c.result, c.started_at) for c in calls] == [
+        ("call_1", READS[0].arguments, found, None), ("call_2", READS[1].arguments, None, None)]
+    assert all(c.done_at is not None for c in calls)
+    assert Usage.objects.filter(conversation=store.conversation).count() == 1
+    open_work.refresh_from_db()
+    assert (open_work.steps, open_work.latest_reply) == (1, "Looking them up.")
+    assert store.conversation.next_seq == 4 and Conversation.objects.get(id=store.conversation.id).next_seq == 4
+    assert store.counter_and_pause() == (4, False)  # as the last write read them: the next step asks nothing
+
+
+@pytest.mark.django_db
+def test_a_step_of_reads_whose_lease_was_taken_writes_nothing(org):
+    store, open_work, _ = running_thread(org)
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker's
+    before = (Message.objects.count(), Usage.objects.count(), ToolCall.objects.count())
+    with pytest.raises(LeaseLost), transaction.atomic():
+        store.save_reads("", READS, [None, None], saw_upto=0, usage=USAGE, works=[open_work])
+    assert (Message.objects.count(), Usage.objects.count(), ToolCall.objects.count()) == before
+    open_work.refresh_from_db()
+    assert open_work.steps == 0
+
+
 def _synchronous_commit() -> str:
     with connection.cursor() as cursor:
         cursor.execute("SHOW synchronous_commit")
