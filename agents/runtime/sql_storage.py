@@ -330,13 +330,14 @@ class SqlTurnStorage:
     def _step_in_one_statement(self, text: str, data: dict, calls: list[ToolCallRequest] | None, *, saw_upto: int,
                                usage: ModelUsage, works: list[Work],
                                answers: tuple[list[ToolResult], list[Message]] | None = None,
-                               ) -> tuple[list[tuple], Message]:
+                               wait_for_disk: bool = False) -> tuple[list[tuple], Message]:
         """A step's rows by _step_statement: its usage, its count on `works`, its message (with `data`) and, unless
         `calls` is None (a reply), its calls; with `answers` (the calls' results and their messages, unsaved: a step
         of reads, save_reads), the calls done with them and the messages after the step's. Returns the rows it
         returned (a call's id, call_id, the message's id and seq each; a reply's message id and seq; with answers,
         the agent's pause, a message's id and seq for the step's and each answer's, in seq order), and the step's
-        message."""
+        message. Its commit waits for the disk inside a caller's transaction (which commits it) or with
+        `wait_for_disk`; else it doesn't (core.rows.UNWAITED)."""
         conversation, agent = self.conversation, self.conversation.agent
         db = connections["default"]  # (the wrapper itself: each attribute of the `connection` proxy is a lookup)
         now = timezone.now()
@@ -345,8 +346,8 @@ class SqlTurnStorage:
         used = services.usage_row(org=conversation.organization, agent=agent, conversation=conversation,
                                   purpose="turn", model_id=agent.model, usage=usage)
         used.at = now
-        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block, calls=calls is not None,
-                                            answers=answers is not None)
+        sql, usage_params = _step_statement(used, db, wait_for_disk=db.in_atomic_block or wait_for_disk,
+                                            calls=calls is not None, answers=answers is not None)
         json_field = Message._meta.get_field("data")
         taken = [1 + len(answers[1])] if answers is not None else []  # the seqs it takes: the step's, the answers'
         params = [
@@ -384,7 +385,13 @@ class SqlTurnStorage:
     def answer(self, text: str, *, saw_upto: int, works: list[Work], usage: ModelUsage | None = None,
                counted: list[Work] | None = None) -> Message:
         self._counted = None
-        with transaction.atomic(savepoint=False):  # within the step's transaction (Turn.execute)
+        if usage is not None and not works and connection.vendor == "postgresql":
+            # A reply that answers no work (a chat's, once it routed the work): its one statement commits by itself,
+            # waiting for the disk as a transaction's commit would (the owner reads it), without BEGIN and COMMIT.
+            _, message = self._step_in_one_statement(text, {}, None, saw_upto=saw_upto, usage=usage,
+                                                     works=counted or [], wait_for_disk=True)
+            return message
+        with transaction.atomic():  # (its own; inside a caller's, a savepoint that a lost lease rolls back to)
             if usage is not None and connection.vendor == "postgresql":
                 # The step's usage, its count, the reply and the latest reply: one statement, as a step's.
                 _, message = self._step_in_one_statement(text, {}, None, saw_upto=saw_upto, usage=usage,

@@ -117,7 +117,8 @@ class TurnStorage(Protocol):
     def answer(self, text: str, *, saw_upto: int, works: list[Work], usage: ModelUsage | None = None,
                counted: list[Work] | None = None) -> Message:
         """The reply (fenced), delivered as the answer to each of `works` still open; with `usage`, the step's
-        usage and one step more on each of `counted` written with it (count_step), as save_step does."""
+        usage and one step more on each of `counted` written with it (count_step), as save_step does. Committed as
+        one (its own transaction, or the caller's)."""
         ...
 
     def append(self, role: str, text: str, *, data: dict | None = None, saw_upto: int | None = None,

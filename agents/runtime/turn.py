@@ -221,16 +221,13 @@ class Turn(ToolHost):
                 pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto,
                                                         usage=response.usage, works=self._works)
                 self._hold(message)
-            else:
+            elif note or not response.text.strip():
                 with self.store.transaction():
-                    if note or not response.text.strip():
-                        self.store.count_step(response.usage, self._works)
-                    if note:
-                        message = self._note_reply(response.text, note, saw_upto=saw_upto)
-                    elif not response.text.strip():
-                        message = None
-                    else:  # (the answer writes the step's usage and count with it)
-                        message = self._answer(response.text, saw_upto=saw_upto, usage=response.usage)
+                    self.store.count_step(response.usage, self._works)
+                    message = self._note_reply(response.text, note, saw_upto=saw_upto) if note else None
+                self._hold(message)
+            else:  # (the storage commits the answer with the step's usage and count, and the work it answers)
+                message = self._answer(response.text, saw_upto=saw_upto, usage=response.usage)
                 self._hold(message)
             if message is None:
                 return self._fail(ModelUnavailable(

@@ -276,6 +276,28 @@ def test_an_answer_writes_its_steps_usage_and_count_with_the_reply(org):
     assert (done.steps, done.latest_reply) == (0, "")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_reply_that_answers_no_work_is_one_statement_that_waits_for_the_disk(org):
+    # A chat's reply once it routed the work: no BEGIN and COMMIT around it on PostgreSQL, and its commit waits,
+    # as the owner reads it.
+    store, open_work, _ = running_thread(org)
+    with CaptureQueriesContext(connection) as statements:
+        message = store.answer("Started a thread for it.", saw_upto=0, works=[], usage=USAGE, counted=[open_work])
+    if connection.vendor == "postgresql":
+        assert len(statements) == 1 and "synchronous_commit" not in statements[0]["sql"]
+        assert _synchronous_commit() == "on"
+    kept = Message.objects.get(id=message.id)
+    assert (kept.seq, kept.role, kept.text) == (1, Message.Role.AGENT, "Started a thread for it.")
+    assert Usage.objects.filter(conversation=store.conversation).count() == 1
+    open_work.refresh_from_db()
+    assert (open_work.steps, open_work.state, open_work.latest_reply) == (
+        1, Work.State.OPEN, "Started a thread for it.")
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker's
+    with pytest.raises(LeaseLost):
+        store.answer("Again.", saw_upto=1, works=[], usage=USAGE, counted=[open_work])
+    assert Message.objects.filter(conversation=store.conversation).count() == 2
+
+
 @pytest.mark.django_db
 def test_an_answer_after_others_wrote_keeps_saw_upto_and_one_whose_lease_was_taken_writes_nothing(org):
     store, open_work, _ = running_thread(org)

@@ -140,14 +140,15 @@ class MemoryStorage:
             return message, [self.record_result(call, result) for call, result in zip(saved, results, strict=True)]
 
     def answer(self, text, *, saw_upto, works, usage=None, counted=None):
-        if usage is not None:
-            self.count_step(usage, list(counted or []))
-        message = self._append(Message.Role.AGENT, text, saw_upto=saw_upto)
-        for answered in works:
-            work = self._work(answered.id)
-            if work.state == Work.State.OPEN:
-                work.state, work.answer = Work.State.ANSWERED, text
-        return message
+        with self.transaction():
+            if usage is not None:
+                self.count_step(usage, list(counted or []))
+            message = self._append(Message.Role.AGENT, text, saw_upto=saw_upto)
+            for answered in works:
+                work = self._work(answered.id)
+                if work.state == Work.State.OPEN:
+                    work.state, work.answer = Work.State.ANSWERED, text
+            return message
 
     def append(self, role, text, *, data=None, saw_upto=None, fenced=True):
         return self._append(role, text, data=data, saw_upto=saw_upto, fenced=fenced)
