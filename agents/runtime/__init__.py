@@ -42,15 +42,17 @@
   keeps a read for one block of work, as browse_tools' description asks the five research groups for one settings
   row), then steps: the step's usage, its count on the work and the model's response with its tool calls commit in
   one transaction before any call runs; each call's writes commit with its recorded result, so a worker that dies
-  mid-turn resumes without running a call twice. Calls that may call out or are checked (as declared: `use_tool`,
-  `change_agent`, `triggers`, the memory readers) run with no transaction open, and their writes commit with the
-  call's recorded result; one that may change something in an app is marked `started_at` (committed) first, and
-  found started without a result it answers `unknown_outcome` rather than run again. A chat takes at most 4 steps a
-  turn; a thread 40 on one piece of work, counted on the `Work` across every turn that worked on it (the last step
-  is forced to answer). The reply answers the work the turn covered (`answer_work`, exactly once by a conditional
-  update), unless the turn sent the work on: passed whole (the new work answers the original asker) or kept (the
-  answer comes back here: hand_off to "me", `andThen`). Answers go to the requester as messages and wake it; for the
-  owner they appear in the agent's chat.
+  mid-turn resumes without running a call twice. A step whose calls only read Roadstar's own records
+  (`agent_tools.only_reads_here`) runs them first and is saved after, with their results, in one write
+  (`Turn._read_step`): a worker that dies between leaves no trace of it, and the model is asked again. Calls that may
+  call out or are checked (as declared: `use_tool`, `change_agent`, `triggers`, the memory readers) run with no
+  transaction open, and their writes commit with the call's recorded result; one that may change something in an app
+  is marked `started_at` (committed) first, and found started without a result it answers `unknown_outcome` rather
+  than run again. A chat takes at most 4 steps a turn; a thread 40 on one piece of work, counted on the `Work`
+  across every turn that worked on it (the last step is forced to answer). The reply answers the work the turn
+  covered (`answer_work`, exactly once by a conditional update), unless the turn sent the work on: passed whole (the
+  new work answers the original asker) or kept (the answer comes back here: hand_off to "me", `andThen`). Answers
+  go to the requester as messages and wake it; for the owner they appear in the agent's chat.
 - **Every owner message is answered exactly once** (the invariant the turn keeps; `tests/agents/
   test_every_message_answered.py` checks it over random arrival times against a scripted model, on SQLite and
   PostgreSQL). Each piece of work (`Work`) carries the seq of the message that brought it. A routing call

@@ -259,20 +259,25 @@ class SqlTurnStorage:
         if connection.vendor == "postgresql":
             return self._save_step_in_one_statement(text, calls, saw_upto=saw_upto, usage=usage, works=works)
         with transaction.atomic():
-            self.count_step(usage, works)
-            message = services.message_append(
-                conversation=self.conversation, role=Message.Role.AGENT, text=text, lease=self.lease,
-                data=_step_data(calls), saw_upto=saw_upto,
-            )
-            made = [
-                ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
-                         arguments=c.arguments)
-                for c in calls
-            ]
-            # One call (most steps) by the kept statement (core.rows); several in one insert.
-            saved = [rows.insert(made[0])] if len(made) == 1 else ToolCall.objects.bulk_create(made)
-            if text:
-                self._latest_reply(text)
+            return self._step_rows(text, calls, saw_upto=saw_upto, usage=usage, works=works)
+
+    def _step_rows(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int, usage: ModelUsage,
+                   works: list[Work]) -> tuple[list[ToolCall], Message]:
+        """save_step's rows one by one (SQLite), inside the caller's transaction."""
+        self.count_step(usage, works)
+        message = services.message_append(
+            conversation=self.conversation, role=Message.Role.AGENT, text=text, lease=self.lease,
+            data=_step_data(calls), saw_upto=saw_upto,
+        )
+        made = [
+            ToolCall(conversation=self.conversation, message=message, call_id=c.id, name=c.name,
+                     arguments=c.arguments)
+            for c in calls
+        ]
+        # One call (most steps) by the kept statement (core.rows); several in one insert.
+        saved = [rows.insert(made[0])] if len(made) == 1 else ToolCall.objects.bulk_create(made)
+        if text:
+            self._latest_reply(text)
         return saved, message  # with their ids: SQLite and PostgreSQL both return them from a bulk insert
 
     def _save_step_in_one_statement(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int,
@@ -301,8 +306,8 @@ class SqlTurnStorage:
         if connection.vendor == "postgresql":
             return self._save_reads_in_one_statement(text, calls, results, saw_upto=saw_upto, usage=usage,
                                                      works=works)
-        with transaction.atomic():
-            saved, message = self.save_step(text, calls, saw_upto=saw_upto, usage=usage, works=works)
+        with transaction.atomic():  # (one transaction, no savepoint: record_result writes in the caller's)
+            saved, message = self._step_rows(text, calls, saw_upto=saw_upto, usage=usage, works=works)
             answers = [self.record_result(call, result) for call, result in zip(saved, results, strict=True)]
         return message, answers
 

@@ -2,7 +2,8 @@
 
 The loop runs over a TurnStorage (agents/runtime/storage.py; the database's is agents/runtime/sql_storage.py), so it
 reads without SQL and is tested without a database (tests/agents/test_turn_loop.py). Each step's model response is
-saved (with its tool calls) before any call runs, and each call runs in one transaction with its recorded result.
+saved (with its tool calls) before any call runs, and each call runs in one transaction with its recorded result;
+a step of nothing but reads of Roadstar's own records is saved after its calls ran, with their results (_read_step).
 A worker that dies mid-turn leaves the conversation `running`; the task is handed out again and the turn goes on
 from what was saved: a call whose result is saved is not run again.
 """
