@@ -123,9 +123,14 @@ def test_a_message_appended_while_the_model_thinks_reaches_the_next_step_after_t
     assert seqs(thread) == list(range(5))
 
 
-def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_result(org, staff, model, monkeypatch):
+# A step with a call that writes is saved before its calls run: a message written while one runs takes the seq after
+# the step's (#2). A step of reads is saved after them, with their results: one written meanwhile takes the seq
+# before the step's (#1), as one written while the model thought; either way the next step shows it after the result.
+@pytest.mark.parametrize("steps, seen", [((MAKE_LEE, MAKE_SAM), 2), ((FIND, FIND), 1)], ids=["a write", "a read"])
+def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_result(org, staff, model, monkeypatch, steps,
+                                                                          seen):
     desk = staff["Client desk"]
-    thread = a_thread(org, desk, model, call("use_tool", MAKE_LEE), call("use_tool", MAKE_SAM), say("Made."))
+    thread = a_thread(org, desk, model, *[call("use_tool", step) for step in steps], say("Done."))
     run_agent_tool = turn_module.run_agent_tool
 
     def with_an_answer_meanwhile(turn, name, arguments):
@@ -136,7 +141,8 @@ def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_result(org, 
     drain(org_id=org.id)
     second, third = model.requests[1]["messages"], model.requests[2]["messages"]
     assert [m["role"] for m in second] == ["system", "user", "assistant", "tool", "user"]
-    assert second[-1]["content"] == "[#2] [Answer from Bookkeeper] Paid."
+    assert second[-1]["content"] == f"[#{seen}] [Answer from Bookkeeper] Paid."
+    assert Message.objects.get(conversation=thread, seq=3 - seen).role == Message.Role.AGENT
     assert third[:len(second)] == second  # the prompt only grows: the cache's prefix holds
     assert_each_call_answered_next(third)
     assert seqs(thread) == list(range(8))
@@ -160,29 +166,6 @@ def test_a_step_is_saved_before_its_calls_run_unless_it_only_reads(org, staff, m
     assert saved_when_run == [not only_reads] * len(step)
     assert [m.role for m in Message.objects.filter(conversation=thread).order_by("seq")] == [
         "handoff", "agent", *["tool"] * len(step), "agent"]
-
-
-def test_a_message_appended_while_a_read_runs_comes_before_its_step_and_shows_after_the_result(
-        org, staff, model, monkeypatch):
-    # A step of reads is saved after they ran, with their results: a message written meanwhile takes the seq
-    # before the step's, as one written while the model thought, and the next step sees it after the result.
-    desk = staff["Client desk"]
-    thread = a_thread(org, desk, model, call("use_tool", FIND), call("use_tool", FIND), say("Found."))
-    run_agent_tool = turn_module.run_agent_tool
-
-    def with_an_answer_meanwhile(turn, name, arguments):
-        services.message_append(conversation=thread, role=Message.Role.ANSWER, text="[Answer from Bookkeeper] Paid.")
-        return run_agent_tool(turn, name, arguments)
-
-    monkeypatch.setattr(turn_module, "run_agent_tool", with_an_answer_meanwhile)
-    drain(org_id=org.id)
-    second, third = model.requests[1]["messages"], model.requests[2]["messages"]
-    assert [m["role"] for m in second] == ["system", "user", "assistant", "tool", "user"]
-    assert second[-1]["content"] == "[#1] [Answer from Bookkeeper] Paid."
-    assert Message.objects.get(conversation=thread, seq=2).data["saw_upto"] == 0  # the step never saw it
-    assert third[:len(second)] == second
-    assert_each_call_answered_next(third)
-    assert seqs(thread) == list(range(8))
 
 
 def test_a_turn_holds_the_conversation_as_the_check_reads_it_folded_part_included(org, staff):

@@ -15,8 +15,16 @@ class WorkerDied(BaseException):
     """What a killed worker looks like from inside: nothing after it runs, not even `except Exception`."""
 
 
-def die(request):
+def die(*args, **kwargs):
     raise WorkerDied()
+
+
+def turn_dies_in(monkeypatch, storage_method: str, claimed) -> None:
+    """Run the claimed turn with its worker killed as the storage's `storage_method` is called."""
+    with monkeypatch.context() as patched:
+        patched.setattr(SqlTurnStorage, storage_method, die)
+        with pytest.raises(WorkerDied):
+            run_turn(str(claimed.id))
 
 
 @pytest.fixture
@@ -47,14 +55,7 @@ def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, mod
     # The step is saved with its call; the worker dies while the call's result is being saved.
     model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}))
     [claimed] = claim(org_id=org.id)
-
-    def dying_save(*args, **kwargs):
-        raise WorkerDied()
-
-    with monkeypatch.context() as patched:
-        patched.setattr(SqlTurnStorage, "record_result", dying_save)
-        with pytest.raises(WorkerDied):
-            run_turn(str(claimed.id))
+    turn_dies_in(monkeypatch, "record_result", claimed)
     assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
     assert ToolCall.objects.get(conversation=thread).done_at is None
     model.add(say("Added Dana."))
@@ -73,14 +74,7 @@ def test_a_step_of_reads_whose_worker_died_before_saving_it_is_asked_for_again_a
     find = call("use_tool", {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})
     model.add(find)
     [claimed] = claim(org_id=org.id)
-
-    def dying_save(*args, **kwargs):
-        raise WorkerDied()
-
-    with monkeypatch.context() as patched:
-        patched.setattr(SqlTurnStorage, "save_reads", dying_save)
-        with pytest.raises(WorkerDied):
-            run_turn(str(claimed.id))
+    turn_dies_in(monkeypatch, "save_reads", claimed)
     assert not ToolCall.objects.filter(conversation=thread).exists()
     asked = len(model.requests)
     model.add(find, say("Dana is at Juniper Dental."))
