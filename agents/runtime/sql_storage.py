@@ -315,18 +315,17 @@ class SqlTurnStorage:
                                      saw_upto: int, usage: ModelUsage,
                                      works: list[Work]) -> tuple[Message, list[Message]]:
         """save_reads on PostgreSQL: the step, its calls done with their results, and the results' messages in one
-        statement (_step_statement with `results`), one round trip where a step and each call's result took one
+        statement (_step_statement with `answers`), one round trip where a step and each call's result took one
         each. It commits by itself without waiting for the disk, as a step does: a server crash could lose it,
         which reads as a step never taken, whose reads are made again. It reads the conversation's counter and the
         agent's pause for the loop's next step, as a call's result does (counter_and_pause)."""
-        now = timezone.now()
         answers = [Message(conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
-                           data={"call_id": c.id, "name": c.name}, created_at=now)
+                           data={"call_id": c.id, "name": c.name})
                    for c, result in zip(calls, results, strict=True)]
         made, message = self._step_in_one_statement(text, _step_data(calls), calls, saw_upto=saw_upto, usage=usage,
                                                     works=works, answers=(results, answers))
         for answer, (_, answer_id, seq) in zip(answers, made[1:], strict=True):
-            answer.id, answer.seq = answer_id, seq
+            answer.id, answer.seq, answer.created_at = answer_id, seq, message.created_at  # (the statement's time)
             answer._state.adding, answer._state.db = False, "default"
         self.conversation.next_seq = made[-1][-1] + 1
         self._counted = (self.conversation.next_seq, bool(made[0][0]))

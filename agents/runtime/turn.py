@@ -307,6 +307,7 @@ class Turn(ToolHost):
         where a step and each call's result were a write each. Nothing is lost by the wait: a worker that dies before
         that write leaves no trace of the step, so the model is asked again, and reads run again change nothing.
         The step and its results go into the turn's history; returns the step's message."""
+        self._step_saw = saw_upto  # (as for any step's calls: what its prompt held)
         results = [_in_band(c.name, run_agent_tool(self, c.name, c.arguments)) for c in calls]
         message, answers = self.store.save_reads(text, calls, results, saw_upto=saw_upto, usage=usage,
                                                  works=self._works)
@@ -316,10 +317,10 @@ class Turn(ToolHost):
         return message
 
     def _answer(self, text: str, *, saw_upto: int, usage: ModelUsage) -> Message:
-        """Save the reply, and deliver it as the answer to the work it finishes, in the step's transaction: the
-        work its prompt held that this turn didn't route (work routed on earlier turns answers when its answer came
-        back). Work that came in while the model wrote it isn't in `_works` (read when the turn started), so it
-        stays open; its message is after `saw_upto` and counts as not yet answered (input_waits), so the turn's
+        """Save the reply, and deliver it as the answer to the work it finishes, committed with it (the storage's
+        answer): the work its prompt held that this turn didn't route (work routed on earlier turns answers when its
+        answer came back). Work that came in while the model wrote it isn't in `_works` (read when the turn started),
+        so it stays open; its message is after `saw_upto` and counts as not yet answered (input_waits), so the turn's
         hand-back queues it."""
         answered = [w for w in self._works
                     if w.state == Work.State.OPEN and w.id not in self._routes and self._seen(w, saw_upto)]
