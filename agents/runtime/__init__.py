@@ -42,9 +42,10 @@
   keeps a read for one block of work, as browse_tools' description asks the five research groups for one settings
   row), then steps: the step's usage, its count on the work and the model's response with its tool calls commit in
   one transaction before any call runs; each call's writes commit with its recorded result, so a worker that dies
-  mid-turn resumes without running a call twice. A step whose calls only read Roadstar's own records
-  (`agent_tools.only_reads_here`) runs them first and is saved after, with their results, in one write
-  (`Turn._read_step`): a worker that dies between leaves no trace of it, and the model is asked again. Calls that may
+  mid-turn resumes without running a call twice. A step whose calls work on Roadstar's own records alone (reads,
+  `agent_tools.only_reads_here`, the last perhaps a change, `only_here`) runs them first and is saved after, with
+  their results, in one write: the last call's transaction where it writes (`Turn._step_after_calls`). A worker
+  that dies before that commit leaves no trace of the step or its change, and the model is asked again. Calls that may
   call out or are checked (as declared: `use_tool`, `change_agent`, `triggers`, the memory readers) run with no
   transaction open, and their writes commit with the call's recorded result; one that may change something in an app
   is marked `started_at` (committed) first, and found started without a result it answers `unknown_outcome` rather

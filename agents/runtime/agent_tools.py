@@ -37,22 +37,33 @@ def tools_for_place(place: str) -> list[Tool]:
 def writes_to_an_app(name: str, arguments) -> bool:
     """A use_tool call of a tool that may change something in an app: it can't be undone by a rollback, so it is
     marked started (committed) before it runs, and a worker that dies mid-call never runs it again."""
-    if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
-        return False
-    # (the name as use_tool reads it: a misspelt `Mail.Send` is mail.send, and is marked started like it)
-    tool = registry.get_tool(arguments["name"]) or registry.get_tool(registry.tool_name_as_meant(arguments["name"]))
+    tool = _group_tool(name, arguments)  # (a misspelt `Mail.Send` is mail.send, and is marked started like it)
     return tool is not None and bool(tool.calls_apps) and (tool.kind != "reads" or tool.calls_tools)
 
 
 def only_reads_here(name: str, arguments) -> bool:
     """A use_tool call of a tool that only reads Roadstar's own records: it changes nothing, calls nothing out,
     and the check never asks about it, so running it twice is the same as once. A step of nothing but such calls
-    is saved after they ran, with their results (Turn._read_step): its rows in one write, not two."""
-    if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
-        return False
-    tool = registry.get_tool(arguments["name"]) or registry.get_tool(registry.tool_name_as_meant(arguments["name"]))
+    is saved after they ran, with their results (Turn._step_after_calls): its rows in one write, not two."""
+    tool = _group_tool(name, arguments)
     return (tool is not None and tool.kind == "reads" and not tool.calls_apps and not tool.calls_tools
             and tool.check_note is None)
+
+
+def only_here(name: str, arguments) -> bool:
+    """A use_tool call of a tool that works on Roadstar's own records alone, calling nothing out: its writes and
+    their record commit together (tools.pipeline.in_one_transaction) or not at all, so a step whose last call is
+    one (after only reads) is saved in that transaction, with its results (Turn._step_after_calls)."""
+    tool = _group_tool(name, arguments)
+    return tool is not None and not tool.calls_apps and not tool.calls_tools
+
+
+def _group_tool(name: str, arguments) -> Tool | None:
+    """The group's tool a use_tool call runs, by the name as use_tool reads it (`Contacts.Find` is contacts.find),
+    or None: another agent tool, a name no tool has, or a tool of an app the owner connected by its address."""
+    if name != "use_tool" or not isinstance(arguments, dict) or not isinstance(arguments.get("name"), str):
+        return None
+    return registry.get_tool(arguments["name"]) or registry.get_tool(registry.tool_name_as_meant(arguments["name"]))
 
 
 def run_agent_tool(host, name: str, arguments: dict) -> registry.ToolResult:

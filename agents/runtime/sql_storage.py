@@ -300,25 +300,28 @@ class SqlTurnStorage:
             saved.append(call)
         return saved, message
 
-    def save_reads(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *, saw_upto: int,
-                   usage: ModelUsage, works: list[Work]) -> tuple[Message, list[Message]]:
+    def save_step_with_results(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *,
+                               saw_upto: int, usage: ModelUsage, works: list[Work]) -> tuple[Message, list[Message]]:
         self._counted = None
         if connection.vendor == "postgresql":
-            return self._save_reads_in_one_statement(text, calls, results, saw_upto=saw_upto, usage=usage,
-                                                     works=works)
-        with transaction.atomic():  # (one transaction, no savepoint: record_result writes in the caller's)
+            return self._step_with_results_in_one_statement(text, calls, results, saw_upto=saw_upto, usage=usage,
+                                                            works=works)
+        # One transaction with no savepoint: its own, or the last call's (which rolls back whole if this fails).
+        with transaction.atomic(savepoint=False):
             saved, message = self._step_rows(text, calls, saw_upto=saw_upto, usage=usage, works=works)
             answers = [self.record_result(call, result) for call, result in zip(saved, results, strict=True)]
         return message, answers
 
-    def _save_reads_in_one_statement(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *,
-                                     saw_upto: int, usage: ModelUsage,
-                                     works: list[Work]) -> tuple[Message, list[Message]]:
-        """save_reads on PostgreSQL: the step, its calls done with their results, and the results' messages in one
-        statement (_step_statement with `answers`), one round trip where a step and each call's result took one
-        each. It commits by itself without waiting for the disk, as a step does: a server crash could lose it,
-        which reads as a step never taken, whose reads are made again. It reads the conversation's counter and the
-        agent's pause for the loop's next step, as a call's result does (counter_and_pause)."""
+    def _step_with_results_in_one_statement(self, text: str, calls: list[ToolCallRequest],
+                                            results: list[ToolResult], *, saw_upto: int, usage: ModelUsage,
+                                            works: list[Work]) -> tuple[Message, list[Message]]:
+        """save_step_with_results on PostgreSQL: the step, its calls done with their results, and the results'
+        messages in one statement (_step_statement with `answers`), one round trip where a step and each call's
+        result took one each. Inside the last call's transaction it commits with that call's writes (and the rows
+        they held: core.rows.holding_writes go out with it), waiting for the disk. By itself (the calls only read)
+        it commits without waiting, as a step does: a server crash could lose it, which reads as a step never
+        taken, whose reads are made again. It reads the conversation's counter and the agent's pause for the loop's
+        next step, as a call's result does (counter_and_pause)."""
         answers = [Message(conversation=self.conversation, role=Message.Role.TOOL, text=compact_json(result),
                            data={"call_id": c.id, "name": c.name})
                    for c, result in zip(calls, results, strict=True)]
@@ -337,11 +340,11 @@ class SqlTurnStorage:
                                wait_for_disk: bool = False) -> tuple[list[tuple], Message]:
         """A step's rows by _step_statement: its usage, its count on `works`, its message (with `data`) and, unless
         `calls` is None (a reply), its calls; with `answers` (the calls' results and their messages, unsaved: a step
-        of reads, save_reads), the calls done with them and the messages after the step's. Returns the rows it
-        returned (a call's id, call_id, the message's id and seq each; a reply's message id and seq; with answers,
-        the agent's pause, a message's id and seq for the step's and each answer's, in seq order), and the step's
-        message. Its commit waits for the disk inside a caller's transaction (which commits it) or with
-        `wait_for_disk`; else it doesn't (core.rows.UNWAITED)."""
+        saved after its calls, save_step_with_results), the calls done with them and the messages after the step's.
+        Returns the rows it returned (a call's id, call_id, the message's id and seq each; a reply's message id and
+        seq; with answers, the agent's pause, a message's id and seq for the step's and each answer's, in seq
+        order), and the step's message. Its commit waits for the disk inside a caller's transaction (which commits
+        it) or with `wait_for_disk`; else it doesn't (core.rows.UNWAITED)."""
         conversation, agent = self.conversation, self.conversation.agent
         db = connections["default"]  # (the wrapper itself: each attribute of the `connection` proxy is a lookup)
         now = timezone.now()
@@ -558,8 +561,8 @@ def _step_statement(used: Usage, db: BaseDatabaseWrapper, *, wait_for_disk: bool
     step more on each piece of open work the turn holds and, when the step says something, the latest reply on
     the conversation's open work (one UPDATE: two on the same row in one statement would keep only one); then the
     calls, one row each in the model's order, whose ids, with the message's, it returns. Without `calls` (a reply)
-    it returns the message's id and seq. With `answers` (a step of reads, saved after they ran: save_reads) the
-    calls are written done, each with its result, and each result's message takes the seq after the step's, in the
+    it returns the message's id and seq. With `answers` (a step saved after its calls ran: save_step_with_results)
+    the calls are written done, each with its result, and each result's message takes the seq after the step's, in the
     calls' order; it returns the agent's pause and each message's id and seq, the step's first. No row: the lease
     was lost, and nothing was written."""
     columns, values, params = rows.insert_parts(used, db)

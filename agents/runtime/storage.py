@@ -107,11 +107,12 @@ class TurnStorage(Protocol):
         (fenced); returns the calls to run, and the message."""
         ...
 
-    def save_reads(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *, saw_upto: int,
-                   usage: ModelUsage, works: list[Work]) -> tuple[Message, list[Message]]:
-        """A step whose calls only read, saved after they ran (Turn._read_step), committed as one (fenced): what
-        save_step writes, with each call done with its result (`results`, in the calls' order) and each result's
-        message after the step's, as record_result writes them. Returns the step's message and the results'."""
+    def save_step_with_results(self, text: str, calls: list[ToolCallRequest], results: list[ToolResult], *,
+                               saw_upto: int, usage: ModelUsage, works: list[Work]) -> tuple[Message, list[Message]]:
+        """A step saved after its calls ran (Turn._step_after_calls), committed as one (fenced), in the caller's
+        transaction (its last call's, which commits that call's writes with it) or its own: what save_step writes,
+        with each call done with its result (`results`, in the calls' order) and each result's message after the
+        step's, as record_result writes them. Returns the step's message and the results'."""
         ...
 
     def answer(self, text: str, *, saw_upto: int, works: list[Work], usage: ModelUsage | None = None,

@@ -3,7 +3,8 @@
 The loop runs over a TurnStorage (agents/runtime/storage.py; the database's is agents/runtime/sql_storage.py), so it
 reads without SQL and is tested without a database (tests/agents/test_turn_loop.py). Each step's model response is
 saved (with its tool calls) before any call runs, and each call runs in one transaction with its recorded result;
-a step of nothing but reads of Roadstar's own records is saved after its calls ran, with their results (_read_step).
+a step whose calls work on Roadstar's own records alone is saved after they ran, with their results, in its last
+call's transaction where that call writes (_step_after_calls).
 A worker that dies mid-turn leaves the conversation `running`; the task is handed out again and the turn goes on
 from what was saved: a call whose result is saved is not run again.
 """
@@ -16,7 +17,7 @@ import uuid
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, MemoryLine, Message, Run, ToolCall, Work
-from agents.runtime.agent_tools import only_reads_here, place_of, run_agent_tool, writes_to_an_app
+from agents.runtime.agent_tools import only_here, only_reads_here, place_of, run_agent_tool, writes_to_an_app
 from agents.runtime.check_turns import check_turns_of
 from agents.runtime.host import ToolHost
 from agents.runtime.messages import PromptMessages, input_waits, is_reply
@@ -146,6 +147,7 @@ class Turn(ToolHost):
         # The conversation as the check reads it (check_turns), built once and then only for what was added.
         self._check_turns: list[dict] | None = None
         self._check_turns_upto = -1
+        self._unsaved_step: str | None = None  # the words of a step saved after its calls (_step_after_calls)
         # Replies this turn answered with a note instead of taking as its answer (agents/runtime/replies.py).
         self._empty_replies = 0
         self._promises = 0
@@ -212,12 +214,13 @@ class Turn(ToolHost):
             note = None if calls or last_step else reply_note(response.text, empty_before=self._empty_replies,
                                                  promises_before=self._promises, acted=self._acted)
             # The step's rows commit together: its usage, its count on the work, and the model's message (with its
-            # calls, saved before any runs, so a dead worker's successor doesn't call twice; a step that only reads
-            # is saved after its calls ran, with their results: _read_step) or its answer.
+            # calls, saved before any runs, so a dead worker's successor doesn't call twice; a step that only works
+            # on Roadstar's own records is saved with their results instead: _step_after_calls) or its answer.
             message: Message | None
             self.run.steps += 1
-            if calls and all(only_reads_here(c.name, c.arguments) for c in calls):
-                message = self._read_step(response.text, calls, saw_upto=saw_upto, usage=response.usage)
+            if calls and all(only_reads_here(c.name, c.arguments) for c in calls[:-1]) \
+                    and only_here(calls[-1].name, calls[-1].arguments):
+                message = self._step_after_calls(response.text, calls, saw_upto=saw_upto, usage=response.usage)
             elif calls:  # (the storage commits them as one, TurnStorage.save_step)
                 pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto,
                                                         usage=response.usage, works=self._works)
@@ -301,16 +304,34 @@ class Turn(ToolHost):
                     message = self.store.record_result(call, result)
                 self._hold(message)
 
-    def _read_step(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int, usage: ModelUsage) -> Message:
-        """A step whose calls only read Roadstar's own records (only_reads_here): they run first, with no
-        transaction open, and the step is saved after them with their results as one write (TurnStorage.save_reads),
-        where a step and each call's result were a write each. Nothing is lost by the wait: a worker that dies before
-        that write leaves no trace of the step, so the model is asked again, and reads run again change nothing.
-        The step and its results go into the turn's history; returns the step's message."""
+    def _step_after_calls(self, text: str, calls: list[ToolCallRequest], *, saw_upto: int,
+                          usage: ModelUsage) -> Message:
+        """A step whose calls work on Roadstar's own records alone: reads (only_reads_here), the last of them
+        perhaps a call that changes something here (only_here). They run first, and the step is saved after them
+        with their results as one write (TurnStorage.save_step_with_results), where a step and each call's result
+        were a write each: inside the last call's transaction where it writes (its writes, the step and the results
+        commit together, or none of them), else by itself. Nothing is lost by the wait: a worker that dies before
+        that commit leaves no trace of the step, so the model is asked again; the reads run again change nothing,
+        and the change was never made. The check reads the step's words as the model's (check_turns), as it would
+        had the step been saved first. The step and its results go into the turn's history; returns its message."""
         self._step_saw = saw_upto  # (as for any step's calls: what its prompt held)
-        results = [_in_band(c.name, run_agent_tool(self, c.name, c.arguments)) for c in calls]
-        message, answers = self.store.save_reads(text, calls, results, saw_upto=saw_upto, usage=usage,
-                                                 works=self._works)
+        self._unsaved_step = text
+        try:
+            results = [_in_band(c.name, run_agent_tool(self, c.name, c.arguments)) for c in calls[:-1]]
+            last = calls[-1]
+            saved: list[tuple[Message, list[Message]]] = []
+
+            def write(result) -> None:  # (inside the last call's transaction, when it writes)
+                saved.append(self.store.save_step_with_results(text, calls, [*results, _in_band(last.name, result)],
+                                                               saw_upto=saw_upto, usage=usage, works=self._works))
+
+            with recording(write) as record:
+                result = run_agent_tool(self, last.name, last.arguments)
+            if not record.done:  # (it only read, failed, or was held for the owner's yes: written by itself)
+                write(result)
+        finally:
+            self._unsaved_step = None
+        message, answers = saved[-1]
         for each in (message, *answers):
             self._hold(each)
         self._acted = True
@@ -517,6 +538,8 @@ class Turn(ToolHost):
             if message.seq > self._check_turns_upto:
                 self._check_turns.extend(check_turns_of(message))
                 self._check_turns_upto = message.seq
+        if self._unsaved_step:  # the words of the step whose calls run, saved after them (_step_after_calls)
+            return [*self._check_turns, {"role": "agent", "text": self._unsaved_step}]
         return list(self._check_turns)
 
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents import services
-from agents.models import Conversation, MemoryLine, Message, Run
+from agents.models import Conversation, MemoryLine, Message, Run, ToolCall
 from agents.runtime import turn as turn_module
 from agents.runtime.check_turns import check_turns
 from agents.runtime.memory import BLOCK
@@ -18,13 +18,15 @@ from agents.runtime.model import call, calls, say
 from agents.runtime.scheduler import wake
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import Turn, drain
+from records.models import Contact
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
 from tests.factories import AgentFactory, OrganizationFactory, messages_bulk_create
 
 WRITERS = 12
 EACH = 5
 FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
-# Calls that write: their step is saved before they run (a step of reads only is saved after, with the results).
+# Calls that write here: a step of reads ending in one is saved after its calls, with their results; two such writes
+# in one step are saved before they run.
 MAKE_LEE = {"name": "contacts.create", "input": {"name": "Lee Park", "emails": ["lee@juniperdental.test"]}}
 MAKE_SAM = {"name": "contacts.create", "input": {"name": "Sam Ortiz", "emails": ["sam@juniperdental.test"]}}
 
@@ -123,36 +125,45 @@ def test_a_message_appended_while_the_model_thinks_reaches_the_next_step_after_t
     assert seqs(thread) == list(range(5))
 
 
-# A step with a call that writes is saved before its calls run: a message written while one runs takes the seq after
-# the step's (#2). A step of reads is saved after them, with their results: one written meanwhile takes the seq
-# before the step's (#1), as one written while the model thought; either way the next step shows it after the result.
-@pytest.mark.parametrize("steps, seen", [((MAKE_LEE, MAKE_SAM), 2), ((FIND, FIND), 1)], ids=["a write", "a read"])
-def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_result(org, staff, model, monkeypatch, steps,
-                                                                          seen):
+# A step whose calls don't all work on Roadstar's own records in one transaction (two writes: the first commits
+# before the second runs) is saved before they run: a message written while one runs takes the seq after the step's
+# (#2). A step of reads, the last call perhaps a write here, is saved after them, with their results: one written
+# meanwhile takes the seq before the step's (#1), as one written while the model thought; either way the next step
+# shows it after the results.
+@pytest.mark.parametrize("step, seen", [([MAKE_LEE, MAKE_SAM], 2), ([MAKE_LEE], 1), ([FIND, FIND], 1)],
+                         ids=["two writes", "a write", "reads"])
+def test_a_message_appended_while_a_tool_runs_shows_after_the_calls_results(org, staff, model, monkeypatch, step,
+                                                                           seen):
     desk = staff["Client desk"]
-    thread = a_thread(org, desk, model, *[call("use_tool", step) for step in steps], say("Done."))
+    thread = a_thread(org, desk, model, calls([("use_tool", each) for each in step]), call("use_tool", FIND),
+                      say("Done."))
     run_agent_tool = turn_module.run_agent_tool
 
     def with_an_answer_meanwhile(turn, name, arguments):
-        services.message_append(conversation=thread, role=Message.Role.ANSWER, text="[Answer from Bookkeeper] Paid.")
+        if not Message.objects.filter(conversation=thread, role=Message.Role.ANSWER).exists():
+            services.message_append(conversation=thread, role=Message.Role.ANSWER,
+                                    text="[Answer from Bookkeeper] Paid.")
         return run_agent_tool(turn, name, arguments)
 
     monkeypatch.setattr(turn_module, "run_agent_tool", with_an_answer_meanwhile)
     drain(org_id=org.id)
     second, third = model.requests[1]["messages"], model.requests[2]["messages"]
-    assert [m["role"] for m in second] == ["system", "user", "assistant", "tool", "user"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", *["tool"] * len(step), "user"]
     assert second[-1]["content"] == f"[#{seen}] [Answer from Bookkeeper] Paid."
     assert Message.objects.get(conversation=thread, seq=3 - seen).role == Message.Role.AGENT
     assert third[:len(second)] == second  # the prompt only grows: the cache's prefix holds
     assert_each_call_answered_next(third)
-    assert seqs(thread) == list(range(8))
+    assert seqs(thread) == list(range(len(step) + 6))
 
 
-@pytest.mark.parametrize("step", [[("use_tool", FIND), ("use_tool", MAKE_LEE)], [("use_tool", MAKE_LEE)],
-                                  [("use_tool", FIND)]], ids=["a read and a write", "a write", "reads only"])
-def test_a_step_is_saved_before_its_calls_run_unless_it_only_reads(org, staff, model, monkeypatch, step):
+@pytest.mark.parametrize("step, saved_first", [
+    ([FIND], False), ([MAKE_LEE], False), ([FIND, MAKE_LEE], False), ([MAKE_LEE, FIND], True),
+    ([MAKE_LEE, MAKE_SAM], True),
+], ids=["a read", "a write", "a read, then a write", "a write, then a read", "two writes"])
+def test_a_step_is_saved_before_its_calls_run_unless_they_work_here_in_one_transaction(org, staff, model,
+                                                                                       monkeypatch, step, saved_first):
     desk = staff["Client desk"]
-    thread = a_thread(org, desk, model, calls(step), say("Done."))
+    thread = a_thread(org, desk, model, calls([("use_tool", each) for each in step]), say("Done."))
     run_agent_tool = turn_module.run_agent_tool
     saved_when_run = []
 
@@ -162,10 +173,37 @@ def test_a_step_is_saved_before_its_calls_run_unless_it_only_reads(org, staff, m
 
     monkeypatch.setattr(turn_module, "run_agent_tool", noting_the_step)
     drain(org_id=org.id)
-    only_reads = all(arguments is FIND for _, arguments in step)
-    assert saved_when_run == [not only_reads] * len(step)
+    assert saved_when_run == [saved_first] * len(step)
     assert [m.role for m in Message.objects.filter(conversation=thread).order_by("seq")] == [
         "handoff", "agent", *["tool"] * len(step), "agent"]
+    done = ToolCall.objects.filter(conversation=thread).exclude(done_at=None)
+    assert [c.arguments["name"] for c in done.order_by("id")] == [each["name"] for each in step]
+    assert Contact.objects.filter(organization=org, name="Lee Park").count() == (MAKE_LEE in step)
+
+
+@pytest.mark.parametrize("also", [[], [MAKE_LEE]], ids=["saved after its call", "saved before its calls"])
+def test_the_check_reads_the_steps_own_words_whenever_the_step_is_saved(org, staff, model, monkeypatch, also):
+    from tools import pipeline
+
+    desk = staff["Client desk"]
+    dana = Contact.objects.create(organization=org, name="Dana Whitfield")
+    update = {"name": "contacts.update", "input": {"contactId": str(dana.id), "jobTitle": "Office manager"}}
+    a_thread(org, desk, model, calls([("use_tool", each) for each in [*also, update]], text="Updating Dana now."),
+             say("Done."))
+    org.check_enabled = True
+    org.save()
+    check_tool_call, read = pipeline.check_tool_call, []
+
+    def reading(*, request, **kwargs):
+        read.append([turn.model_dump(exclude_none=True) for turn in request.conversation])
+        return check_tool_call(request=request, **kwargs)
+
+    monkeypatch.setattr(pipeline, "check_tool_call", reading)
+    drain(org_id=org.id)
+    [conversation] = read
+    # The step's words after the owner's (the packet's), before the results of its calls that ran first.
+    assert [t for t in conversation if t["role"] == "agent"] == [{"role": "agent", "text": "Updating Dana now."}]
+    assert [t["role"] for t in conversation] == ["handoff", "agent", *["read"] * len(also)]
 
 
 def test_a_turn_holds_the_conversation_as_the_check_reads_it_folded_part_included(org, staff):

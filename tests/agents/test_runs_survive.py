@@ -4,7 +4,7 @@ import pytest
 
 from agents import services
 from agents.models import Conversation, ToolCall, Work
-from agents.runtime.model import call, say
+from agents.runtime.model import call, calls, say
 from agents.runtime.scheduler import claim
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import drain, run_turn
@@ -51,39 +51,53 @@ def test_a_turn_picked_up_again_does_not_run_a_finished_tool_call_twice(org, thr
     assert Work.objects.get(conversation=thread).answer == "Added Dana."
 
 
+# Two writes in one step: the first commits before the second runs, so the step is saved before either runs.
+ADD_BOTH = calls([("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}),
+                  ("use_tool", {"name": "contacts.create", "input": {"name": "Lee Park"}})])
+
+
 def test_a_tool_call_saved_but_not_run_runs_once_when_picked_up(org, thread, model, monkeypatch):
-    # The step is saved with its call; the worker dies while the call's result is being saved.
-    model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}))
+    # The step is saved with its calls; the worker dies while the first call's result is being saved.
+    model.add(ADD_BOTH)
     [claimed] = claim(org_id=org.id)
     turn_dies_in(monkeypatch, "record_result", claimed)
-    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
-    assert ToolCall.objects.get(conversation=thread).done_at is None
-    model.add(say("Added Dana."))
+    assert Contact.objects.filter(organization=org).count() == 0
+    assert [c.done_at for c in ToolCall.objects.filter(conversation=thread)] == [None, None]
+    model.add(say("Added Dana and Lee."))
     run_turn(str(thread.id))
-    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 1
+    assert sorted(Contact.objects.filter(organization=org).values_list("name", flat=True)) == [
+        "Dana Whitfield", "Lee Park"]
 
 
-def test_a_step_of_reads_whose_worker_died_before_saving_it_is_asked_for_again_and_kept_once(
-        org, thread, model, monkeypatch):
-    # A step that only reads is saved after its calls ran, with their results: a worker that dies between leaves
-    # no trace of it, so the next one asks the model again, and the reads run again change nothing.
+FIND_DANA = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
+ADD_LEE = {"name": "contacts.create", "input": {"name": "Lee Park", "emails": ["lee@juniperdental.test"]}}
+
+
+@pytest.mark.parametrize("step", [FIND_DANA, ADD_LEE], ids=["a read", "a write here"])
+def test_a_step_whose_worker_died_before_saving_it_with_its_results_is_asked_for_again_and_kept_once(
+        org, thread, model, monkeypatch, step):
+    # A step of reads, or one write to Roadstar's own records, is saved after its calls ran, with their results (a
+    # write's in its transaction): a worker that dies before that commit leaves no trace of the step or its change,
+    # so the next one asks the model again; reads run again change nothing, and the change is made once.
     from records.models import ContactEmail
 
     dana = Contact.objects.create(organization=org, name="Dana Whitfield")
     ContactEmail.objects.create(organization=org, contact=dana, email="dana@juniperdental.test")
-    find = call("use_tool", {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}})
-    model.add(find)
+    model.add(call("use_tool", step))
     [claimed] = claim(org_id=org.id)
-    turn_dies_in(monkeypatch, "save_reads", claimed)
+    turn_dies_in(monkeypatch, "save_step_with_results", claimed)
     assert not ToolCall.objects.filter(conversation=thread).exists()
+    assert not Contact.objects.filter(organization=org, name="Lee Park").exists()
     asked = len(model.requests)
-    model.add(find, say("Dana is at Juniper Dental."))
+    model.add(call("use_tool", step), say("Done."))
     run_turn(str(thread.id))  # the task handed out again
     assert len(model.requests) == asked + 2  # the lost step asked for again, then the answer
     [done] = ToolCall.objects.filter(conversation=thread)
-    assert done.result["name"] == "Dana Whitfield" and done.done_at is not None
+    assert done.done_at is not None
+    assert done.result["name"] == ("Dana Whitfield" if step is FIND_DANA else "Lee Park")
+    assert Contact.objects.filter(organization=org, name="Lee Park").count() == (step is ADD_LEE)
     assert [m.role for m in thread.messages.order_by("seq")] == ["handoff", "agent", "tool", "agent"]
-    assert Work.objects.get(conversation=thread).answer == "Dana is at Juniper Dental."
+    assert Work.objects.get(conversation=thread).answer == "Done."
 
 
 def test_a_reply_saved_before_the_worker_died_is_not_asked_for_again(org, thread, model):
@@ -111,7 +125,7 @@ def test_a_call_left_unrun_is_run_after_a_turn_that_had_no_model(org, thread, mo
     from agents.runtime import turn as turn_module
     from agents.runtime.model import ModelNotConfigured
 
-    model.add(call("use_tool", {"name": "contacts.create", "input": {"name": "Dana Whitfield"}}))
+    model.add(ADD_BOTH)
     [claimed] = claim(org_id=org.id)
 
     def dying_save(*args, **kwargs):
@@ -129,9 +143,9 @@ def test_a_call_left_unrun_is_run_after_a_turn_that_had_no_model(org, thread, mo
         patched.setattr(turn_module, "get_model", no_model)
         run_turn(str(thread.id))
     assert thread.messages.filter(role="agent", data__no_model=True).exists()
-    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 0
-    model.add(say("Added Dana."))
+    assert Contact.objects.filter(organization=org).count() == 0
+    model.add(say("Added Dana and Lee."))
     Conversation.objects.filter(id=thread.id).update(state="running")  # as the owner's Try again queues it
     run_turn(str(thread.id))
-    assert Contact.objects.filter(organization=org, name="Dana Whitfield").count() == 1
-    assert ToolCall.objects.get(conversation=thread).done_at is not None
+    assert Contact.objects.filter(organization=org).count() == 2
+    assert None not in [c.done_at for c in ToolCall.objects.filter(conversation=thread)]

@@ -19,7 +19,7 @@ FIND = {"name": "contacts.find", "input": {"email": "dana@juniperdental.test"}}
 # the agent's pause read at once; the usage, the step counted on the work, the step's message (its seq taken from
 # the counter) and its call, in one transaction; the tool's own query; the call's result and its message (its seq
 # taken), in the same transaction (a step that only reads is saved after its calls ran, with their results:
-# Turn._read_step). The counter's UPDATE is what makes writers take turns. On PostgreSQL 2, a round trip each
+# Turn._step_after_calls). The counter's UPDATE is what makes writers take turns. On PostgreSQL 2, a round trip each
 # (agents/runtime/sql_storage.py): the tool's query; then the step's rows, the call done with its result, the
 # result's message and the counter and pause the next step reads, in one statement (it was 10, then 8, then 3).
 MOST_QUERIES_A_STEP = {"sqlite": 10, "postgresql": 2}

@@ -128,8 +128,8 @@ def test_a_step_of_reads_is_saved_after_them_with_its_calls_done_and_their_resul
     store, open_work, done = running_thread(org)
     found = {"id": "c1", "name": "Dana Whitfield"}
     with CaptureQueriesContext(connection) as statements:
-        message, answers = store.save_reads("Looking them up.", READS, [found, None], saw_upto=0, usage=USAGE,
-                                            works=[open_work, done])
+        message, answers = store.save_step_with_results("Looking them up.", READS, [found, None], saw_upto=0,
+                                                        usage=USAGE, works=[open_work, done])
     if connection.vendor == "postgresql":
         assert len(statements) == 1  # the step, its calls done, their results' messages: one round trip
     kept = list(Message.objects.filter(conversation=store.conversation).order_by("seq"))
@@ -157,7 +157,7 @@ def test_a_step_of_reads_whose_lease_was_taken_writes_nothing(org):
     Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker's
     before = (Message.objects.count(), Usage.objects.count(), ToolCall.objects.count())
     with pytest.raises(LeaseLost), transaction.atomic():
-        store.save_reads("", READS, [None, None], saw_upto=0, usage=USAGE, works=[open_work])
+        store.save_step_with_results("", READS, [None, None], saw_upto=0, usage=USAGE, works=[open_work])
     assert (Message.objects.count(), Usage.objects.count(), ToolCall.objects.count()) == before
     open_work.refresh_from_db()
     assert open_work.steps == 0
@@ -396,3 +396,49 @@ def test_a_result_whose_lease_was_taken_writes_none_of_the_rows_the_tool_held(or
         store.record_result(saved[0], {"done": True})
     assert not Change.objects.filter(id=change.id).exists()
     assert ToolCall.objects.get(id=saved[0].id).done_at is None
+
+
+UPDATE_DANA = [ToolCallRequest(id="call_1", name="use_tool", arguments={
+    "name": "contacts.update", "input": {"contactId": "c1", "jobTitle": "Office manager"}})]
+
+
+@pytest.mark.django_db
+def test_a_step_saved_in_its_writes_transaction_carries_the_rows_the_tool_held_and_its_commit_waits(org):
+    """A step whose one call writes Roadstar's own records is saved after it, inside its transaction (Turn.
+    _step_after_calls): the step, the call done and its result's message go out with the rows the tool held, on
+    PostgreSQL in one statement, and that statement doesn't turn off waiting for the disk: the change commits with
+    it."""
+    store, open_work, _ = running_thread(org)
+    actor = Actor.for_agent(store.conversation.agent)
+    with CaptureQueriesContext(connection) as queries, transaction.atomic(), rows.holding_writes():
+        change = change_record(org=org, actor=actor, tool="contacts.update", kind="changes",
+                               sentence="changed Dana's job title to Office manager", listing="record")
+        message, [answer] = store.save_step_with_results("Updating Dana.", UPDATE_DANA, [{"done": True}],
+                                                         saw_upto=0, usage=USAGE, works=[open_work])
+    assert Change.objects.filter(id=change.id).exists()
+    assert [(m.seq, m.role) for m in Message.objects.filter(conversation=store.conversation).order_by("seq")] == [
+        (0, "handoff"), (1, "agent"), (2, "tool")]
+    assert (message.seq, answer.seq) == (1, 2)
+    [done] = ToolCall.objects.filter(conversation=store.conversation)
+    assert done.result == {"done": True} and done.done_at is not None and done.message_id == message.id
+    assert Work.objects.get(id=open_work.id).steps == 1
+    ran = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    if connection.vendor == "postgresql":
+        assert len(ran) == 1 and ran[0].startswith('WITH held0 AS (INSERT INTO "roadstar_change"')
+        assert "synchronous_commit" not in ran[0]
+
+
+@pytest.mark.django_db
+def test_a_step_saved_in_its_writes_transaction_whose_lease_was_taken_rolls_the_write_back(org):
+    store, open_work, _ = running_thread(org)
+    Conversation.objects.filter(id=store.conversation.id).update(lease_token=uuid.uuid4())  # another worker has it
+    actor = Actor.for_agent(store.conversation.agent)
+    with pytest.raises(LeaseLost), transaction.atomic(), rows.holding_writes():
+        change = change_record(org=org, actor=actor, tool="contacts.update", kind="changes",
+                               sentence="changed Dana's job title", listing="record")
+        store.save_step_with_results("", UPDATE_DANA, [{"done": True}], saw_upto=0, usage=USAGE, works=[open_work])
+    assert not Change.objects.filter(id=change.id).exists()
+    assert not ToolCall.objects.filter(conversation=store.conversation).exists()
+    assert list(Message.objects.filter(conversation=store.conversation).values_list("role", flat=True)) == [
+        "handoff"]
+    assert Work.objects.get(id=open_work.id).steps == 0

@@ -134,7 +134,7 @@ class MemoryStorage:
             self.calls.extend(saved)
         return saved, message
 
-    def save_reads(self, text, calls, results, *, saw_upto, usage, works):
+    def save_step_with_results(self, text, calls, results, *, saw_upto, usage, works):
         with self.transaction():
             saved, message = self.save_step(text, calls, saw_upto=saw_upto, usage=usage, works=works)
             return message, [self.record_result(call, result) for call, result in zip(saved, results, strict=True)]
