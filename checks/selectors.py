@@ -13,7 +13,7 @@ from django.db.models import OuterRef, Q, QuerySet
 
 from checks.models import CheckDecision
 from checks.rules import recipients_of
-from checks.types import Action, Business, CheckRequest, ContactRecord, Records
+from checks.types import CONVERSATION, Action, Business, CheckRequest, ContactRecord, Records, Turn
 from checks.words import emails_in, first_name, fold
 from core.inputs import Uuid, as_uuid
 from core.models import Change, Organization
@@ -42,7 +42,7 @@ def request_for_workspace(
     What this piece of work made is `made_here` as given, or, with `made_by`, read from its changes in the same
     statement as the contacts (the check runs before every checked action)."""
     action = action if isinstance(action, Action) else Action.model_validate(action)
-    turns = [t if isinstance(t, dict) else t.model_dump(by_alias=True) for t in conversation]
+    turns = CONVERSATION.validate_python(list(conversation))  # (models already validated pass through)
     business = Business(
         name=org.name,
         owner=org.owner_name,
@@ -51,21 +51,20 @@ def request_for_workspace(
         payment_details=[str(p) for p in org.payment_details or []],
     )
     contacts, made = _contacts(org, turns, action, made_by)
-    return CheckRequest.model_validate({
-        "business": business.model_dump(),
-        "records": Records(contacts=contacts, made_here=list(made_here) if made_by is None else made).model_dump(
-            by_alias=True
-        ),
-        "conversation": turns,
-        "action": action.model_dump(),
-    })
+    # Built of its parts as they are: each was validated as it was made, and a model isn't validated again.
+    return CheckRequest(
+        business=business,
+        records=Records(contacts=contacts, made_here=list(made_here) if made_by is None else made),
+        conversation=turns,
+        action=action,
+    )
 
 
-def _turn_texts(turns: list[dict[str, Any]]) -> list[str]:
+def _turn_texts(turns: list[Turn]) -> list[str]:
     texts = []
     for t in turns:
-        texts += [str(t.get(k) or "") for k in ("text", "task", "notes")]
-        texts += [str(w.get("text") or "") for w in t.get("owner_words") or [] if isinstance(w, dict)]
+        texts += [str(getattr(t, k, "") or "") for k in ("text", "task", "notes")]
+        texts += [w.text for w in getattr(t, "owner_words", [])]
     return texts
 
 
@@ -94,7 +93,7 @@ def _made_items(rows: Iterable[tuple[Any, ...]]) -> list[str]:
 
 
 def _contacts(
-    org: Organization, turns: list[dict[str, Any]], action: Action, made_by: MadeBy | None
+    org: Organization, turns: list[Turn], action: Action, made_by: MadeBy | None
 ) -> tuple[list[ContactRecord], list[str]]:
     """The contacts the check reads, and (with `made_by`) what this work made, read with them."""
     made, rows = _contact_rows(org, limit=_ALL_CONTACTS_UP_TO + 1, made_by=made_by)

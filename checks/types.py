@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from checks import reasons
 
@@ -88,6 +88,9 @@ class AgentTurn(_Data):
 
 
 Turn = Annotated[OwnerTurn | RoutineTurn | HandoffTurn | ReadTurn | AgentTurn, Field(discriminator="role")]
+# Turns as FORMAT.md gives them (dicts) made models; turns that are models already pass through as they are, so a
+# conversation validated once (a turn's, agents.runtime.turn) isn't validated again at each checked call.
+CONVERSATION: TypeAdapter[list[Turn]] = TypeAdapter(list[Turn])
 
 
 class Action(_Data):

@@ -21,8 +21,8 @@ class Host(Protocol):
 
     def tool_context(self) -> ToolContext: ...
 
-    def check_turns(self) -> list[dict[str, Any]]:
-        """The conversation around the call, as the owner's-yes check reads it."""
+    def check_turns(self) -> list[Any]:
+        """The conversation around the call, as the owner's-yes check reads it (ToolContext.conversation)."""
         ...
 
     def remember_loaded(self, loaded: set[str]) -> None:
@@ -38,9 +38,10 @@ class ToolContext:
     conversation_id: str | None = None
     # The piece of work the call is part of: what it made, the check lets it change freely.
     work_id: str | None = None
-    # The conversation around the work in the check's shape (owner / routine / handoff / read / agent turns).
-    # A function, because only a checked call needs it and building it reads the conversation's messages.
-    conversation: Callable[[], list[dict[str, Any]]] = field(default=lambda: [])
+    # The conversation around the work in the check's shape (owner / routine / handoff / read / agent turns), as
+    # dicts or as the check's models (checks.types.Turn: a turn's, validated once). A function, because only a
+    # checked call needs it and building it reads the conversation's messages.
+    conversation: Callable[[], list[Any]] = field(default=lambda: [])
     # Tools loaded with find_tools; they stay loaded for the rest of the thread.
     loaded: set[str] = field(default_factory=set)
     # What runs an agent tool's call (Host); None for calls made outside an agent's conversation.

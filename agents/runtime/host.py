@@ -9,7 +9,7 @@ this (`host_of(ctx)`), and a chat's Turn as a RoutingHost (`routing_host_of(ctx)
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from django.db import transaction
 
@@ -53,8 +53,8 @@ class ToolHost(ABC):
             )
         return self._tool_context
 
-    def check_turns(self) -> list[dict]:
-        """The conversation as the check reads it (a Turn holds it for the turn)."""
+    def check_turns(self) -> list[Any]:
+        """The conversation as the check reads it, as dicts (a Turn holds it for the turn, as the check's models)."""
         return check_turns(self.conversation)
 
     def remember_loaded(self, loaded: set[str]) -> None:

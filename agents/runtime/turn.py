@@ -33,6 +33,8 @@ from agents.runtime.replies import reply_note
 from agents.runtime.scheduler import LeaseLost, claim
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.storage import TurnStorage
+from checks.types import CONVERSATION, AgentTurn
+from checks.types import Turn as CheckTurn
 from core.actors import Actor
 from core.errors import ToolError
 from core.inputs import Uuid
@@ -145,7 +147,7 @@ class Turn(ToolHost):
         self._prompt: PromptMessages | None = None
         self._tool_specs: list[dict] | None = None
         # The conversation as the check reads it (check_turns), built once and then only for what was added.
-        self._check_turns: list[dict] | None = None
+        self._check_turns: list[CheckTurn] | None = None
         self._check_turns_upto = -1
         self._unsaved_step: str | None = None  # the words of a step saved after its calls (_step_after_calls)
         # Replies this turn answered with a note instead of taking as its answer (agents/runtime/replies.py).
@@ -525,21 +527,22 @@ class Turn(ToolHost):
                                       links=links, requester=requester, current=current, group=group,
                                       and_then=and_then or "")
 
-    def check_turns(self) -> list[dict]:
-        """The conversation as the check reads it: what memory folded is read once a turn, the rest is held."""
+    def check_turns(self) -> list[CheckTurn]:
+        """The conversation as the check reads it, validated as the check's turns once each: what memory folded is
+        read once a turn, the rest is held."""
         messages = self._held()
         if self._check_turns is None:
             first = messages[0].seq if messages else self._known_upto + 1
             self._check_turns = []
             for message in self.store.messages_before(first):
-                self._check_turns.extend(check_turns_of(message))
+                self._check_turns.extend(CONVERSATION.validate_python(check_turns_of(message)))
             self._check_turns_upto = first - 1
         for message in messages:
             if message.seq > self._check_turns_upto:
-                self._check_turns.extend(check_turns_of(message))
+                self._check_turns.extend(CONVERSATION.validate_python(check_turns_of(message)))
                 self._check_turns_upto = message.seq
         if self._unsaved_step:  # the words of the step whose calls run, saved after them (_step_after_calls)
-            return [*self._check_turns, {"role": "agent", "text": self._unsaved_step}]
+            return [*self._check_turns, AgentTurn(role="agent", text=self._unsaved_step)]
         return list(self._check_turns)
 
 

@@ -18,6 +18,7 @@ from agents.runtime.model import call, calls, say
 from agents.runtime.scheduler import wake
 from agents.runtime.sql_storage import SqlTurnStorage
 from agents.runtime.turn import Turn, drain
+from checks.types import CONVERSATION, OwnerTurn
 from records.models import Contact
 from tests.concurrency import all_at_once, in_a_thread, threads_on_a_file
 from tests.factories import AgentFactory, OrganizationFactory, messages_bulk_create
@@ -216,9 +217,12 @@ def test_a_turn_holds_the_conversation_as_the_check_reads_it_folded_part_include
     MemoryLine.objects.create(conversation=thread, start=0, n=BLOCK, summary="The first block.")
     run = Run.objects.create(organization=org, conversation=thread, agent=desk, started_at=timezone.now())
     turn = Turn(SqlTurnStorage(Conversation.objects.get(id=thread.id)), run)
-    assert turn.check_turns() == check_turns(thread)
+    # The turn holds them as the check's models, validated once each; the database's are as FORMAT.md gives them.
+    assert turn.check_turns() == CONVERSATION.validate_python(check_turns(thread))
     services.message_append(conversation=thread, role=Message.Role.OWNER, text="One more thing")
     turn._read_new_messages()
-    assert turn.check_turns() == check_turns(thread)
+    held = turn.check_turns()
+    assert held == CONVERSATION.validate_python(check_turns(thread))
+    assert [a is b for a, b in zip(held, turn.check_turns(), strict=True)] == [True] * len(held)  # not made again
     last = Message.objects.get(conversation=thread, text="One more thing")
-    assert turn.check_turns()[-1] == {"role": "owner", "text": "One more thing", "ref": f"message:{last.id}"}
+    assert held[-1] == OwnerTurn(role="owner", text="One more thing", ref=f"message:{last.id}")
