@@ -127,7 +127,8 @@ def spread(samples: list[float]) -> str:
 
 
 # The rows: which tool each step calls and how many steps the thread takes.
-ROWS = (("contacts.find", 20), ("contacts.find", 200), ("contacts.update, checked", 20))
+ROWS = (("contacts.find", 20), ("contacts.find", 200), ("contacts.update, checked", 20),
+        ("contacts.update, checked", 200))
 
 
 def run(out, *, database: str = "SQLite") -> None:
