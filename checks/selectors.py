@@ -13,7 +13,7 @@ from django.db.models import OuterRef, Q, QuerySet
 
 from checks.models import CheckDecision
 from checks.rules import recipients_of
-from checks.types import CONVERSATION, Action, Business, CheckRequest, ContactRecord, Records, Turn
+from checks.types import CONVERSATION, TURN_MODELS, Action, Business, CheckRequest, ContactRecord, Records, Turn
 from checks.words import emails_in, first_name, fold
 from core.inputs import Uuid, as_uuid
 from core.models import Change, Organization
@@ -42,7 +42,9 @@ def request_for_workspace(
     What this piece of work made is `made_here` as given, or, with `made_by`, read from its changes in the same
     statement as the contacts (the check runs before every checked action)."""
     action = action if isinstance(action, Action) else Action.model_validate(action)
-    turns = CONVERSATION.validate_python(list(conversation))  # (models already validated pass through)
+    turns = list(conversation)
+    if not all(isinstance(t, TURN_MODELS) for t in turns):  # (a turn's are the check's models already)
+        turns = CONVERSATION.validate_python(turns)
     business = Business(
         name=org.name,
         owner=org.owner_name,
@@ -51,8 +53,9 @@ def request_for_workspace(
         payment_details=[str(p) for p in org.payment_details or []],
     )
     contacts, made = _contacts(org, turns, action, made_by)
-    # Built of its parts as they are: each was validated as it was made, and a model isn't validated again.
-    return CheckRequest(
+    # Built of its parts as they are, each validated as it was made: validating the whole again at each checked call
+    # cost as much as validating the conversation's turns from dicts did.
+    return CheckRequest.model_construct(
         business=business,
         records=Records(contacts=contacts, made_here=list(made_here) if made_by is None else made),
         conversation=turns,

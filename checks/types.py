@@ -87,9 +87,10 @@ class AgentTurn(_Data):
     text: str
 
 
+TURN_MODELS = (OwnerTurn, RoutineTurn, HandoffTurn, ReadTurn, AgentTurn)
 Turn = Annotated[OwnerTurn | RoutineTurn | HandoffTurn | ReadTurn | AgentTurn, Field(discriminator="role")]
-# Turns as FORMAT.md gives them (dicts) made models; turns that are models already pass through as they are, so a
-# conversation validated once (a turn's, agents.runtime.turn) isn't validated again at each checked call.
+# Turns as FORMAT.md gives them (dicts) made the check's models: a turn holds its conversation so, validated once a
+# message (agents.runtime.turn), not again at each checked call (checks.selectors.request_for_workspace).
 CONVERSATION: TypeAdapter[list[Turn]] = TypeAdapter(list[Turn])
 
 
