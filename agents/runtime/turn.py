@@ -223,18 +223,17 @@ class Turn(ToolHost):
             if calls and all(only_reads_here(c.name, c.arguments) for c in calls[:-1]) \
                     and only_here(calls[-1].name, calls[-1].arguments):
                 message = self._step_after_calls(response.text, calls, saw_upto=saw_upto, usage=response.usage)
-            elif calls:  # (the storage commits them as one, TurnStorage.save_step)
-                pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto,
-                                                        usage=response.usage, works=self._works)
-                self._hold(message)
-            elif note or not response.text.strip():
-                with self.store.transaction():
-                    self.store.count_step(response.usage, self._works)
-                    message = self._note_reply(response.text, note, saw_upto=saw_upto) if note else None
-                self._hold(message)
-            else:  # (the storage commits the answer with the step's usage and count, and the work it answers)
-                message = self._answer(response.text, saw_upto=saw_upto, usage=response.usage)
-                self._hold(message)
+            else:
+                if calls:  # (the storage commits them as one, TurnStorage.save_step)
+                    pending, message = self.store.save_step(response.text, calls, saw_upto=saw_upto,
+                                                            usage=response.usage, works=self._works)
+                elif note or not response.text.strip():
+                    with self.store.transaction():
+                        self.store.count_step(response.usage, self._works)
+                        message = self._note_reply(response.text, note, saw_upto=saw_upto) if note else None
+                else:  # (the storage commits the answer with the step's usage and count, and the work it answers)
+                    message = self._answer(response.text, saw_upto=saw_upto, usage=response.usage)
+                self._hold(message)  # (_step_after_calls holds the step and its results itself)
             if message is None:
                 return self._fail(ModelUnavailable(
                     "the model answered with nothing, again after being told its reply was empty"))
@@ -533,10 +532,8 @@ class Turn(ToolHost):
         messages = self._held()
         if self._check_turns is None:
             first = messages[0].seq if messages else self._known_upto + 1
-            self._check_turns = []
-            for message in self.store.messages_before(first):
-                self._check_turns.extend(CONVERSATION.validate_python(check_turns_of(message)))
-            self._check_turns_upto = first - 1
+            self._check_turns, self._check_turns_upto = [], -1
+            messages = [*self.store.messages_before(first), *messages]  # (what memory folded, read once a turn)
         for message in messages:
             if message.seq > self._check_turns_upto:
                 self._check_turns.extend(CONVERSATION.validate_python(check_turns_of(message)))
